@@ -1,0 +1,1 @@
+"""The `pto-tui` command: the TUI by default, headless sub-commands for scripts and agents."""

@@ -1,0 +1,545 @@
+"""Project sub-commands: scan, new, import, status, rounds, show, env, baseline, torch-baseline, amend."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from pto_tui.cli.common import add_json_flag, parse_scalar, print_json, project_layout
+from pto_tui.core.campaign import Campaign, CampaignStatus
+from pto_tui.core.errors import InputError
+from pto_tui.core.importer import import_project
+from pto_tui.core.project import CaseConfig, CostmodelConfig, OperatorConfig, Target
+from pto_tui.core.records import EnvironmentNotes, Measurement, Round, round_to_dict
+from pto_tui.core.render import TorchBaseline, format_duration
+from pto_tui.core.scaffold import NewProject, create_project
+from pto_tui.core.scan import Candidate, classify, scan
+from pto_tui.core.tunables import discover
+from pto_tui.core.vocabulary import OperatorKind
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "scan", help="list candidate operators under DIR, with the evidence for each"
+    )
+    p.add_argument("dir", type=Path)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_scan)
+
+    p = sub.add_parser(
+        "new",
+        help="create projects/<op>/ from an operator source (WORKFLOW.md steps 1-4)",
+        description="Create a project: classify the operator, copy it into the workspace, "
+        "discover its tunables, write project.toml and TASK_REQUIREMENTS.md.\n\n"
+        "example: pto-tui new ~/pto-isa/kernels/fa --case-spec 128,128,1024,128 "
+        "--shape HEAD_SIZE=128 --shape S=1024 --dtype float16 --target ssh:npu-a "
+        "--work-dir /home/me/work/fa",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("source", type=Path, help="the operator's folder (or file)")
+    p.add_argument("--name", help="operator name (default: the folder name)")
+    p.add_argument(
+        "--kind", choices=[k.value for k in OperatorKind], help="override the classification"
+    )
+    p.add_argument("--case", dest="case_name", help="one of the cases the operator lists")
+    p.add_argument(
+        "--shape", action="append", default=[], metavar="K=V", help="a shape field (repeat)"
+    )
+    p.add_argument("--dtype", default=None, help="data type (default float16)")
+    p.add_argument("--causal", action="store_true", help="causal mask on")
+    p.add_argument(
+        "--case-spec", default=None, help='the operator\'s case string, e.g. "128,128,1024,128"'
+    )
+    p.add_argument(
+        "--option", action="append", default=[], metavar="K=V", help="other case option (repeat)"
+    )
+    p.add_argument(
+        "--target", default="local", help='"local" (default) or "ssh:ALIAS" (an SSH config alias)'
+    )
+    p.add_argument("--work-dir", default="", help="remote work directory (ssh targets)")
+    p.add_argument(
+        "--env-setup",
+        default="",
+        help='shell line run before every command, e.g. "source set_env.sh"',
+    )
+    p.add_argument("--npu", type=int, default=0, help="NPU device id (default 0)")
+    p.add_argument(
+        "--pto-isa", default="", help="pto-isa checkout for the built-in costmodel engine"
+    )
+    p.add_argument(
+        "--costmodel-tool", default="", help="path of query_pto_cycles.py (external engine)"
+    )
+    p.add_argument("--requirements", default="", help="extra requirements for TASK_REQUIREMENTS.md")
+    p.add_argument(
+        "--projects-root", type=Path, default=Path("projects"), help="default: ./projects"
+    )
+    p.add_argument(
+        "--overwrite", action="store_true", help="replace an existing project of that name"
+    )
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_new)
+
+    p = sub.add_parser("import", help="read a hand-written (Markdown only) project into records")
+    p.add_argument(
+        "dir", type=Path, nargs="?", help="the project folder (default: --project or cwd)"
+    )
+    p.add_argument("--kind", choices=[k.value for k in OperatorKind])
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_import)
+
+    p = sub.add_parser("status", help="best so far, baseline, recent failures, gates")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_status)
+
+    p = sub.add_parser("rounds", help="the round table")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_rounds)
+
+    p = sub.add_parser("show", help="one round: record and notes")
+    p.add_argument("number", type=int)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_show)
+
+    p = sub.add_parser("env", help="record the environment round's outcome (WORKFLOW.md step 6)")
+    p.add_argument("--probe", action="append", default=[], metavar="NAME=ok|failed")
+    p.add_argument(
+        "--version", action="append", default=[], metavar="TOOL=VERSION", dest="versions"
+    )
+    p.add_argument("--build-outcome", default="")
+    p.add_argument("--first-result", default="", help="path of the first valid result")
+    p.add_argument("--problem", action="append", default=[], help="a problem met (repeat)")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_env)
+
+    p = sub.add_parser("baseline", help="record iter-000, the initial PTO measurement")
+    _measurement_args(p)
+    p.add_argument("--analysis", default="")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_baseline)
+
+    p = sub.add_parser("torch-baseline", help="record the torch_npu reference numbers")
+    p.add_argument("--avg", type=float, required=True)
+    p.add_argument("--min", type=float, required=True, dest="minimum")
+    p.add_argument("--max", type=float, required=True, dest="maximum")
+    p.add_argument("--unit", choices=("us", "ms"), default="us")
+    p.add_argument("--tflops", type=float)
+    p.add_argument("--label", default="torch_npu")
+    p.add_argument("--warmup", type=int, default=0)
+    p.add_argument("--runs", type=int, default=0)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_torch_baseline)
+
+    p = sub.add_parser("amend", help="add a correction beside a closed round (the original stays)")
+    p.add_argument("number", type=int)
+    p.add_argument("--field", required=True, choices=("verdict", "analysis", "next"))
+    p.add_argument("--value", required=True)
+    p.add_argument("--why", required=True)
+    p.add_argument("--who", default="")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_amend)
+
+
+def _measurement_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--build", choices=("ok", "failed"), required=True)
+    p.add_argument(
+        "--correctness",
+        choices=("pass", "fail", "skip"),
+        default="skip",
+        help="skip = not run (no numbers may then be recorded)",
+    )
+    p.add_argument(
+        "--samples", default="", help="benchmark durations, comma separated, one per repeat"
+    )
+    p.add_argument("--reference", default="", help="the report's baseline (reference) durations")
+    p.add_argument("--unit", choices=("us", "ms"), default="us", help="unit of the durations")
+    p.add_argument("--tflops", type=float)
+    p.add_argument(
+        "--report", action="append", default=[], help="result file the numbers came from"
+    )
+    p.add_argument("--problem", default="", help="what went wrong, when something did")
+
+
+def _floats(text: str, unit: str, what: str) -> list[float]:
+    if not text.strip():
+        return []
+    scale = 1000.0 if unit == "ms" else 1.0
+    values = []
+    for part in text.split(","):
+        try:
+            values.append(float(part) * scale)
+        except ValueError:
+            raise InputError(f"{what}: {part.strip()!r} is not a number") from None
+    return values
+
+
+def measurement_from_args(args: argparse.Namespace) -> Measurement:
+    return Measurement(
+        build=args.build,
+        correctness="" if args.correctness == "skip" else args.correctness,
+        samples_us=_floats(args.samples, args.unit, "--samples"),
+        reference_us=_floats(args.reference, args.unit, "--reference"),
+        tflops=args.tflops,
+        reports=list(args.report),
+        problem=args.problem,
+    )
+
+
+def _pairs(items: list[str], what: str) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"{what} expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def open_campaign(args: argparse.Namespace, write: bool, command: str = "") -> Campaign:
+    return Campaign(
+        project_layout(args).root, write=write, command=command or f"pto-tui {args.command}"
+    )
+
+
+# ---------------------------------------------------------------- scan / new / import
+
+
+def _print_candidate(console: Console, c: Candidate) -> None:
+    kind = c.kind.value if c.kind else "?"
+    console.print(f"[bold]{c.name}[/]  {kind}  ({c.status}{', demo' if c.demo else ''})  {c.path}")
+    for line in c.evidence:
+        console.print(f"    {line}")
+    for case in c.cases:
+        console.print(f"    case: {case.name}" + (f"  {case.spec}" if case.spec else ""))
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    result = scan(args.dir)
+    if args.json:
+        print_json(
+            {
+                "root": str(result.root),
+                "candidates": [c.to_json() for c in result.candidates],
+                "warnings": result.warnings,
+            }
+        )
+        return 0
+    console = _console()
+    if not result.candidates:
+        console.print(f"no PTO operators found under {result.root}")
+    for c in result.candidates:
+        _print_candidate(console, c)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def _target_from_args(args: argparse.Namespace) -> Target:
+    if args.target == "local":
+        return Target(kind="local", env_setup=args.env_setup, npu_id=args.npu)
+    if args.target.startswith("ssh:") and args.target[4:]:
+        if not args.work_dir:
+            raise InputError("an ssh target needs --work-dir (the remote work directory)")
+        return Target(
+            kind="ssh",
+            host=args.target[4:],
+            work_dir=args.work_dir,
+            env_setup=args.env_setup,
+            npu_id=args.npu,
+        )
+    raise InputError(f"--target must be 'local' or 'ssh:ALIAS', got {args.target!r}")
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    source: Path = args.source.expanduser()
+    if not source.exists():
+        raise InputError(f"operator source not found: {source}")
+    candidate = classify(source) if source.is_dir() else None
+    kind = OperatorKind(args.kind) if args.kind else (candidate.kind if candidate else None)
+    if kind is None:
+        evidence = "\n  ".join(candidate.evidence) if candidate else "no PTO evidence found"
+        status = candidate.status if candidate else "unclear"
+        raise InputError(
+            f"cannot classify {source} ({status}):\n  {evidence}",
+            hint="choose the kind yourself with --kind pto-dsl or --kind pto-tile-lib",
+        )
+    shape = {k: parse_scalar(v) for k, v in _pairs(args.shape, "--shape").items()}
+    case = CaseConfig(
+        name=args.case_name or "",
+        shape=shape,
+        dtype=args.dtype or "float16",
+        causal=args.causal,
+        spec=args.case_spec or "",
+        options={k: parse_scalar(v) for k, v in _pairs(args.option, "--option").items()},
+    )
+    if args.case_name and candidate and candidate.cases:
+        chosen = next((c for c in candidate.cases if c.name == args.case_name), None)
+        if chosen is None:
+            names = ", ".join(c.name for c in candidate.cases)
+            raise InputError(f"unknown case {args.case_name!r}; the operator lists: {names}")
+        case = CaseConfig(
+            name=chosen.name,
+            shape={**chosen.shape, **shape},
+            dtype=args.dtype or chosen.dtype or "float16",
+            causal=args.causal or chosen.causal,
+            spec=args.case_spec or chosen.spec,
+            options=case.options,
+        )
+    name = args.name or (candidate.name if candidate else source.stem)
+    spec = NewProject(
+        operator=OperatorConfig(
+            name=name,
+            kind=kind,
+            source=str(source.resolve()),
+            demo=bool(candidate and candidate.demo),
+        ),
+        source=source,
+        case=case,
+        tunables=discover(source) if source.is_dir() else [],
+        target=_target_from_args(args),
+        costmodel=CostmodelConfig(
+            enabled=bool(args.pto_isa or args.costmodel_tool),
+            engine="external" if args.costmodel_tool and not args.pto_isa else "builtin",
+            pto_isa=args.pto_isa,
+            tool=args.costmodel_tool,
+        ),
+        requirements=args.requirements,
+    )
+    root = create_project(spec, args.projects_root, overwrite=args.overwrite)
+    if args.json:
+        print_json(
+            {
+                "project": str(root),
+                "operator": name,
+                "kind": kind.value,
+                "classification": candidate.to_json() if candidate else None,
+                "tunables": [t.name for t in spec.tunables],
+            }
+        )
+        return 0
+    console = _console()
+    if candidate:
+        _print_candidate(console, candidate)
+        if args.kind and candidate.kind and candidate.kind.value != args.kind:
+            console.print(f"  classification overridden: {candidate.kind.value} -> {args.kind}")
+    console.print(f"created {root}")
+    console.print(f"  tunables: {', '.join(t.name for t in spec.tunables) or 'none found'}")
+    console.print(
+        f"  next: edit {root / 'TASK_REQUIREMENTS.md'} and add material to {root / 'context'}/"
+    )
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    root = args.dir.resolve() if args.dir else project_layout(args).root
+    report = import_project(root, OperatorKind(args.kind) if args.kind else None)
+    if args.json:
+        print_json(report.__dict__)
+    else:
+        print(f"imported rounds: {', '.join(map(str, report.imported)) or 'none'}")
+        if report.skipped:
+            print(f"already recorded: {', '.join(map(str, report.skipped))}")
+        for problem in report.problems:
+            print(f"could not read: {problem}")
+    return 0
+
+
+# ---------------------------------------------------------------- reading
+
+
+def _speed(value: float | None) -> str:
+    return f"{value:.2f}x" if value else "-"
+
+
+def print_status(console: Console, st: CampaignStatus) -> None:
+    console.print(f"[bold]{st.operator}[/] ({st.kind})  case: {st.case}  target: {st.target}")
+    console.print(
+        f"environment round: {'passed' if st.environment_passed else 'NOT passed (tuning locked)'}"
+    )
+    console.print(f"baseline (iter-000): {format_duration(st.baseline_us)}")
+    if st.torch:
+        console.print(f"{st.torch.label}: avg {format_duration(st.torch.avg_us)}")
+    else:
+        console.print("torch_npu baseline: not measured")
+    best = f"iter-{st.frontier_round:03d}" if st.frontier_round is not None else "-"
+    console.print(
+        f"frontier: {best} {format_duration(st.frontier_us)}  speedup vs initial {_speed(st.speedup_vs_initial)}"
+        f"  vs torch_npu {_speed(st.speedup_vs_torch)}"
+    )
+    console.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in st.counts.items()))
+    if st.open_round is not None:
+        console.print(f"open round: {st.open_round}")
+    if st.three_round_rule:
+        console.print(
+            f"[bold]three-round rule[/]: {st.rounds_without_gain} rounds without a kept verdict; "
+            "the next round must re-check the bottleneck and state a new direction"
+        )
+    for number, hypothesis, reason in st.recent_failures:
+        console.print(f"  recent: iter-{number:03d} {hypothesis} — {reason}")
+    for missing in st.problems.missing:
+        console.print(f"[bold]missing on disk[/]: runs/iter-{missing:03d}")
+    for problem in st.problems.unreadable:
+        console.print(f"[bold]unreadable[/]: {problem}")
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=False) as campaign:
+        st = campaign.status()
+    if args.json:
+        print_json(st.to_json())
+    else:
+        print_status(_console(), st)
+    return 0
+
+
+def round_summary(r: Round, baseline_us: float | None, torch_us: float | None) -> dict[str, object]:
+    median = r.measurement.median_us
+    verdict = r.effective_verdict()
+    return {
+        "round": r.number,
+        "status": r.status,
+        "phase": r.phase,
+        "hypothesis": r.short_hypothesis(200),
+        "bottleneck": r.pre_edit.bottleneck,
+        "verdict": "baseline" if r.is_baseline else (verdict.value if verdict else None),
+        "reason": r.verdict_reason,
+        "median_us": median,
+        "samples_us": r.measurement.samples_us,
+        "tflops": r.measurement.tflops,
+        "correctness": r.measurement.correctness,
+        "speedup_vs_initial": (baseline_us / median) if baseline_us and median else None,
+        "speedup_vs_torch": (torch_us / median) if torch_us and median else None,
+        "flags": r.flags,
+        "amended": bool(r.amendments),
+    }
+
+
+def cmd_rounds(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=False) as campaign:
+        rounds = campaign.rounds()
+        st = campaign.status()
+    torch_us = st.torch.avg_us if st.torch else None
+    rows = [round_summary(r, st.baseline_us, torch_us) for r in rounds]
+    if args.json:
+        print_json(
+            {"rounds": rows, "missing": st.problems.missing, "unreadable": st.problems.unreadable}
+        )
+        return 0
+    table = Table(
+        "Iter", "Phase", "Hypothesis", "Verdict", "PTO", "vs initial", "vs torch", box=None
+    )
+    for row in rows:
+        table.add_row(
+            str(row["round"]),
+            str(row["phase"] or "-"),
+            str(row["hypothesis"])[:50],
+            str(row["verdict"] or row["status"]),
+            format_duration(row["median_us"]),  # type: ignore[arg-type]
+            _speed(row["speedup_vs_initial"]),  # type: ignore[arg-type]
+            _speed(row["speedup_vs_torch"]),  # type: ignore[arg-type]
+        )
+    console = _console()
+    console.print(table)
+    for missing in st.problems.missing:
+        console.print(f"missing on disk: runs/iter-{missing:03d}")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=False) as campaign:
+        record = campaign.round(args.number)
+        folder = campaign.layout.round_dir(args.number)
+    notes = folder / "notes.md"
+    if args.json:
+        print_json({"record": round_to_dict(record), "folder": str(folder)})
+        return 0
+    print(notes.read_text(encoding="utf-8") if notes.exists() else f"(no notes.md in {folder})")
+    return 0
+
+
+# ---------------------------------------------------------------- writing
+
+
+def cmd_env(args: argparse.Namespace) -> int:
+    probes = {}
+    for name, state in _pairs(args.probe, "--probe").items():
+        if state not in ("ok", "failed"):
+            raise InputError(f"--probe {name}: expected ok or failed, got {state!r}")
+        probes[name] = state == "ok"
+    if not probes:
+        raise InputError("record at least one --probe NAME=ok|failed")
+    notes = EnvironmentNotes(
+        versions=_pairs(args.versions, "--version"),
+        build_outcome=args.build_outcome,
+        first_valid_result=args.first_result,
+        problems=list(args.problem),
+        probes=probes,
+        passed=all(probes.values()),
+    )
+    with open_campaign(args, write=True) as campaign:
+        campaign.record_environment(notes)
+        warnings = campaign.warnings
+    _finish(
+        args,
+        {"environment_passed": notes.passed, "probes": probes},
+        warnings,
+        "environment round " + ("passed" if notes.passed else "NOT passed: tuning stays locked"),
+    )
+    return 0 if notes.passed else 1
+
+
+def cmd_baseline(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=True) as campaign:
+        record = campaign.record_baseline(measurement_from_args(args), analysis=args.analysis)
+        warnings = campaign.warnings
+    _finish(
+        args,
+        round_to_dict(record),
+        warnings,
+        f"baseline recorded: iter-000 {format_duration(record.measurement.median_us)}",
+    )
+    return 0
+
+
+def cmd_torch_baseline(args: argparse.Namespace) -> int:
+    scale = 1000.0 if args.unit == "ms" else 1.0
+    baseline = TorchBaseline(
+        avg_us=args.avg * scale,
+        min_us=args.minimum * scale,
+        max_us=args.maximum * scale,
+        tflops=args.tflops,
+        label=args.label,
+        warmup=args.warmup,
+        runs=args.runs,
+    )
+    if not (0 < baseline.min_us <= baseline.avg_us <= baseline.max_us):
+        raise InputError("expected 0 < min <= avg <= max")
+    with open_campaign(args, write=True) as campaign:
+        campaign.set_torch_baseline(baseline)
+        warnings = campaign.warnings
+    _finish(args, baseline.__dict__, warnings, f"{baseline.label} baseline recorded")
+    return 0
+
+
+def cmd_amend(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=True) as campaign:
+        record = campaign.amend(args.number, args.field, args.value, args.why, args.who)
+        warnings = campaign.warnings
+    _finish(args, round_to_dict(record), warnings, f"round {args.number}: amendment recorded")
+    return 0
+
+
+def _finish(args: argparse.Namespace, data: object, warnings: list[str], message: str) -> None:
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if getattr(args, "json", False):
+        print_json(data)
+    else:
+        print(message)

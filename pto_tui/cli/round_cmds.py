@@ -1,0 +1,281 @@
+"""`pto-tui round ...`: drive a whole round headless (start, changes, measure, close)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pto_tui.cli.common import add_json_flag, parse_scalar, print_json
+from pto_tui.cli.project_cmds import (
+    _finish,
+    _measurement_args,
+    measurement_from_args,
+    open_campaign,
+)
+from pto_tui.core.errors import InputError
+from pto_tui.core.records import ChecklistItem, PreEdit, round_to_dict
+from pto_tui.core.render import format_duration
+from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, ChangeKind
+
+_FORM_FLAGS = (
+    ("kernel", "--kernel", "target operator and current configuration"),
+    ("bottleneck", "--bottleneck", "bottleneck class (see `pto-tui round classes`)"),
+    ("evidence", "--evidence", "what shows the bottleneck (profiling, costmodel, numbers)"),
+    ("hypothesis", "--hypothesis", "the one hypothesis this round tests"),
+    ("why_ascend", "--why", "why the change should help on Ascend"),
+    ("expected_metric", "--metric", "which metric should improve"),
+    ("main_risk", "--risk", "the main risk"),
+    ("correctness_plan", "--correctness-plan", "how correctness is assured"),
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "round",
+        help="round life-cycle: start, changes, measure, close",
+        description="A round: answer the Pre-Edit questions (start), edit the workspace, "
+        "record the changes, record build/correctness/benchmark (measure), close with a verdict.",
+    )
+    rsub = p.add_subparsers(dest="round_command", metavar="STEP", required=True)
+
+    s = rsub.add_parser(
+        "start",
+        help="open the next round with its Pre-Edit answers (refused until every gate passes)",
+        description="Open a round. Every Pre-Edit field, the four questions and all 8 "
+        "hardware checklist items (--check KEY=NOTE) are required. Checklist keys: "
+        + ", ".join(HARDWARE_CHECKLIST),
+    )
+    for key, flag, text in _FORM_FLAGS:
+        s.add_argument(flag, dest=key, default=None, help=text)
+    s.add_argument(
+        "--check",
+        action="append",
+        default=[],
+        metavar="KEY=NOTE",
+        help="tick a hardware checklist item with a note (repeat for all 8)",
+    )
+    s.add_argument(
+        "--scope",
+        action="append",
+        default=[],
+        metavar="FILE_OR_PARAM",
+        help="a file or parameter the hypothesis declares it will change (repeat)",
+    )
+    s.add_argument("--recheck", default=None, help="three-round rule: the re-checked bottleneck")
+    s.add_argument("--new-direction", default=None, help="three-round rule: the new direction")
+    s.add_argument("--title", default="", help="short title for tables and the chart")
+    s.add_argument("--phase", default=None)
+    s.add_argument("--based-on", type=int, default=None, help="base round (default: the frontier)")
+    s.add_argument(
+        "--restore", action="store_true", help="reset the workspace to the base round first"
+    )
+    s.add_argument(
+        "--form", type=Path, help="read the answers from a TOML or JSON file (flags override)"
+    )
+    add_json_flag(s)
+    s.set_defaults(handler=cmd_start)
+
+    s = rsub.add_parser("gates", help="show what still blocks a round with these answers")
+    for key, flag, text in _FORM_FLAGS:
+        s.add_argument(flag, dest=key, default=None, help=text)
+    s.add_argument("--check", action="append", default=[], metavar="KEY=NOTE")
+    s.add_argument("--recheck", default=None)
+    s.add_argument("--new-direction", default=None)
+    s.add_argument("--form", type=Path)
+    add_json_flag(s)
+    s.set_defaults(handler=cmd_gates)
+
+    s = rsub.add_parser("changes", help="record the round's changes (files and diff detected)")
+    s.add_argument("number", type=int, nargs="?", help="default: the open round")
+    s.add_argument("--kind", choices=[k.value for k in ChangeKind])
+    s.add_argument("--describe", default="", help="what was changed, briefly")
+    s.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="PARAM=VALUE",
+        help="change a tunable parameter (repeat)",
+    )
+    s.add_argument("--bug-fix", default="", help="reason, when a protected file is fixed")
+    s.add_argument("--justify", default="", help="justification of a high-risk change")
+    add_json_flag(s)
+    s.set_defaults(handler=cmd_changes)
+
+    s = rsub.add_parser("measure", help="record build, correctness and benchmark samples")
+    s.add_argument("number", type=int, nargs="?", help="default: the open round")
+    _measurement_args(s)
+    add_json_flag(s)
+    s.set_defaults(handler=cmd_measure)
+
+    s = rsub.add_parser(
+        "close", help="decide the verdict from the measurements and close the round"
+    )
+    s.add_argument("number", type=int, nargs="?", help="default: the open round")
+    s.add_argument("--analysis", default="", help="why it worked or failed")
+    s.add_argument("--next", default="", dest="next_step", help="what to try next")
+    add_json_flag(s)
+    s.set_defaults(handler=cmd_close)
+
+    s = rsub.add_parser("delete", help="(refused) rounds are append-only")
+    s.add_argument("number", type=int)
+    s.set_defaults(handler=cmd_delete)
+
+    s = rsub.add_parser("classes", help="list the bottleneck classes and checklist keys")
+    add_json_flag(s)
+    s.set_defaults(handler=cmd_classes)
+
+
+def _read_form(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot read form: {error.strerror}", file=path) from None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
+        raise InputError(f"invalid form file: {error}", file=path) from None
+    if not isinstance(data, dict):
+        raise InputError("a form file holds a table of answers", file=path)
+    return data
+
+
+def pre_edit_from_args(args: argparse.Namespace) -> PreEdit:
+    form = _read_form(getattr(args, "form", None))
+    pre = PreEdit()
+    for key, _flag, _text in _FORM_FLAGS:
+        value = getattr(args, key, None)
+        setattr(pre, key, str(value if value is not None else form.get(key, "")))
+    checklist: dict[str, ChecklistItem] = {}
+    for key, note in dict(form.get("checklist", {})).items():
+        checklist[key] = ChecklistItem(ticked=True, note=str(note))
+    for item in args.check:
+        key, sep, note = item.partition("=")
+        if not sep:
+            raise InputError(f"--check expects KEY=NOTE, got {item!r}")
+        checklist[key.strip()] = ChecklistItem(ticked=True, note=note.strip())
+    unknown = [k for k in checklist if k not in HARDWARE_CHECKLIST]
+    if unknown:
+        raise InputError(
+            f"unknown checklist item(s): {', '.join(unknown)}; known: {', '.join(HARDWARE_CHECKLIST)}"
+        )
+    pre.checklist = checklist
+    pre.scope = list(getattr(args, "scope", []) or form.get("scope", []))
+    pre.bottleneck_recheck = str(
+        args.recheck if args.recheck is not None else form.get("bottleneck_recheck", "")
+    )
+    pre.new_direction = str(
+        args.new_direction if args.new_direction is not None else form.get("new_direction", "")
+    )
+    return pre
+
+
+def cmd_start(args: argparse.Namespace) -> int:
+    pre = pre_edit_from_args(args)
+    with open_campaign(args, write=True, command="pto-tui round start") as campaign:
+        record = campaign.start_round(
+            pre, phase=args.phase, based_on=args.based_on, title=args.title, restore=args.restore
+        )
+        folder = campaign.layout.round_dir(record.number)
+        warnings = campaign.warnings
+    _finish(
+        args,
+        round_to_dict(record),
+        warnings,
+        f"round {record.number} started (based on iter-{record.changes.based_on:03d}); "
+        f"edit the workspace, then `pto-tui round changes`\n  {folder}",
+    )
+    return 0
+
+
+def cmd_gates(args: argparse.Namespace) -> int:
+    pre = pre_edit_from_args(args)
+    with open_campaign(args, write=False) as campaign:
+        findings = campaign.gates(pre)
+    if args.json:
+        print_json([{"rule": f.rule, "message": f.message} for f in findings])
+    elif findings:
+        for f in findings:
+            print(f.render())
+    else:
+        print("all gates pass: the round may start")
+    return 1 if findings else 0
+
+
+def cmd_changes(args: argparse.Namespace) -> int:
+    params = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--set expects PARAM=VALUE, got {item!r}")
+        params[key.strip()] = parse_scalar(value.strip())
+    with open_campaign(args, write=True, command="pto-tui round changes") as campaign:
+        record = campaign.record_changes(
+            args.number,
+            kind=ChangeKind(args.kind) if args.kind else None,
+            description=args.describe,
+            parameters=params,
+            bug_fix=args.bug_fix,
+            risk_justification=args.justify,
+        )
+        warnings = campaign.warnings
+    files = ", ".join(record.changes.files) or "no files"
+    params_text = ", ".join(f"{p.name} {p.old}->{p.new}" for p in record.changes.parameters)
+    _finish(
+        args,
+        round_to_dict(record),
+        warnings,
+        f"round {record.number} changes: {files}"
+        + (f"; parameters {params_text}" if params_text else ""),
+    )
+    return 0
+
+
+def cmd_measure(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=True, command="pto-tui round measure") as campaign:
+        record = campaign.record_measurement(measurement_from_args(args), args.number)
+        warnings = campaign.warnings
+    _finish(
+        args,
+        round_to_dict(record),
+        warnings,
+        f"round {record.number} measured: median {format_duration(record.measurement.median_us)}",
+    )
+    return 0
+
+
+def cmd_close(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=True, command="pto-tui round close") as campaign:
+        record = campaign.close_round(args.number, analysis=args.analysis, next_step=args.next_step)
+        warnings = campaign.warnings
+    verdict = record.verdict.value if record.verdict else "-"
+    message = f"round {record.number} closed: {verdict} — {record.verdict_reason}"
+    for flag in record.flags:
+        message += f"\n  FLAG {flag}"
+    _finish(args, round_to_dict(record), warnings, message)
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=True, command="pto-tui round delete") as campaign:
+        campaign.delete_round(args.number)
+    return 1  # delete_round always refuses
+
+
+def cmd_classes(args: argparse.Namespace) -> int:
+    if args.json:
+        print_json({"bottleneck_classes": BOTTLENECK_CLASSES, "checklist": HARDWARE_CHECKLIST})
+        return 0
+    print("Bottleneck classes:")
+    for name, meaning in BOTTLENECK_CLASSES.items():
+        print(f"  {name:38s} {meaning}")
+    print("\nHardware checklist (--check KEY=NOTE):")
+    for key, text in HARDWARE_CHECKLIST.items():
+        print(f"  {key:18s} {text}")
+    sys.stdout.flush()
+    return 0

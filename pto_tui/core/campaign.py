@@ -1,0 +1,527 @@
+"""A project's optimisation campaign: the round life-cycle as core calls.
+
+The CLI and the TUI both drive a campaign through these methods: start a round with
+its Pre-Edit answers, record its changes, record its measurements, close it with a
+verdict. Every write goes through the project lock and is atomic; rules refuse what
+the workflow forbids, naming the rule.
+"""
+
+from __future__ import annotations
+
+import getpass
+import socket
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+
+from pto_tui.core.errors import InputError, RuleViolation
+from pto_tui.core.layout import ProjectLayout
+from pto_tui.core.ledger import Ledger, LedgerProblems
+from pto_tui.core.lock import ProjectLock
+from pto_tui.core.project import ProjectConfig, ProjectFile, Scalar, workload_fingerprint
+from pto_tui.core.records import (
+    CLOSED,
+    Amendment,
+    Changes,
+    EnvironmentNotes,
+    Measurement,
+    ParamChange,
+    PreEdit,
+    Round,
+)
+from pto_tui.core.render import TorchBaseline
+from pto_tui.core.rules import (
+    CORRECTNESS_FIRST,
+    HONEST_HISTORY,
+    SAME_WORKLOAD,
+    VALID_BASELINE,
+    Finding,
+    measurement_findings,
+    rounds_without_gain,
+    start_findings,
+    three_round_rule_applies,
+)
+from pto_tui.core.snapshots import SnapshotStore
+from pto_tui.core.tunables import apply_parameter, discover
+from pto_tui.core.verdict import decide, invalid_sample_reason
+from pto_tui.core.vocabulary import ChangeKind, Verdict
+
+
+def now_text() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _refuse(findings: list[Finding]) -> None:
+    if findings:
+        first = findings[0]
+        rest = "".join(f"\n  also [{f.rule}] {f.message}" for f in findings[1:])
+        raise RuleViolation(first.rule, first.message + rest)
+
+
+@dataclass
+class CampaignStatus:
+    operator: str
+    kind: str
+    case: str
+    target: str
+    environment_passed: bool
+    baseline_us: float | None
+    torch: TorchBaseline | None
+    frontier_round: int | None
+    frontier_us: float | None
+    speedup_vs_initial: float | None
+    speedup_vs_torch: float | None
+    open_round: int | None
+    counts: dict[str, int]
+    recent_failures: list[tuple[int, str, str]]  # (round, hypothesis, reason)
+    rounds_without_gain: int
+    three_round_rule: bool
+    problems: LedgerProblems
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        torch = self.torch.__dict__ if self.torch else None
+        return {
+            "operator": self.operator,
+            "kind": self.kind,
+            "case": self.case,
+            "target": self.target,
+            "environment_passed": self.environment_passed,
+            "baseline_us": self.baseline_us,
+            "torch_baseline": torch,
+            "frontier_round": self.frontier_round,
+            "frontier_us": self.frontier_us,
+            "speedup_vs_initial": self.speedup_vs_initial,
+            "speedup_vs_torch": self.speedup_vs_torch,
+            "open_round": self.open_round,
+            "counts": self.counts,
+            "recent_failures": [
+                {"round": n, "hypothesis": h, "reason": r} for n, h, r in self.recent_failures
+            ],
+            "rounds_without_gain": self.rounds_without_gain,
+            "three_round_rule": self.three_round_rule,
+            "missing_rounds": self.problems.missing,
+            "unreadable_rounds": self.problems.unreadable,
+        }
+
+
+class Campaign:
+    """One project opened for reading, or for writing under the project lock."""
+
+    def __init__(self, root: Path, *, write: bool = False, command: str = "") -> None:
+        self.layout = ProjectLayout(root)
+        self.lock = ProjectLock(self.layout.state_dir, command=command)
+        if write:
+            self.lock.acquire()
+        self.writable = write
+        self.project = ProjectFile(self.layout.project_file)
+        self.ledger = Ledger(self.layout)
+        self.snapshots = SnapshotStore(root)
+        self.warnings: list[str] = []
+
+    def close(self) -> None:
+        self.lock.release()
+
+    def __enter__(self) -> Campaign:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def config(self) -> ProjectConfig:
+        return self.project.config
+
+    def _require_write(self) -> None:
+        if not self.writable:
+            raise InputError("the project is open read-only (another pto-tui holds the lock)")
+
+    # -------------------------------------------------------------- reading
+
+    def rounds(self) -> list[Round]:
+        rounds, problems = self.ledger.load_all()
+        self.problems = problems
+        return rounds
+
+    def round(self, number: int) -> Round:
+        if not self.ledger.has_record(number):
+            if self.layout.round_dir(number).is_dir():
+                raise InputError(
+                    f"round {number} exists on disk but has no round.toml",
+                    hint="import the hand-written project with `pto-tui import`",
+                )
+            raise InputError(f"no round {number} in this project")
+        return self.ledger.load(number)
+
+    def torch_baseline(self) -> TorchBaseline | None:
+        raw = self.project.get_state("torch_baseline")
+        if not raw:
+            return None
+        return TorchBaseline(
+            **{k: (v.unwrap() if hasattr(v, "unwrap") else v) for k, v in raw.items()}
+        )
+
+    @staticmethod
+    def frontier_of(rounds: list[Round]) -> Round | None:
+        """The best so far: the fastest kept round, else the baseline."""
+        candidates = [
+            r
+            for r in rounds
+            if r.is_closed
+            and r.measurement.median_us is not None
+            and (r.is_baseline or r.effective_verdict() is Verdict.KEPT)
+        ]
+        return min(candidates, key=lambda r: r.measurement.median_us or 0.0, default=None)
+
+    def status(self) -> CampaignStatus:
+        rounds = self.rounds()
+        baseline = next((r for r in rounds if r.is_baseline), None)
+        frontier = self.frontier_of(rounds)
+        torch = self.torch_baseline()
+        base_us = baseline.measurement.median_us if baseline and baseline.is_closed else None
+        best_us = frontier.measurement.median_us if frontier else None
+        counts = {v.value: 0 for v in Verdict}
+        failures: list[tuple[int, str, str]] = []
+        for r in rounds:
+            verdict = r.effective_verdict()
+            if r.is_baseline or not r.is_closed or verdict is None:
+                continue
+            counts[verdict.value] += 1
+            if verdict in (Verdict.FAILURE, Verdict.NEUTRAL, Verdict.INCONCLUSIVE):
+                failures.append((r.number, r.short_hypothesis(), r.verdict_reason))
+        open_round = next((r.number for r in rounds if not r.is_closed and not r.is_baseline), None)
+        return CampaignStatus(
+            operator=self.config.operator.name,
+            kind=self.config.operator.kind.value,
+            case=self.config.case.describe(),
+            target=self.config.target.label,
+            environment_passed=bool(
+                baseline and baseline.environment and baseline.environment.passed
+            ),
+            baseline_us=base_us,
+            torch=torch,
+            frontier_round=frontier.number if frontier else None,
+            frontier_us=best_us,
+            speedup_vs_initial=(base_us / best_us) if base_us and best_us else None,
+            speedup_vs_torch=(torch.avg_us / best_us) if torch and best_us else None,
+            open_round=open_round,
+            counts=counts,
+            recent_failures=failures[-5:][::-1],
+            rounds_without_gain=rounds_without_gain(rounds),
+            three_round_rule=three_round_rule_applies(rounds),
+            problems=self.problems,
+        )
+
+    def gates(self, pre: PreEdit) -> list[Finding]:
+        """What still blocks a round with these Pre-Edit answers (empty: may start)."""
+        return start_findings(pre, self.rounds())
+
+    # -------------------------------------------------------------- writing helpers
+
+    def _publish(self, record: Round, diff_text: str | None = None) -> None:
+        """Save the record, render its Markdown and ITERATIONS.md."""
+        self.warnings += self.ledger.write_round_files(record, diff_text)
+        self.ledger.save(record)
+        self.warnings += self.ledger.write_iterations(self.rounds(), self.torch_baseline())
+
+    def _parameter_snapshot(self) -> dict[str, Scalar]:
+        return {name: t.value for name, t in self.config.tunables.items()}
+
+    # -------------------------------------------------------------- environment and baseline
+
+    def record_environment(self, notes: EnvironmentNotes) -> Round:
+        """The environment round's outcome, kept on iter-000 (created open if needed)."""
+        self._require_write()
+        record = self.ledger.load(0) if self.ledger.has_record(0) else None
+        if record is None:
+            record = Round(
+                number=0, phase=self.config.phases[0], opened_at=now_text(), title="baseline"
+            )
+        record.environment = notes
+        self._publish(record)
+        return record
+
+    def record_baseline(self, measurement: Measurement, analysis: str = "") -> Round:
+        """Close iter-000 with the initial PTO measurement (the reference of every speedup)."""
+        self._require_write()
+        record = self.ledger.load(0) if self.ledger.has_record(0) else None
+        if record is not None and record.is_closed:
+            raise RuleViolation(
+                HONEST_HISTORY, "the baseline is already recorded; it cannot be rewritten"
+            )
+        if measurement.build != "ok" or measurement.correctness != "pass":
+            raise RuleViolation(
+                VALID_BASELINE,
+                "the baseline needs a successful build and a passing correctness check",
+            )
+        problem = invalid_sample_reason(measurement.samples_us)
+        if problem:
+            raise RuleViolation(VALID_BASELINE, f"the baseline needs valid samples: {problem}")
+        if record is None:
+            record = Round(
+                number=0, phase=self.config.phases[0], opened_at=now_text(), title="baseline"
+            )
+        measurement.fingerprint = workload_fingerprint(self.config)
+        record.measurement = measurement
+        record.changes.snapshot = self._parameter_snapshot()
+        record.pre_edit.kernel = record.pre_edit.kernel or self._kernel_text()
+        record.stability = "stable"
+        record.status = CLOSED
+        record.closed_at = now_text()
+        record.analysis = analysis or record.analysis
+        record.snapshot = self.snapshots.take()
+        self._publish(record, diff_text="")
+        return record
+
+    def _kernel_text(self) -> str:
+        return f"{self.config.operator.name} ({self.config.case.describe()})"
+
+    def set_torch_baseline(self, baseline: TorchBaseline) -> None:
+        self._require_write()
+        table = tomlkit.table()
+        for key, value in baseline.__dict__.items():
+            if value is not None:
+                table.add(key, value)
+        self.project.set("state.torch_baseline", table)
+        self.project.save()
+        self.warnings += self.ledger.write_iterations(self.rounds(), baseline)
+
+    # -------------------------------------------------------------- the round
+
+    def start_round(
+        self,
+        pre: PreEdit,
+        *,
+        phase: str | None = None,
+        based_on: int | None = None,
+        title: str = "",
+        restore: bool = False,
+    ) -> Round:
+        """Open the next round once every gate passes. `restore` resets the workspace
+        to the base round's snapshot first (start again from the best)."""
+        self._require_write()
+        rounds = self.rounds()
+        _refuse(self.gates(pre))
+        if phase is not None and phase not in self.config.phases:
+            raise InputError(f"unknown phase {phase!r}; phases: {', '.join(self.config.phases)}")
+        frontier = self.frontier_of(rounds)
+        base_number = based_on if based_on is not None else (frontier.number if frontier else 0)
+        base = next((r for r in rounds if r.number == base_number), None)
+        if base is None or not base.is_closed:
+            raise InputError(
+                f"cannot base a round on round {base_number}: it is not a closed round"
+            )
+        if restore:
+            self.snapshots.restore(base.snapshot)
+        number = self.ledger.next_number()
+        record = Round(
+            number=number,
+            phase=phase or self._current_phase(),
+            opened_at=now_text(),
+            title=title,
+            pre_edit=pre,
+            base_snapshot=base.snapshot,
+        )
+        record.changes.based_on = base_number
+        record.changes.snapshot = dict(base.changes.snapshot) or self._parameter_snapshot()
+        self._publish(record)
+        return record
+
+    def _current_phase(self) -> str:
+        current = self.project.document.get("phases", {}).get("current")
+        return str(current) if current else self.config.phases[0]
+
+    def _open_round(self, number: int | None) -> Round:
+        rounds = self.rounds()
+        if number is None:
+            open_rounds = [r for r in rounds if not r.is_closed and not r.is_baseline]
+            if not open_rounds:
+                raise InputError("no open round: start one with `pto-tui round start`")
+            return open_rounds[-1]
+        record = self.round(number)
+        if record.is_closed:
+            raise RuleViolation(
+                HONEST_HISTORY,
+                f"round {number} is closed; a closed round cannot be changed (use `pto-tui amend`)",
+            )
+        return record
+
+    def record_changes(
+        self,
+        number: int | None = None,
+        *,
+        kind: ChangeKind | None = None,
+        description: str = "",
+        parameters: dict[str, Scalar] | None = None,
+        bug_fix: str = "",
+        risk_justification: str = "",
+    ) -> Round:
+        """Detect the files changed against the round's base, apply parameter changes to
+        project.toml, and write files.txt and patch.diff."""
+        self._require_write()
+        record = self._open_round(number)
+        changes = record.changes
+        source_root = self.layout.workspace / self.config.operator.kind.workspace_subdir
+        for name, value in (parameters or {}).items():
+            tunable = self.config.tunables.get(name)
+            if tunable is None:
+                known = ", ".join(self.config.tunables) or "none"
+                raise InputError(f"unknown parameter {name!r}; tunables: {known}")
+            if tunable.allowed and value not in tunable.allowed:
+                raise InputError(
+                    f"{name}={value!r} is not allowed; allowed values: "
+                    + ", ".join(str(v) for v in tunable.allowed)
+                )
+            apply_parameter(source_root, tunable, value)
+            self._note_parameter(changes, name, value)
+        # constants and template arguments edited by hand count as parameter changes too
+        if source_root.is_dir():
+            for found in discover(source_root):
+                known = self.config.tunables.get(found.name)
+                if known is not None and known.kind == found.kind and found.kind != "env":
+                    if changes.snapshot.get(found.name, known.value) != found.value:
+                        self._note_parameter(changes, found.name, found.value)
+        self.project.save()
+        changes.files = (
+            self.snapshots.changed_files(record.base_snapshot) if record.base_snapshot else []
+        )
+        diff_text = self.snapshots.diff(record.base_snapshot) if record.base_snapshot else ""
+        if kind is None:
+            kinds = {self.config.tunables[p.name].kind for p in changes.parameters}
+            if kinds == {"env"} and not changes.files:
+                kind = ChangeKind.ENVIRONMENT_VARIABLE
+            elif kinds:
+                kind = ChangeKind.TEMPLATE_PARAMETER
+            elif changes.files:
+                kind = ChangeKind.CODE
+        changes.kind = kind
+        changes.description = description or changes.description
+        changes.bug_fix = bug_fix or changes.bug_fix
+        changes.risk_justification = risk_justification or changes.risk_justification
+        self._publish(record, diff_text=diff_text)
+        return record
+
+    def _note_parameter(self, changes: Changes, name: str, value: Scalar) -> None:
+        """Record old -> new against the base snapshot and keep project.toml current."""
+        old = changes.snapshot.get(name, self.config.tunables[name].value)
+        previous = next((p.old for p in changes.parameters if p.name == name), old)
+        changes.parameters = [p for p in changes.parameters if p.name != name]
+        if previous != value:
+            changes.parameters.append(ParamChange(name=name, old=previous, new=value))
+        changes.snapshot[name] = value
+        self.project.set(f"tunables.{name}.value", value)
+
+    def record_measurement(self, measurement: Measurement, number: int | None = None) -> Round:
+        """Build, correctness and benchmark samples of the open round."""
+        self._require_write()
+        record = self._open_round(number)
+        _refuse(
+            measurement_findings(measurement.build, measurement.correctness, measurement.samples_us)
+        )
+        baseline = self.ledger.load(0) if self.ledger.has_record(0) else None
+        fingerprint = workload_fingerprint(self.config)
+        if (
+            baseline
+            and baseline.measurement.fingerprint
+            and baseline.measurement.fingerprint != fingerprint
+        ):
+            raise RuleViolation(
+                SAME_WORKLOAD,
+                "the workload (case, shapes, benchmark settings) differs from the baseline's: "
+                "the comparison is refused",
+            )
+        measurement.fingerprint = fingerprint
+        record.measurement = measurement
+        self._publish(record)
+        return record
+
+    def close_round(
+        self, number: int | None = None, *, analysis: str = "", next_step: str = ""
+    ) -> Round:
+        """Decide the verdict from the measurements and close the round for good."""
+        self._require_write()
+        record = self._open_round(number)
+        m = record.measurement
+        if not m.build:
+            raise RuleViolation(
+                CORRECTNESS_FIRST, "no build recorded: record the measurement first"
+            )
+        if m.build == "ok" and not m.correctness:
+            raise RuleViolation(
+                CORRECTNESS_FIRST, "the build passed but no correctness result is recorded"
+            )
+        rounds = self.rounds()
+        frontier = self.frontier_of([r for r in rounds if r.number != record.number])
+        baseline = next((r for r in rounds if r.is_baseline), None)
+        same = not (
+            baseline
+            and baseline.measurement.fingerprint
+            and m.fingerprint
+            and m.fingerprint != baseline.measurement.fingerprint
+        )
+        d = self.config.discipline
+        result = decide(
+            build_ok=m.build == "ok",
+            correct=m.correctness == "pass",
+            same_workload=same,
+            samples=m.samples_us,
+            frontier=frontier.measurement.samples_us if frontier else [],
+            noise_floor=d.noise_floor,
+            max_spread=d.max_spread,
+            review_gain=d.review_gain,
+        )
+        record.verdict = result.verdict
+        record.verdict_reason = result.reason
+        record.stability = result.stability
+        record.flags = list(result.flags)
+        record.analysis = analysis or record.analysis
+        record.next = next_step or record.next
+        record.status = CLOSED
+        record.closed_at = now_text()
+        record.snapshot = self.snapshots.take()
+        self._publish(record)
+        return record
+
+    def amend(self, number: int, field_name: str, new_value: str, why: str, who: str = "") -> Round:
+        """A correction kept beside the original: the original record is never rewritten."""
+        self._require_write()
+        record = self.round(number)
+        if not record.is_closed:
+            raise InputError(
+                f"round {number} is open: change it directly, amendments are for closed rounds"
+            )
+        if not why.strip():
+            raise InputError("an amendment needs a reason (--why)")
+        if field_name == "verdict":
+            try:
+                Verdict(new_value)
+            except ValueError:
+                raise InputError(f"unknown verdict {new_value!r}") from None
+            old = (record.effective_verdict() or "").__str__()
+        elif field_name in ("analysis", "next"):
+            old = getattr(record, field_name)
+        else:
+            raise InputError(f"cannot amend {field_name!r}; amendable: verdict, analysis, next")
+        who = who or f"{getpass.getuser()}@{socket.gethostname()}"
+        record.amendments.append(
+            Amendment(
+                who=who, when=now_text(), why=why, field=field_name, old=str(old), new=new_value
+            )
+        )
+        self._publish(record)
+        return record
+
+    def delete_round(self, number: int) -> None:
+        """Rounds are append-only: deleting a closed round is refused."""
+        record = self.round(number)
+        if record.is_closed:
+            raise RuleViolation(
+                HONEST_HISTORY,
+                f"round {number} is closed; rounds are never deleted (add an amendment instead)",
+            )
+        raise RuleViolation(
+            HONEST_HISTORY, "rounds are never deleted; close the open round with its result"
+        )

@@ -1,0 +1,191 @@
+"""The iteration ledger on disk: runs/iter-XXX/{round.toml, files.txt, patch.diff, notes.md}
+and ITERATIONS.md.
+
+round.toml is the record; the Markdown is rendered from it. Files a person or an
+agent edited by hand are never overwritten silently: pto-tui remembers the hash of
+what it last wrote and, when the file on disk differs, leaves it alone (ITERATIONS.md
+then only gets the missing rows appended; notes.md gets a sibling notes.pto-tui.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+
+import tomlkit
+
+from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.errors import InputError
+from pto_tui.core.layout import ProjectLayout, round_dir_name
+from pto_tui.core.records import Round, round_from_dict, round_to_dict
+from pto_tui.core.render import (
+    TorchBaseline,
+    iterations_row,
+    render_files_txt,
+    render_iterations,
+    render_notes,
+    render_patch,
+    rows_missing,
+)
+
+ROUND_FILE = "round.toml"
+_ROUND_DIR = re.compile(r"^iter-(\d{3,})$")
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class LedgerProblems:
+    """What could not be read; reported to the user, never silently dropped."""
+
+    missing: list[int] = field(default_factory=list)  # gaps in the numbering
+    unreadable: list[str] = field(default_factory=list)  # round folders without a valid record
+
+
+class Ledger:
+    def __init__(self, layout: ProjectLayout) -> None:
+        self.layout = layout
+        self._rendered_path = layout.state_dir / "rendered.json"
+
+    # -------------------------------------------------------------- listing
+
+    def round_numbers(self) -> list[int]:
+        """Numbers of the round folders on disk (runs/_template and others are ignored)."""
+        if not self.layout.runs.is_dir():
+            return []
+        numbers = []
+        for entry in self.layout.runs.iterdir():
+            match = _ROUND_DIR.match(entry.name)
+            if match and entry.is_dir():
+                numbers.append(int(match.group(1)))
+        return sorted(numbers)
+
+    def next_number(self) -> int:
+        numbers = self.round_numbers()
+        return (max(numbers) + 1) if numbers else 0
+
+    def has_record(self, number: int) -> bool:
+        return (self.layout.round_dir(number) / ROUND_FILE).is_file()
+
+    # -------------------------------------------------------------- reading
+
+    def load(self, number: int) -> Round:
+        path = self.layout.round_dir(number) / ROUND_FILE
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise InputError(f"round {number} has no record", file=path) from None
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            line = re.search(r"line (\d+)", str(error))
+            raise InputError(
+                f"invalid TOML: {error}", file=path, line=int(line.group(1)) if line else None
+            ) from None
+        try:
+            record = round_from_dict(data)
+        except (KeyError, ValueError, TypeError) as error:
+            raise InputError(f"invalid round record: {error!r}", file=path) from None
+        if record.number != number:
+            raise InputError(
+                f"record says round {record.number} but lives in {round_dir_name(number)}",
+                file=path,
+                key="number",
+            )
+        return record
+
+    def load_all(self) -> tuple[list[Round], LedgerProblems]:
+        problems = LedgerProblems()
+        rounds: list[Round] = []
+        numbers = self.round_numbers()
+        if numbers:
+            present = set(numbers)
+            problems.missing = [n for n in range(max(numbers) + 1) if n not in present]
+        for number in numbers:
+            try:
+                rounds.append(self.load(number))
+            except InputError as error:
+                problems.unreadable.append(error.render())
+        return rounds, problems
+
+    # -------------------------------------------------------------- writing
+
+    def save(self, record: Round) -> None:
+        folder = self.layout.round_dir(record.number)
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(folder / ROUND_FILE, tomlkit.dumps(round_to_dict(record)))
+
+    def write_round_files(self, record: Round, diff_text: str | None = None) -> list[str]:
+        """Render notes.md (and files.txt / patch.diff when diff_text is given).
+
+        Returns warnings about hand-edited files that were left alone. The record's
+        notes_sha is updated; call save() afterwards.
+        """
+        warnings: list[str] = []
+        folder = self.layout.round_dir(record.number)
+        folder.mkdir(parents=True, exist_ok=True)
+        notes_path = folder / "notes.md"
+        rendered = render_notes(record)
+        if notes_path.exists():
+            current = notes_path.read_text(encoding="utf-8", errors="replace")
+            hand_edited = record.imported or (
+                record.notes_sha and sha256_text(current) != record.notes_sha
+            )
+            if hand_edited and current != rendered:
+                side = folder / "notes.pto-tui.md"
+                atomic_write_text(side, rendered)
+                warnings.append(
+                    f"{notes_path} was edited by hand; left as is, pto-tui's version is in {side.name}"
+                )
+                rendered = ""
+        if rendered:
+            atomic_write_text(notes_path, rendered)
+            record.notes_sha = sha256_text(rendered)
+        if diff_text is not None:
+            for name, text in (
+                ("files.txt", render_files_txt(record)),
+                ("patch.diff", render_patch(record, diff_text)),
+            ):
+                path = folder / name
+                if record.imported and path.exists():
+                    warnings.append(f"{path} was written by hand; left as is")
+                    continue
+                atomic_write_text(path, text)
+        return warnings
+
+    def _rendered(self) -> dict[str, str]:
+        try:
+            return json.loads(self._rendered_path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return {}
+
+    def write_iterations(
+        self, rounds: list[Round], baseline: TorchBaseline | None, *, fresh: bool = False
+    ) -> list[str]:
+        """Rewrite ITERATIONS.md when pto-tui wrote the current one; otherwise append
+        only the rows that are missing, keeping every hand-written line. `fresh` is for a
+        new project, whose template file pto-tui owns."""
+        path = self.layout.iterations
+        rendered = render_iterations(rounds, baseline)
+        known = self._rendered()
+        if path.exists() and not fresh:
+            current = path.read_text(encoding="utf-8", errors="replace")
+            if known.get("ITERATIONS.md") != sha256_text(current):
+                missing = rows_missing(current, rounds)
+                if not missing:
+                    return []
+                text = current if current.endswith("\n") else current + "\n"
+                text += "".join(iterations_row(r) + "\n" for r in missing)
+                atomic_write_text(path, text)
+                return [
+                    f"{path} was edited by hand; appended {len(missing)} row(s) and kept the rest"
+                ]
+        atomic_write_text(path, rendered)
+        known["ITERATIONS.md"] = sha256_text(rendered)
+        atomic_write_text(self._rendered_path, json.dumps(known, indent=2))
+        return []

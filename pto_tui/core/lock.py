@@ -1,0 +1,137 @@
+"""One writer per project: a lock file holding the writer's pid and host.
+
+A second pto-tui process either opens the project read-only or refuses with the
+holder named. A lock left by a dead process on this host is detected as stale and
+taken over; a lock from another host cannot be checked, so it is reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pto_tui.core.errors import LockedError
+
+LOCK_NAME = "lock.json"
+
+
+@dataclass(frozen=True)
+class LockHolder:
+    pid: int
+    host: str
+    since: float
+    command: str = ""
+
+    def describe(self) -> str:
+        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.since))
+        what = f" ({self.command})" if self.command else ""
+        return f"pid {self.pid} on {self.host}{what} since {started}"
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def read_holder(path: Path) -> LockHolder | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return LockHolder(
+            pid=int(data["pid"]),
+            host=str(data["host"]),
+            since=float(data.get("since", 0)),
+            command=str(data.get("command", "")),
+        )
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError):
+        # unreadable or half-written lock: treat as held by an unknown process
+        return LockHolder(pid=-1, host="?", since=0.0)
+
+
+def is_stale(holder: LockHolder) -> bool:
+    """Stale when its process is gone on this host; another host's lock is never presumed stale."""
+    return holder.host == socket.gethostname() and not _pid_alive(holder.pid)
+
+
+class ProjectLock:
+    """Exclusive write access to a project. Use as a context manager or acquire()/release()."""
+
+    def __init__(self, state_dir: Path, command: str = "") -> None:
+        self.path = state_dir / LOCK_NAME
+        self.command = command
+        self.held = False
+        self._nested = False  # acquired again by the process that already holds it
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        me = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "since": time.time(),
+            "command": self.command,
+        }
+        for _attempt in range(2):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                holder = read_holder(self.path)
+                if holder is None:
+                    continue  # released meanwhile: try again
+                if holder.pid == os.getpid() and holder.host == socket.gethostname():
+                    self.held = True  # re-entrant within one process
+                    self._nested = True
+                    return
+                if is_stale(holder):
+                    # the owner died: take the lock over (remove, then race for O_EXCL again)
+                    self.path.unlink(missing_ok=True)
+                    continue
+                raise LockedError(
+                    f"project is locked by another pto-tui: {holder.describe()}",
+                    file=self.path,
+                    hint="open it read-only, or wait for the other process to finish; "
+                    "if that process is gone on another host, delete the lock file",
+                ) from None
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(me, handle)
+            self.held = True
+            return
+        raise LockedError(
+            "could not take the project lock (it keeps changing hands)", file=self.path
+        )
+
+    def release(self) -> None:
+        if not self.held:
+            return
+        if self._nested:  # the outer holder releases it
+            self.held = self._nested = False
+            return
+        holder = read_holder(self.path)
+        if holder and holder.pid == os.getpid() and holder.host == socket.gethostname():
+            self.path.unlink(missing_ok=True)
+        self.held = False
+
+    def __enter__(self) -> ProjectLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def holder(self) -> LockHolder | None:
+        """Who holds the lock now (None when free or stale)."""
+        holder = read_holder(self.path)
+        if holder is None or is_stale(holder):
+            return None
+        return holder

@@ -1,0 +1,272 @@
+"""Render the workflow's Markdown files from round records (FORMATS.md §1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pto_tui.core.layout import round_dir_name
+from pto_tui.core.records import Round
+from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, PRE_EDIT_FIELDS
+
+ITERATIONS_TITLE = "# 迭代记录"
+TABLE_HEADER = "| Iter | Hypothesis | Changes | Baseline | PTO | Correct | Result |"
+TABLE_RULE = "|------|------------|---------|----------|-----|---------|--------|"
+PARAM_ROUND_HEADER = "# 本轮为调参类迭代"
+PARAM_CHANGES_HEADER = "# 参数变更："
+NO_SOURCE_CHANGE = (
+    "# no source file changed in this round (parameter / environment-variable tuning)"
+)
+
+_CHANGE_KIND_ZH = {
+    "code": "代码修改",
+    "template parameter": "模板参数调整",
+    "environment variable": "环境变量",
+    "build config": "构建配置",
+}
+
+
+@dataclass(frozen=True)
+class TorchBaseline:
+    """The torch_npu reference (or its CPU stand-in on the demo), durations in microseconds."""
+
+    avg_us: float
+    min_us: float
+    max_us: float
+    tflops: float | None = None
+    label: str = "torch_npu"  # e.g. "CPU reference (numpy) standing in for torch_npu"
+    warmup: int = 0
+    runs: int = 0
+    measured_at: str = ""
+
+
+def format_duration(us: float | None) -> str:
+    """Microseconds as text in a sensible unit (us below 10 ms, ms above)."""
+    if us is None:
+        return "-"
+    if us >= 10_000:
+        return f"{us / 1000:.3f} ms"
+    return f"{us:.1f} us"
+
+
+def _cell(text: str) -> str:
+    """Table cells cannot hold newlines or pipes."""
+    return " ".join(text.replace("|", "/").split()) or "-"
+
+
+def changes_summary(record: Round) -> str:
+    ch = record.changes
+    if record.is_baseline:
+        return "-"
+    if ch.parameters:
+        return ", ".join(f"{p.name} {p.old}→{p.new}" for p in ch.parameters)
+    if ch.description:
+        return ch.description
+    if ch.files:
+        return ", ".join(ch.files)
+    return "-"
+
+
+def iterations_row(record: Round) -> str:
+    m = record.measurement
+    verdict = record.effective_verdict()
+    if record.is_baseline:
+        result = "baseline"
+    else:
+        result = verdict.value if verdict else "open"
+    if record.flags:
+        result += " (flagged)"
+    cells = [
+        str(record.number),
+        record.short_hypothesis(),
+        changes_summary(record),
+        format_duration(m.reference_median_us),
+        format_duration(m.median_us),
+        m.correctness or "-",
+        result,
+    ]
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
+def torch_section(baseline: TorchBaseline | None) -> list[str]:
+    lines = ["## torch_npu baseline", ""]
+    if baseline is None:
+        return [*lines, "Not measured yet.", ""]
+    tflops = f"{baseline.tflops:.3f}" if baseline.tflops is not None else "-"
+    lines += [
+        f"Reference: {baseline.label}"
+        + (f" ({baseline.warmup} warm-up, {baseline.runs} timed runs)" if baseline.runs else ""),
+        "",
+        "| avg | min | max | TFLOPS |",
+        "|-----|-----|-----|--------|",
+        f"| {format_duration(baseline.avg_us)} | {format_duration(baseline.min_us)} "
+        f"| {format_duration(baseline.max_us)} | {tflops} |",
+        "",
+    ]
+    return lines
+
+
+def render_iterations(rounds: Sequence[Round], baseline: TorchBaseline | None) -> str:
+    lines = [
+        ITERATIONS_TITLE,
+        "",
+        "One line per round, appended when the round closes. iter-0 is the baseline.",
+        "Details of each round are in `runs/iter-XXX/` (files.txt, patch.diff, notes.md).",
+        "",
+        *torch_section(baseline),
+        "## Rounds",
+        "",
+        TABLE_HEADER,
+        TABLE_RULE,
+    ]
+    lines += [iterations_row(r) for r in sorted(rounds, key=lambda r: r.number) if r.is_closed]
+    return "\n".join(lines) + "\n"
+
+
+def render_files_txt(record: Round) -> str:
+    if record.changes.files:
+        return "\n".join(record.changes.files) + "\n"
+    if record.changes.parameters or (record.changes.kind and record.changes.kind.is_parameter):
+        return NO_SOURCE_CHANGE + "\n"
+    if record.is_baseline:
+        return "# baseline: no change\n"
+    return "# no file changed\n"
+
+
+def render_param_block(record: Round) -> str:
+    based = record.changes.based_on
+    lines = [PARAM_ROUND_HEADER, PARAM_CHANGES_HEADER]
+    for p in record.changes.parameters:
+        lines.append(f"-  {p.name}={p.old if p.old is not None else ''}")
+        lines.append(f"+  {p.name}={p.new}")
+    lines.append(f"# 基于 {round_dir_name(based) if based is not None else 'iter-000'} 的配置")
+    return "\n".join(lines) + "\n"
+
+
+def render_patch(record: Round, diff_text: str) -> str:
+    """patch.diff: the parameter block for parameter rounds (then any real diff), else the diff."""
+    if record.changes.parameters:
+        return render_param_block(record) + (("\n" + diff_text) if diff_text else "")
+    return diff_text
+
+
+def _bullet(label: str, value: str) -> str:
+    value = value.strip()
+    if "\n" in value:
+        indented = "\n".join("  " + line for line in value.splitlines())
+        return f"- **{label}**:\n{indented}"
+    return f"- **{label}**: {value}"
+
+
+def _snapshot_text(snapshot: dict[str, object]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in snapshot.items()) or "-"
+
+
+def render_notes(record: Round) -> str:
+    pre = record.pre_edit
+    lines = [f"# Iter {record.number}", ""]
+    if record.phase:
+        lines += [f"Phase: {record.phase}", ""]
+    lines += ["## Pre-Edit", ""]
+    for key, label in PRE_EDIT_FIELDS:
+        lines.append(_bullet(label, pre.field_value(key)))
+    if pre.correctness_plan:
+        lines.append(_bullet("How correctness is assured", pre.correctness_plan))
+    if pre.scope:
+        lines.append(_bullet("Declared scope", ", ".join(pre.scope)))
+    if pre.bottleneck_recheck or pre.new_direction:
+        lines.append(_bullet("Bottleneck re-check (three-round rule)", pre.bottleneck_recheck))
+        lines.append(_bullet("New direction", pre.new_direction))
+    if pre.checklist:
+        lines += ["", "Hardware checklist:", ""]
+        for key, description in HARDWARE_CHECKLIST.items():
+            item = pre.checklist.get(key)
+            mark = "x" if item and item.ticked else " "
+            note = f" — {item.note}" if item and item.note else ""
+            lines.append(f"- [{mark}] {description.split(':')[0]}{note}")
+
+    ch = record.changes
+    lines += ["", "## Changes", ""]
+    kind = ch.kind.value if ch.kind else ""
+    lines.append(
+        _bullet(
+            "修改类型 (change kind)", f"{_CHANGE_KIND_ZH.get(kind, '')} ({kind})" if kind else ""
+        )
+    )
+    lines.append(_bullet("修改的文件 (files)", ", ".join(ch.files) or ("-" if ch.kind else "")))
+    concrete = [f"{p.name}: {p.old} → {p.new}" for p in ch.parameters]
+    if ch.description:
+        concrete.insert(0, ch.description)
+    lines.append(_bullet("具体变更 (changes)", "\n".join(concrete)))
+    lines.append(
+        _bullet(
+            "基于哪一轮 (based on)", round_dir_name(ch.based_on) if ch.based_on is not None else ""
+        )
+    )
+    lines.append(_bullet("本轮完整参数快照 (parameter snapshot)", _snapshot_text(ch.snapshot)))
+    if ch.high_risk:
+        lines.append(_bullet("High-risk change", "; ".join(ch.high_risk)))
+        lines.append(_bullet("Justification", ch.risk_justification))
+    if ch.bug_fix:
+        lines.append(_bullet("Bug fix of a protected file", ch.bug_fix))
+    if ch.tolerance_approval:
+        lines.append(_bullet("Tolerance change approved", ch.tolerance_approval))
+
+    m = record.measurement
+    verdict = record.effective_verdict()
+    lines += ["", "## Post-Run", ""]
+    lines.append(_bullet("Correctness", m.correctness))
+    perf = ""
+    if m.median_us is not None:
+        perf = f"baseline {format_duration(m.reference_median_us)} → pto {format_duration(m.median_us)}"
+        perf += f" (median of {len(m.samples_us)} runs"
+        if m.tflops is not None:
+            perf += f", {m.tflops:.3f} TFLOPS"
+        perf += ")"
+    if m.problem:
+        perf = (perf + "; " if perf else "") + m.problem
+    lines.append(_bullet("Performance", perf))
+    lines.append(_bullet("Stability", record.stability))
+    result = verdict.value if verdict else ""
+    if record.verdict_reason:
+        result += f" — {record.verdict_reason}"
+    lines.append(_bullet("Result", result))
+    for flag in record.flags:
+        lines.append(_bullet("Flag", flag))
+    for a in record.amendments:
+        lines.append(
+            _bullet("Amendment", f"{a.when} by {a.who}: {a.field} {a.old} → {a.new} ({a.why})")
+        )
+
+    if record.environment is not None:
+        env = record.environment
+        lines += ["", "## Environment", ""]
+        lines.append(_bullet("Versions", "\n".join(f"{k}: {v}" for k, v in env.versions.items())))
+        lines.append(_bullet("Build outcome", env.build_outcome))
+        lines.append(_bullet("First valid result", env.first_valid_result))
+        lines.append(_bullet("Problems met", "\n".join(env.problems) or "none"))
+        probes = ", ".join(f"{k} {'ok' if v else 'FAILED'}" for k, v in env.probes.items())
+        lines.append(_bullet("Probes", probes))
+
+    lines += [
+        "",
+        "## Analysis",
+        "",
+        record.analysis.strip(),
+        "",
+        "## Next",
+        "",
+        record.next.strip(),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def rows_missing(existing_text: str, rounds: Iterable[Round]) -> list[Round]:
+    """Closed rounds that have no row yet in a (hand-edited) ITERATIONS.md."""
+    present = set()
+    for line in existing_text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0].isdigit():
+            present.add(int(cells[0]))
+    return [r for r in rounds if r.is_closed and r.number not in present]

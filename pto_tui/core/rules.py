@@ -1,0 +1,134 @@
+"""The workflow's rules as pure functions. Each finding names the rule it applies.
+
+The CLI refuses an action when a rule finds a violation; the TUI shows the same
+findings next to the disabled step. Nothing here reads or writes files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pto_tui.core.records import PreEdit, Round, checklist_complete
+from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, PRE_EDIT_FIELDS, Verdict
+
+# Rule ids, as shown to people.
+FOUR_QUESTIONS = "four-questions"
+PRE_EDIT_COMPLETE = "pre-edit-complete"
+BOTTLENECK_CLASS = "bottleneck-class"
+HARDWARE_CHECKLIST = "hardware-checklist"
+ENVIRONMENT_ROUND = "environment-round"
+BASELINE_FIRST = "baseline-first"
+ONE_ROUND_AT_A_TIME = "one-round-at-a-time"
+THREE_ROUND_RULE = "three-round-rule"
+CORRECTNESS_FIRST = "correctness-before-performance"
+SAME_WORKLOAD = "same-workload"
+HONEST_HISTORY = "honest-history"
+VALID_BASELINE = "valid-baseline"
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    message: str
+
+    def render(self) -> str:
+        return f"[{self.rule}] {self.message}"
+
+
+# The four questions of WORKFLOW.md and the Pre-Edit fields that answer them.
+FOUR_QUESTION_FIELDS: tuple[tuple[str, str], ...] = (
+    ("bottleneck", "what is the bottleneck"),
+    ("why_ascend", "why this change helps on Ascend"),
+    ("expected_metric", "which metric should improve"),
+    ("correctness_plan", "how correctness is assured"),
+)
+
+
+def pre_edit_findings(pre: PreEdit) -> list[Finding]:
+    """Gates on the Pre-Edit form alone: the four questions, every field, class, checklist."""
+    findings: list[Finding] = []
+    for key, question in FOUR_QUESTION_FIELDS:
+        if not getattr(pre, key).strip():
+            findings.append(Finding(FOUR_QUESTIONS, f"not answered: {question}"))
+    labels = dict(PRE_EDIT_FIELDS)
+    for key, label in labels.items():
+        if key in ("bottleneck", "why_ascend", "expected_metric"):
+            continue  # reported under the four questions
+        if not pre.field_value(key).strip():
+            findings.append(Finding(PRE_EDIT_COMPLETE, f"Pre-Edit field '{label}' is empty"))
+    if pre.bottleneck.strip() and pre.bottleneck not in BOTTLENECK_CLASSES:
+        findings.append(
+            Finding(
+                BOTTLENECK_CLASS,
+                f"'{pre.bottleneck}' is not a bottleneck class; choose one of: "
+                + "; ".join(BOTTLENECK_CLASSES),
+            )
+        )
+    missing = checklist_complete(pre)
+    if missing:
+        findings.append(
+            Finding(
+                HARDWARE_CHECKLIST,
+                "hardware checklist items not ticked with a note: " + ", ".join(missing),
+            )
+        )
+    return findings
+
+
+def rounds_without_gain(rounds: Sequence[Round]) -> int:
+    """Consecutive closed tuning rounds, newest first, without a kept verdict."""
+    count = 0
+    for record in sorted(rounds, key=lambda r: r.number, reverse=True):
+        if record.is_baseline or not record.is_closed:
+            continue
+        if record.effective_verdict() is Verdict.KEPT:
+            break
+        count += 1
+    return count
+
+
+def three_round_rule_applies(rounds: Sequence[Round]) -> bool:
+    return rounds_without_gain(rounds) >= 3
+
+
+def start_findings(pre: PreEdit, rounds: Sequence[Round]) -> list[Finding]:
+    """Everything that must hold before a tuning round may start (and its edit begin)."""
+    findings = pre_edit_findings(pre)
+    baseline = next((r for r in rounds if r.is_baseline), None)
+    env = baseline.environment if baseline else None
+    if env is None or not env.passed:
+        findings.append(
+            Finding(ENVIRONMENT_ROUND, "the environment round has not passed: tuning is locked")
+        )
+    if baseline is None or not baseline.is_closed:
+        findings.append(Finding(BASELINE_FIRST, "record the baseline (iter-000) before round 1"))
+    open_rounds = [r.number for r in rounds if not r.is_closed and not r.is_baseline]
+    if open_rounds:
+        findings.append(
+            Finding(ONE_ROUND_AT_A_TIME, f"round {open_rounds[0]} is still open: close it first")
+        )
+    if three_round_rule_applies(rounds):
+        if not pre.bottleneck_recheck.strip() or not pre.new_direction.strip():
+            findings.append(
+                Finding(
+                    THREE_ROUND_RULE,
+                    f"{rounds_without_gain(rounds)} rounds in a row without a kept verdict: "
+                    "re-check the bottleneck class and state a new direction",
+                )
+            )
+    return findings
+
+
+def measurement_findings(build: str, correctness: str, samples: Sequence[float]) -> list[Finding]:
+    """Correctness before performance: numbers are only recorded after a passing check."""
+    findings: list[Finding] = []
+    if samples and build != "ok":
+        findings.append(
+            Finding(CORRECTNESS_FIRST, "performance recorded without a successful build")
+        )
+    if samples and correctness != "pass":
+        findings.append(
+            Finding(CORRECTNESS_FIRST, "performance recorded without a passing correctness step")
+        )
+    return findings

@@ -1,0 +1,208 @@
+"""Workspace snapshots, so each round's patch.diff is a real diff against its base.
+
+When the workspace is a git repository, a snapshot is a git tree object written
+through a temporary index (the user's index, branches and history are untouched).
+Otherwise pto-tui keeps its own content-addressed store in .pto-tui/objects with one
+manifest per snapshot. Either way a snapshot id is a string stored in round.toml,
+and the workspace can be restored from it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from pto_tui.core.atomic import atomic_write_bytes, atomic_write_text
+from pto_tui.core.errors import PtoError
+from pto_tui.core.workspace import iter_workspace_files
+
+GIT_PREFIX = "git:"
+OWN_PREFIX = "own:"
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    sha: str
+    mode: int
+
+
+Manifest = dict[str, FileEntry]
+
+
+class SnapshotStore:
+    """Snapshots of one project's workspace/ (paths in diffs are relative to the project)."""
+
+    def __init__(self, project_root: Path) -> None:
+        self.root = project_root
+        self.workspace = project_root / "workspace"
+        self.objects = project_root / ".pto-tui" / "objects"
+        self.manifests = project_root / ".pto-tui" / "snapshots"
+
+    # -------------------------------------------------------------- taking
+
+    def git_dir(self) -> Path | None:
+        """The workspace itself as a git work tree (only then git is used)."""
+        return self.workspace if (self.workspace / ".git").exists() else None
+
+    def take(self) -> str:
+        if self.git_dir() is not None:
+            return GIT_PREFIX + self._git_tree()
+        manifest: Manifest = {}
+        for rel in iter_workspace_files(self.workspace):
+            path = self.workspace / rel
+            data = path.read_bytes()
+            sha = hashlib.sha256(data).hexdigest()
+            target = self.objects / sha[:2] / sha
+            if not target.exists():
+                atomic_write_bytes(target, data)
+            manifest[rel] = FileEntry(sha=sha, mode=path.stat().st_mode & 0o777)
+        blob = json.dumps(
+            {rel: [e.sha, e.mode] for rel, e in manifest.items()}, sort_keys=True
+        ).encode()
+        snap_id = hashlib.sha256(blob).hexdigest()[:20]
+        target = self.manifests / f"{snap_id}.json"
+        if not target.exists():
+            atomic_write_bytes(target, blob)
+        return OWN_PREFIX + snap_id
+
+    def _git(self, *args: str, env: dict[str, str] | None = None) -> str:
+        result = subprocess.run(
+            ["git", "-C", str(self.workspace), *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **(env or {})},
+            check=False,
+        )
+        if result.returncode != 0:
+            raise PtoError(
+                f"git {' '.join(args)} failed: {result.stderr.strip()}", file=self.workspace
+            )
+        return result.stdout
+
+    def _git_tree(self) -> str:
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            self._git("add", "-A", ".", env=env)
+            return self._git("write-tree", env=env).strip()
+
+    # -------------------------------------------------------------- reading
+
+    def manifest(self, snap_id: str) -> Manifest:
+        if not snap_id.startswith(OWN_PREFIX):
+            raise PtoError(f"not an own snapshot: {snap_id}")
+        path = self.manifests / f"{snap_id[len(OWN_PREFIX) :]}.json"
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise PtoError(f"snapshot {snap_id} is missing from the store", file=path) from None
+        return {rel: FileEntry(sha=v[0], mode=int(v[1])) for rel, v in raw.items()}
+
+    def _blob(self, sha: str) -> bytes:
+        return (self.objects / sha[:2] / sha).read_bytes()
+
+    def changed_files(self, base: str) -> list[str]:
+        """Paths (relative to the project root) that differ between base and the workspace now."""
+        if base.startswith(GIT_PREFIX):
+            now = self._git_tree()
+            out = self._git("diff", "--name-only", base[len(GIT_PREFIX) :], now)
+            return [f"workspace/{line}" for line in out.splitlines() if line]
+        old = self.manifest(base)
+        new = self.manifest(self.take())
+        changed = sorted(rel for rel in set(old) | set(new) if old.get(rel) != new.get(rel))
+        return [f"workspace/{rel}" for rel in changed]
+
+    def diff(self, base: str) -> str:
+        """A unified diff (diff -u style, a/ and b/ prefixes) of the workspace against base."""
+        if base.startswith(GIT_PREFIX):
+            now = self._git_tree()
+            return self._git(
+                "diff",
+                "--src-prefix=a/workspace/",
+                "--dst-prefix=b/workspace/",
+                base[len(GIT_PREFIX) :],
+                now,
+            )
+        old = self.manifest(base)
+        new = self.manifest(self.take())
+        parts: list[str] = []
+        for rel in sorted(set(old) | set(new)):
+            before, after = old.get(rel), new.get(rel)
+            if before == after:
+                continue
+            name = f"workspace/{rel}"
+            old_bytes = self._blob(before.sha) if before else b""
+            new_bytes = self._blob(after.sha) if after else b""
+            if before and after and before.sha == after.sha:
+                parts.append(
+                    f"diff -u a/{name} b/{name}\nold mode {before.mode:o}\nnew mode {after.mode:o}\n"
+                )
+                continue
+            if b"\0" in old_bytes or b"\0" in new_bytes:
+                parts.append(f"Binary files a/{name} and b/{name} differ\n")
+                continue
+            old_lines = old_bytes.decode("utf-8", errors="replace").splitlines(keepends=True)
+            new_lines = new_bytes.decode("utf-8", errors="replace").splitlines(keepends=True)
+            diff_lines = list(
+                difflib.unified_diff(
+                    old_lines,
+                    new_lines,
+                    fromfile=f"a/{name}" if before else "/dev/null",
+                    tofile=f"b/{name}" if after else "/dev/null",
+                )
+            )
+            text = "".join(
+                line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                for line in diff_lines
+            )
+            parts.append(text)
+        return "".join(parts)
+
+    # -------------------------------------------------------------- restoring
+
+    def restore(self, snap_id: str) -> None:
+        """Make the workspace equal to the snapshot (files not in it are removed)."""
+        if snap_id.startswith(GIT_PREFIX):
+            tree = snap_id[len(GIT_PREFIX) :]
+            with tempfile.TemporaryDirectory() as tmp:
+                env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+                self._git("read-tree", tree, env=env)
+                self._git("checkout-index", "-a", "-f", env=env)
+                # files present now but absent from the snapshot (ignored files stay)
+                extra = self._git("ls-files", "--others", "--exclude-standard", env=env)
+            for rel in extra.splitlines():
+                (self.workspace / rel).unlink(missing_ok=True)
+            return
+        manifest = self.manifest(snap_id)
+        for rel in iter_workspace_files(self.workspace):
+            if rel not in manifest:
+                (self.workspace / rel).unlink()
+        for rel, entry in manifest.items():
+            path = self.workspace / rel
+            if path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == entry.sha:
+                if path.stat().st_mode & 0o777 != entry.mode:
+                    path.chmod(entry.mode)
+                continue
+            atomic_write_bytes(path, self._blob(entry.sha))
+            path.chmod(entry.mode)
+
+
+def content_hash(root: Path) -> str:
+    """A hash of the workspace content (paths, bytes, modes): for job records and caches."""
+    digest = hashlib.sha256()
+    for rel in iter_workspace_files(root):
+        path = root / rel
+        digest.update(rel.encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        digest.update(str(path.stat().st_mode & 0o777).encode())
+    return digest.hexdigest()[:16]
+
+
+def write_text_if_changed(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        atomic_write_text(path, text)

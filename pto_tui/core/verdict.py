@@ -1,0 +1,155 @@
+"""Verdicts from repeated measurements: pure functions, the statistics spelled out.
+
+Definitions (durations, lower is better; all fractions relative to a median):
+
+- A sample set is valid when it is non-empty and every sample is a finite positive
+  number. A NaN, zero or negative duration means the benchmark is broken, so the
+  round is invalid (failure), not averaged around.
+- spread = (max - min) / median of a set. Above `max_spread` the set is noisy and the
+  round is inconclusive: rerun to confirm.
+- measurement noise of a set = spread / 2 (half the relative range). For small n the
+  range is a robust, conservative estimate; with one sample it is unknown.
+- gain = frontier_median / round_median - 1 (0.25 means 25% faster than the frontier).
+- The noise floor (`noise_floor`) is the smallest gain that counts at all: a gain at or
+  below it is no real gain, so the round is neutral (correct, not better).
+- A gain above the floor but within the measurement noise of either set is
+  inconclusive. A gain above both is a win; a win needs repeats (n >= 2 on both
+  sides): from one measurement it is inconclusive, never kept.
+- A speedup over the frontier above `review_gain` (default 10x) is flagged for review:
+  it is more often a broken benchmark than a real win.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pto_tui.core.vocabulary import Verdict
+
+
+@dataclass(frozen=True)
+class SampleStats:
+    n: int
+    median: float
+    minimum: float
+    maximum: float
+
+    @property
+    def spread(self) -> float:
+        return (self.maximum - self.minimum) / self.median
+
+    @property
+    def noise(self) -> float | None:
+        """Relative measurement noise; None when one sample cannot tell."""
+        return self.spread / 2 if self.n >= 2 else None
+
+
+@dataclass(frozen=True)
+class VerdictResult:
+    verdict: Verdict
+    reason: str
+    stability: str  # stable | noisy
+    gain: float | None = None  # relative gain over the frontier
+    speedup: float | None = None  # frontier median / round median
+    flags: tuple[str, ...] = ()
+
+
+def invalid_sample_reason(samples: Sequence[float]) -> str | None:
+    """Why a sample set cannot be used, or None when it can."""
+    if not samples:
+        return "no benchmark samples"
+    for value in samples:
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return f"sample {value!r} is not a number"
+        if math.isnan(value):
+            return "a sample is NaN"
+        if math.isinf(value):
+            return "a sample is infinite"
+        if value <= 0:
+            return f"a sample is {value:g} (durations must be positive)"
+    return None
+
+
+def sample_stats(samples: Sequence[float]) -> SampleStats:
+    """Statistics of a valid sample set (check invalid_sample_reason first)."""
+    return SampleStats(
+        n=len(samples),
+        median=float(statistics.median(samples)),
+        minimum=float(min(samples)),
+        maximum=float(max(samples)),
+    )
+
+
+def decide(
+    *,
+    build_ok: bool,
+    correct: bool,
+    same_workload: bool,
+    samples: Sequence[float],
+    frontier: Sequence[float],
+    noise_floor: float,
+    max_spread: float,
+    review_gain: float,
+) -> VerdictResult:
+    """The verdict of a round against the frontier (the best so far)."""
+    if not build_ok:
+        return VerdictResult(Verdict.FAILURE, "build failed", "")
+    if not correct:
+        return VerdictResult(Verdict.FAILURE, "correctness failed: the numbers are invalid", "")
+    if not same_workload:
+        return VerdictResult(
+            Verdict.FAILURE, "workload differs from the baseline: invalid round", ""
+        )
+    problem = invalid_sample_reason(samples)
+    if problem:
+        return VerdictResult(Verdict.FAILURE, f"invalid measurement: {problem}", "")
+    mine = sample_stats(samples)
+    frontier_problem = invalid_sample_reason(frontier)
+    if frontier_problem:
+        return VerdictResult(
+            Verdict.INCONCLUSIVE, f"the frontier has no valid samples ({frontier_problem})", "noisy"
+        )
+    best = sample_stats(frontier)
+    noisy = mine.spread > max_spread
+    stability = "noisy" if noisy else "stable"
+    speedup = best.median / mine.median
+    gain = speedup - 1
+    flags = (
+        (f"review: {speedup:.1f}x over the frontier is above {review_gain:g}x",)
+        if speedup > review_gain
+        else ()
+    )
+
+    def result(verdict: Verdict, reason: str) -> VerdictResult:
+        return VerdictResult(verdict, reason, stability, gain, speedup, flags)
+
+    if noisy:
+        return result(
+            Verdict.INCONCLUSIVE,
+            f"spread {mine.spread:.1%} is above the limit {max_spread:.1%}: rerun to confirm",
+        )
+    if gain <= noise_floor:
+        if gain < -noise_floor:
+            return result(Verdict.NEUTRAL, f"{-gain:.1%} slower than the frontier")
+        return result(
+            Verdict.NEUTRAL, f"gain {gain:+.1%} is within the noise floor {noise_floor:.1%}"
+        )
+    noises = [n for n in (mine.noise, best.noise) if n is not None]
+    noise = max(noises, default=0.0)
+    if gain <= noise:
+        return result(
+            Verdict.INCONCLUSIVE,
+            f"gain {gain:+.1%} is within the measurement noise {noise:.1%}: rerun to confirm",
+        )
+    if mine.n < 2 or best.n < 2:
+        side = "this round" if mine.n < 2 else "the frontier"
+        return result(
+            Verdict.INCONCLUSIVE,
+            f"gain {gain:+.1%} from a single measurement of {side}: repeat to confirm",
+        )
+    return result(
+        Verdict.KEPT,
+        f"gain {gain:+.1%} over the frontier exceeds the noise {max(noise, noise_floor):.1%}",
+    )

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install everything the tests need, then run them. This is the README's test command
+# and what CI runs (.ci/run). Safe to run again: installs are skipped when present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+[ -x /usr/sbin/sshd ] || need_apt+=(openssh-server)
+command -v ssh-keygen >/dev/null || need_apt+=(openssh-client)
+command -v rsync >/dev/null || need_apt+=(rsync)
+command -v g++ >/dev/null || need_apt+=(g++)
+command -v cmake >/dev/null || need_apt+=(cmake)
+command -v make >/dev/null || need_apt+=(make)
+command -v git >/dev/null || need_apt+=(git)
+command -v tmux >/dev/null || need_apt+=(tmux)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "missing system packages: ${need_apt[*]} (install them as root)" >&2
+        exit 1
+    fi
+    echo "installing system packages: ${need_apt[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q -e '.[test]'
+
+.venv/bin/ruff check pto_tui tests benchmarks
+.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
