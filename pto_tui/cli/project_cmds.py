@@ -292,7 +292,7 @@ def cmd_new(args: argparse.Namespace) -> int:
             spec=args.case_spec or chosen.spec,
             options=case.options,
         )
-    name = args.name or (candidate.name if candidate else source.stem)
+    name = args.name if args.name is not None else (candidate.name if candidate else source.stem)
     spec = NewProject(
         operator=OperatorConfig(
             name=name,

@@ -642,13 +642,15 @@ SORT_COLUMNS: tuple[str, ...] = tuple(_COLUMNS)
 def sort_results(
     results: Iterable[CycleResult], column: str = "cycles", descending: bool = False
 ) -> list[CycleResult]:
-    """Sorted by a column of SORT_COLUMNS; rows without a value (failures, None) go last."""
+    """Sorted by a column of SORT_COLUMNS; failed rows and rows without a value go last."""
     column = column.replace("-", "_").replace("/", "_per_").lower()
     if column not in _COLUMNS:
         raise InputError(f"unknown column {column!r}; choose one of: {', '.join(SORT_COLUMNS)}")
     items = list(results)
-    present = [r for r in items if r.column(column) is not None]
-    missing = [r for r in items if r.column(column) is None]
+    present: list[CycleResult] = []
+    missing: list[CycleResult] = []
+    for r in items:
+        (present if r.ok and r.column(column) is not None else missing).append(r)
     present.sort(key=lambda r: r.column(column), reverse=descending)
     return present + missing
 

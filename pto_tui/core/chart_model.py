@@ -1,0 +1,387 @@
+"""What the summary chart shows, decided without drawing (WORKFLOW.md "The final summary chart").
+
+Pure functions over round records, so every choice is testable on its own:
+
+- which rounds are charted: closed rounds only (an open round has no result yet);
+- a round's charted duration: its median when the build did not fail and correctness
+  did not fail. A failed build or a failed correctness check has no valid number (a
+  wrong result's speed means nothing), so such a round is drawn as a red cross on the
+  bottom edge of the speedup panel and a hatched red stub in the duration panel;
+- speedup = iter-000 median / round median; the frontier is the best (lowest) median
+  of the baseline and the kept rounds so far;
+- milestones: kept rounds that lower the frontier, the biggest gains when there are
+  many;
+- the x axis: with more than FOLD_ABOVE charted rounds only the key rounds get their
+  own slot (baseline, every kept round, the final best); every run of other rounds
+  (neutral / failure / inconclusive) of MIN_FOLD_RUN or more is folded into one or two
+  representatives: the first failure of the run (the typical failure) and the fastest
+  correct round of the run (the near miss), each labelled with the run it stands for;
+- units: us, or ms when the largest duration is 10 ms or more (as format_duration);
+- log scale on the duration panel when the largest / smallest duration exceeds
+  LOG_RATIO: beyond that the fastest bars would be too short to read on a linear axis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pto_tui.core.errors import InputError
+from pto_tui.core.records import Round
+from pto_tui.core.render import TorchBaseline, format_duration
+from pto_tui.core.vocabulary import Verdict
+
+BASELINE = "baseline"
+FOLD_ABOVE = 10  # WORKFLOW.md: more than 10 rounds -> only key rounds on the axis
+MIN_FOLD_RUN = 3  # shorter runs stay unfolded (folding 2 rounds into 2 saves nothing)
+MAX_SLOTS = 24  # if still wider than this, runs of 2 are folded too
+LOG_RATIO = 10.0  # max/min duration above which the duration axis is logarithmic
+MAX_MILESTONES = 6  # labels beyond this overlap; the biggest gains are labelled
+MS_FROM_US = 10_000.0  # same switch point as render.format_duration
+
+
+@dataclass(frozen=True)
+class ChartRound:
+    """One closed round as the chart sees it."""
+
+    number: int
+    verdict: str  # "baseline" or a Verdict value
+    phase: str
+    label: str  # short hypothesis (raw text; the drawing cleans it for the font)
+    median_us: float | None  # None: no valid measurement
+    speedup: float | None  # initial median / this median
+    frontier_us: float  # best median so far, this round included
+    frontier_speedup: float
+    reason: str = ""  # why the round has no valid measurement, when it has none
+    changes: str = ""  # parameter / file summary (an ASCII fallback label)
+
+    @property
+    def is_key(self) -> bool:
+        return self.verdict in (BASELINE, Verdict.KEPT.value)
+
+
+@dataclass(frozen=True)
+class AxisSlot:
+    """One x position: a round, or the representative of a folded run of rounds."""
+
+    shown: int  # the round drawn at this position
+    covers: tuple[int, ...]  # the rounds this slot stands for (just `shown` when not folded)
+    label: str  # x tick label
+
+    @property
+    def folded(self) -> bool:
+        return len(self.covers) > 1
+
+
+@dataclass(frozen=True)
+class Units:
+    name: str  # "us" or "ms"
+    scale: float  # divide microseconds by this
+
+
+@dataclass
+class ChartModel:
+    operator: str
+    rounds: list[ChartRound]
+    slots: list[AxisSlot]
+    milestones: list[int]  # round numbers labelled on the speedup panel
+    phases: list[str]  # phase order (colours follow it)
+    units: Units
+    log_scale: bool
+    torch: TorchBaseline | None
+    initial_us: float
+    best: ChartRound
+    counts: dict[str, int]
+    header: str
+    footer: str
+    conclusion: str
+    open_rounds: list[int] = field(default_factory=list)
+
+    def round(self, number: int) -> ChartRound:
+        return next(r for r in self.rounds if r.number == number)
+
+
+# ---------------------------------------------------------------- per round
+
+
+def valid_median(record: Round) -> float | None:
+    """The round's duration if it can be trusted: measured, built, not incorrect."""
+    m = record.measurement
+    if m.build == "failed" or m.correctness == "fail":
+        return None
+    return m.median_us
+
+
+def _verdict_text(record: Round) -> str:
+    if record.is_baseline:
+        return BASELINE
+    verdict = record.effective_verdict()
+    # a closed non-baseline round without a verdict cannot be drawn honestly as a result
+    return verdict.value if verdict else Verdict.INCONCLUSIVE.value
+
+
+def _no_data_reason(record: Round) -> str:
+    m = record.measurement
+    if m.build == "failed":
+        return "build failed"
+    if m.correctness == "fail":
+        return "incorrect"
+    return "no data"
+
+
+def _changes_text(record: Round) -> str:
+    params = record.changes.parameters
+    if params:
+        return ", ".join(f"{p.name}={p.new}" for p in params)
+    return ", ".join(record.changes.files)
+
+
+def chart_rounds(rounds: Sequence[Round]) -> list[ChartRound]:
+    """Closed rounds in order, with speedups and the frontier. Raises InputError when
+    there is nothing to chart or no baseline measurement to compare against."""
+    closed = sorted((r for r in rounds if r.is_closed), key=lambda r: r.number)
+    if not closed:
+        raise InputError(
+            "no closed rounds yet: nothing to chart",
+            hint="record the baseline with `pto-tui baseline` first",
+        )
+    baseline = closed[0] if closed[0].is_baseline else None
+    initial = valid_median(baseline) if baseline else None
+    if initial is None:
+        raise InputError(
+            "no baseline measurement (iter-000): every speedup is relative to it",
+            hint="record the baseline with `pto-tui baseline`",
+        )
+    out: list[ChartRound] = []
+    best = initial
+    for record in closed:
+        verdict = _verdict_text(record)
+        median = valid_median(record)
+        if verdict == Verdict.KEPT.value and median is not None:
+            best = min(best, median)
+        out.append(
+            ChartRound(
+                number=record.number,
+                verdict=verdict,
+                phase=record.phase,
+                label=record.short_hypothesis(40),
+                median_us=median,
+                speedup=(initial / median) if median else None,
+                frontier_us=best,
+                frontier_speedup=initial / best,
+                reason="" if median is not None else _no_data_reason(record),
+                changes=_changes_text(record),
+            )
+        )
+    return out
+
+
+def milestones(rounds: Sequence[ChartRound], limit: int = MAX_MILESTONES) -> list[int]:
+    """Kept rounds that lower the frontier; with more than `limit`, the biggest gains
+    (and always the final best)."""
+    gains: list[tuple[float, int]] = []
+    previous = rounds[0].frontier_us if rounds else 0.0
+    for r in rounds:
+        if r.verdict == Verdict.KEPT.value and r.frontier_us < previous:
+            gains.append((previous / r.frontier_us, r.number))
+        previous = r.frontier_us
+    if len(gains) <= limit:
+        return [n for _gain, n in gains]
+    final = gains[-1]
+    chosen = {n for _gain, n in sorted(gains[:-1], reverse=True)[: limit - 1]} | {final[1]}
+    return sorted(chosen)
+
+
+def best_round(rounds: Sequence[ChartRound]) -> ChartRound:
+    """The final best: the first round that reached the final frontier."""
+    final = rounds[-1].frontier_us
+    return next(r for r in rounds if r.is_key and r.median_us == final)
+
+
+# ---------------------------------------------------------------- the x axis
+
+
+def _representatives(run: Sequence[ChartRound]) -> list[int]:
+    """One or two rounds standing for a folded run: the typical failure, the near miss."""
+    reps: list[int] = []
+    failure = next((r for r in run if r.verdict == Verdict.FAILURE.value), None)
+    if failure is not None:
+        reps.append(failure.number)
+    measured = [r for r in run if r.median_us is not None]
+    if measured:
+        near = min(measured, key=lambda r: r.median_us or 0.0)
+        if near.number not in reps:
+            reps.append(near.number)
+    if not reps:
+        reps.append(run[0].number)
+    return sorted(reps)
+
+
+def fold_label(shown: int, first: int, last: int, count: int) -> str:
+    return f"{shown}\n{first}-{last}\n({count} folded)"
+
+
+def _slots(rounds: Sequence[ChartRound], min_run: int, key: set[int]) -> list[AxisSlot]:
+    slots: list[AxisSlot] = []
+    run: list[ChartRound] = []
+
+    def flush() -> None:
+        if len(run) < min_run:
+            slots.extend(AxisSlot(r.number, (r.number,), str(r.number)) for r in run)
+        else:
+            covers = tuple(r.number for r in run)
+            first, last = covers[0], covers[-1]
+            slots.extend(
+                AxisSlot(n, covers, fold_label(n, first, last, len(covers)))
+                for n in _representatives(run)
+            )
+        run.clear()
+
+    for r in rounds:
+        if r.number in key:
+            flush()
+            slots.append(AxisSlot(r.number, (r.number,), str(r.number)))
+        else:
+            run.append(r)
+    flush()
+    return slots
+
+
+def axis_slots(rounds: Sequence[ChartRound], fold_above: int = FOLD_ABOVE) -> list[AxisSlot]:
+    """Every charted round belongs to exactly one slot; folding only above `fold_above`."""
+    if len(rounds) <= fold_above:
+        return [AxisSlot(r.number, (r.number,), str(r.number)) for r in rounds]
+    key = {r.number for r in rounds if r.is_key} | {best_round(rounds).number}
+    slots = _slots(rounds, MIN_FOLD_RUN, key)
+    if len(slots) > MAX_SLOTS:
+        slots = _slots(rounds, 2, key)
+    return slots
+
+
+# ---------------------------------------------------------------- scales and texts
+
+
+def choose_units(values_us: Sequence[float]) -> Units:
+    largest = max(values_us, default=0.0)
+    return Units("ms", 1000.0) if largest >= MS_FROM_US else Units("us", 1.0)
+
+
+def use_log_scale(values_us: Sequence[float], ratio: float = LOG_RATIO) -> bool:
+    positive = [v for v in values_us if v > 0]
+    return bool(positive) and max(positive) / min(positive) > ratio
+
+
+def format_value(value: float) -> str:
+    """A bar label: about four significant digits, no exponent."""
+    if value >= 1000:
+        return f"{value:.0f}"
+    if value >= 100:
+        return f"{value:.1f}"
+    if value >= 10:
+        return f"{value:.2f}"
+    return f"{value:.3f}"
+
+
+def torch_comparison(torch: TorchBaseline | None, best_us: float) -> str:
+    if torch is None:
+        return "torch_npu not measured"
+    ratio = torch.avg_us / best_us
+    if ratio >= 1:
+        return f"{ratio:.2f}x faster than {torch.label}"
+    return f"{1 / ratio:.2f}x slower than {torch.label}"
+
+
+def verdict_counts(rounds: Sequence[ChartRound]) -> dict[str, int]:
+    counts = {v.value: 0 for v in Verdict}
+    for r in rounds:
+        if r.verdict != BASELINE:
+            counts[r.verdict] += 1
+    return counts
+
+
+def conclusion_text(
+    initial_us: float, best: ChartRound, torch: TorchBaseline | None, best_label: str
+) -> str:
+    """The key conclusion, one sentence (chart footer and report)."""
+    if best.verdict == BASELINE:
+        text = (
+            f"no round beat the initial PTO version; the best is still iter-000 "
+            f"({format_duration(initial_us)})"
+        )
+    else:
+        text = (
+            f"iter-{best.number:03d} ({best_label}) brings PTO from {format_duration(initial_us)} "
+            f"to {format_duration(best.median_us)}, {initial_us / (best.median_us or 1):.2f}x "
+            f"over the initial version"
+        )
+    if torch is not None:
+        text += f"; {torch_comparison(torch, best.median_us or initial_us)}"
+    return "Conclusion: " + text + "."
+
+
+def header_text(operator: str, counts: dict[str, int], speedup: float, comparison: str) -> str:
+    n = sum(counts.values())
+    verdicts = ", ".join(f"{k} {v}" for k, v in counts.items() if v or k != "inconclusive")
+    return (
+        f"{n} round{'s' if n != 1 else ''} after the baseline  |  {verdicts}  |  "
+        f"final speedup {speedup:.2f}x  |  {comparison}"
+    )
+
+
+def footer_text(initial_us: float, best: ChartRound, torch: TorchBaseline | None) -> str:
+    if torch is not None:
+        ref = (
+            f"{torch.label}: avg {format_duration(torch.avg_us)} "
+            f"(min {format_duration(torch.min_us)}, max {format_duration(torch.max_us)})"
+        )
+    else:
+        ref = "torch_npu: not measured"
+    return (
+        f"{ref}   |   PTO initial (iter-000): {format_duration(initial_us)}   |   "
+        f"PTO best (iter-{best.number:03d}): {format_duration(best.median_us)}"
+    )
+
+
+def phase_order(rounds: Sequence[ChartRound], configured: Sequence[str]) -> list[str]:
+    """Configured phases first (stable colours), then any other phase met in the rounds."""
+    order = [p for p in configured]
+    for r in rounds:
+        if r.phase and r.phase not in order:
+            order.append(r.phase)
+    return order
+
+
+def build_model(
+    rounds: Sequence[Round],
+    torch: TorchBaseline | None,
+    phases: Sequence[str],
+    operator: str,
+    fold_above: int = FOLD_ABOVE,
+) -> ChartModel:
+    charted = chart_rounds(rounds)
+    slots = axis_slots(charted, fold_above)
+    best = best_round(charted)
+    initial = charted[0].median_us or 0.0
+    shown = {s.shown for s in slots}
+    values = [r.median_us for r in charted if r.number in shown and r.median_us is not None]
+    if torch is not None:
+        values.append(torch.avg_us)
+    counts = verdict_counts(charted)
+    comparison = torch_comparison(torch, best.median_us or initial)
+    return ChartModel(
+        operator=operator,
+        rounds=charted,
+        slots=slots,
+        milestones=[n for n in milestones(charted) if n in shown],
+        phases=phase_order(charted, phases),
+        units=choose_units(values),
+        log_scale=use_log_scale(values),
+        torch=torch,
+        initial_us=initial,
+        best=best,
+        counts=counts,
+        header=header_text(operator, counts, initial / (best.median_us or initial), comparison),
+        footer=footer_text(initial, best, torch),
+        conclusion=conclusion_text(initial, best, torch, best.label),
+        open_rounds=sorted(r.number for r in rounds if not r.is_closed),
+    )

@@ -1,0 +1,104 @@
+"""Shared helpers for tests that drive the CLI on real project files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pto_tui.cli.main import main
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "operators"
+CHECKLIST_KEYS = (
+    "tile_shape",
+    "gm_ub_traffic",
+    "small_transfer",
+    "barrier_sync",
+    "ub_pressure",
+    "pipeline_overlap",
+    "aic_aiv_balance",
+    "bottleneck_shift",
+)
+
+
+def cli(*args: str) -> int:
+    return main([str(a) for a in args])
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> object:
+    capsys.readouterr()
+    code = cli(*args, "--json")
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return json.loads(out)
+
+
+def pre_edit_args(hypothesis: str = "bigger tiles cut reloads", **overrides: str) -> list[str]:
+    fields = {
+        "--kernel": "fa S1=1024",
+        "--bottleneck": "bad tile shape",
+        "--evidence": "costmodel: TMATMUL 128x64x128 costs fewer cycles per FLOP",
+        "--hypothesis": hypothesis,
+        "--why": "fewer GM->UB reloads per output tile on Ascend",
+        "--metric": "duration_us",
+        "--risk": "UB overflow",
+        "--correctness-plan": "binary prints test success against the golden data",
+    }
+    fields.update(overrides)
+    args: list[str] = []
+    for flag, value in fields.items():
+        args += [flag, value]
+    for key in CHECKLIST_KEYS:
+        args += ["--check", f"{key}=checked for this round"]
+    return args
+
+
+def make_project(tmp_path: Path, operator: str = "fa_tilelib", **kwargs: str) -> Path:
+    """Copy a fixture operator into tmp and create its project; return the project root."""
+    source = tmp_path / "src" / operator
+    shutil.copytree(FIXTURES / operator, source)
+    extra: list[str] = []
+    for key, value in kwargs.items():
+        extra += [f"--{key.replace('_', '-')}", value]
+    assert cli("new", source, "--projects-root", tmp_path / "projects", *extra) == 0
+    return tmp_path / "projects" / operator
+
+
+def ready_project(tmp_path: Path, operator: str = "fa_tilelib", samples: str = "100,101,99") -> Path:
+    """A project with the environment round passed and the baseline recorded."""
+    root = make_project(tmp_path, operator)
+    assert cli("--project", root, "env", "--probe", "ssh=ok", "--probe", "build=ok") == 0
+    assert (
+        cli("--project", root, "baseline", "--build", "ok", "--correctness", "pass", "--samples", samples)
+        == 0
+    )
+    return root
+
+
+def run_round(
+    root: Path,
+    samples: str,
+    *,
+    hypothesis: str = "bigger tiles cut reloads",
+    edit: tuple[str, str, str] | None = None,
+    params: tuple[str, ...] = (),
+    correctness: str = "pass",
+    build: str = "ok",
+) -> int:
+    """Start, change, measure and close one round through the CLI; returns close's exit code."""
+    assert cli("--project", root, "round", "start", *pre_edit_args(hypothesis)) == 0
+    if edit:
+        rel, old, new = edit
+        path = root / rel
+        path.write_text(path.read_text().replace(old, new))
+    change_args: list[str] = []
+    for p in params:
+        change_args += ["--set", p]
+    assert cli("--project", root, "round", "changes", *change_args) == 0
+    measure = ["--build", build, "--correctness", correctness]
+    if samples:
+        measure += ["--samples", samples]
+    assert cli("--project", root, "round", "measure", *measure) == 0
+    return cli("--project", root, "round", "close", "--analysis", "see numbers", "--next", "continue")

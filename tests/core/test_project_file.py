@@ -1,0 +1,145 @@
+"""project.toml: validation errors name file, line and key; rewrites keep comments and order."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pto_tui.core.errors import ConfigError
+from pto_tui.core.project import ProjectFile, locate_key, parse_config, workload_fingerprint
+
+GOOD = """\
+# my project
+schema = 1
+
+[operator]
+name = "fa"   # the operator
+kind = "pto-tile-lib"
+
+[case]
+dtype = "float16"
+spec = "128,128,1024,128"
+
+[case.shape]
+S1 = 1024
+
+[tunables]
+kFaTileS1 = {value = 256, kind = "constexpr", allowed = [128, 256, 512]}
+
+[target]
+kind = "ssh"
+host = "npu-a"
+work_dir = "/home/me/fa"
+env_setup = "source /usr/local/Ascend/ascend-toolkit/set_env.sh"
+npu_id = 3
+
+[discipline]
+repeats = 7
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "project.toml"
+    path.write_text(text)
+    return path
+
+
+def error_for(tmp_path: Path, text: str) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        ProjectFile(write(tmp_path, text))
+    return info.value
+
+
+def test_valid_file_parses(tmp_path: Path) -> None:
+    config = ProjectFile(write(tmp_path, GOOD)).config
+    assert config.operator.name == "fa"
+    assert config.target.host == "npu-a" and config.target.npu_id == 3
+    assert config.tunables["kFaTileS1"].allowed == (128, 256, 512)
+    assert config.discipline.repeats == 7 and config.discipline.noise_floor == 0.02
+    assert "make -j16" in config.commands.build  # the per-kind default
+
+
+def test_invalid_toml_names_the_line(tmp_path: Path) -> None:
+    error = error_for(tmp_path, GOOD.replace('kind = "ssh"', 'kind = "ssh'))
+    assert error.line == 19 and error.file and error.file.endswith("project.toml")
+    assert "invalid TOML" in error.render() and "project.toml:19" in error.render()
+
+
+def test_unknown_key_names_key_and_line(tmp_path: Path) -> None:
+    error = error_for(tmp_path, GOOD.replace("npu_id = 3", "npu_id = 3\nnpu_count = 2"))
+    assert error.key == "target.npu_count" and error.line == 24
+    assert "unknown key 'npu_count'" in error.message and "npu_id" in error.message
+
+
+def test_wrong_type_names_key_and_line(tmp_path: Path) -> None:
+    error = error_for(tmp_path, GOOD.replace("repeats = 7", 'repeats = "seven"'))
+    assert error.key == "discipline.repeats" and error.line == 26
+    assert "expected an integer" in error.message
+    error = error_for(tmp_path, GOOD.replace("repeats = 7", "repeats = true"))
+    assert "boolean" in error.message
+
+
+def test_value_rules(tmp_path: Path) -> None:
+    assert "allowed" in error_for(tmp_path, GOOD.replace("value = 256", "value = 300")).message
+    assert error_for(tmp_path, GOOD.replace('host = "npu-a"\n', "")).key == "target.host"
+    assert error_for(tmp_path, GOOD.replace('kind = "pto-tile-lib"', 'kind = "cuda"')).key == "operator.kind"
+    assert error_for(tmp_path, GOOD.replace('name = "fa"', 'name = "../x"')).key == "operator.name"
+    assert error_for(tmp_path, GOOD + "noise_floor = 2.0\n").key == "discipline.noise_floor"
+    assert error_for(tmp_path, GOOD + "\n[extra]\n").key == "extra"
+    assert "missing section [operator]" in error_for(tmp_path, "schema = 1\n").message
+
+
+def test_rewrite_keeps_comments_and_order(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD)
+    project = ProjectFile(path)
+    project.set("tunables.kFaTileS1.value", 512)
+    project.set("state.note", "x")
+    project.save()
+    text = path.read_text()
+    assert text.startswith("# my project\nschema = 1\n")
+    assert 'name = "fa"   # the operator' in text
+    assert "kFaTileS1 = {value = 512" in text
+    assert text.index("[operator]") < text.index("[case]") < text.index("[target]")
+    assert ProjectFile(path).config.tunables["kFaTileS1"].value == 512
+
+
+def test_save_refuses_an_invalid_edit(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD)
+    project = ProjectFile(path)
+    project.set("tunables.kFaTileS1.value", 999)
+    with pytest.raises(ConfigError):
+        project.save()
+    assert path.read_text() == GOOD  # nothing half-written
+
+
+def test_fingerprint_tracks_the_workload(tmp_path: Path) -> None:
+    base = parse_config(tmp_path / "p.toml", GOOD)
+    assert workload_fingerprint(base) == workload_fingerprint(parse_config(tmp_path / "p.toml", GOOD))
+    changed = parse_config(tmp_path / "p.toml", GOOD.replace("S1 = 1024", "S1 = 2048"))
+    assert workload_fingerprint(base) != workload_fingerprint(changed)
+    # tunables are not the workload
+    tuned = parse_config(tmp_path / "p.toml", GOOD.replace("value = 256", "value = 512"))
+    assert workload_fingerprint(base) == workload_fingerprint(tuned)
+
+
+def test_locate_key() -> None:
+    assert locate_key(GOOD, "case.shape.S1") == 13
+    assert locate_key(GOOD, "operator") == 4
+    assert locate_key(GOOD, "nothing.here") is None
+
+
+def test_cli_prints_a_named_error_not_a_traceback(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "project.toml").write_text(GOOD.replace("repeats = 7", "repeats = 7 7"))
+    result = subprocess.run(
+        [sys.executable, "-m", "pto_tui.cli.main", "--project", str(root), "status"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert f"{root / 'project.toml'}:26" in result.stderr

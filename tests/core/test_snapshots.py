@@ -1,0 +1,106 @@
+"""Workspace snapshots: real unified diffs against a round's base, and restore."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pto_tui.core.snapshots import SnapshotStore, content_hash
+
+
+def workspace(tmp_path: Path) -> SnapshotStore:
+    ws = tmp_path / "workspace" / "kernel"
+    ws.mkdir(parents=True)
+    (ws / "a.h").write_text("constexpr int kA = 1;\nint x;\n")
+    (ws / "run.sh").write_text("#!/bin/sh\necho hi\n")
+    (ws / "run.sh").chmod(0o755)
+    (ws / "blob.bin").write_bytes(b"\0\1\2")
+    (ws / "build").mkdir()
+    (ws / "build" / "out.o").write_text("ignored")
+    return SnapshotStore(tmp_path)
+
+
+def edit(store: SnapshotStore) -> None:
+    ws = store.workspace / "kernel"
+    (ws / "a.h").write_text("constexpr int kA = 2;\nint x;\n")
+    (ws / "blob.bin").write_bytes(b"\0\1\3")
+    (ws / "new.cpp").write_text("int y;\n")
+    (ws / "run.sh").unlink()
+    (ws / "build" / "out.o").write_text("changed but excluded")
+
+
+def test_own_store_diff_and_restore(tmp_path: Path) -> None:
+    store = workspace(tmp_path)
+    base = store.take()
+    assert base.startswith("own:")
+    assert store.take() == base  # same content, same id
+    assert store.changed_files(base) == []
+    edit(store)
+    assert store.changed_files(base) == [
+        "workspace/kernel/a.h",
+        "workspace/kernel/blob.bin",
+        "workspace/kernel/new.cpp",
+        "workspace/kernel/run.sh",
+    ]
+    diff = store.diff(base)
+    assert "--- a/workspace/kernel/a.h\n+++ b/workspace/kernel/a.h\n" in diff
+    assert "-constexpr int kA = 1;\n+constexpr int kA = 2;\n" in diff
+    assert "--- /dev/null\n+++ b/workspace/kernel/new.cpp\n" in diff
+    assert "--- a/workspace/kernel/run.sh\n+++ /dev/null\n" in diff
+    assert "Binary files a/workspace/kernel/blob.bin and b/workspace/kernel/blob.bin differ" in diff
+    assert "out.o" not in diff
+    store.restore(base)
+    ws = store.workspace / "kernel"
+    assert (ws / "a.h").read_text() == "constexpr int kA = 1;\nint x;\n"
+    assert not (ws / "new.cpp").exists()
+    assert (ws / "run.sh").stat().st_mode & 0o777 == 0o755
+    assert store.changed_files(base) == []
+
+
+def test_diff_is_applicable_with_patch(tmp_path: Path) -> None:
+    store = workspace(tmp_path)
+    base = store.take()
+    (store.workspace / "kernel" / "a.h").write_text("constexpr int kA = 3;\nint x;\nint z;\n")
+    diff = store.diff(base)
+    store.restore(base)
+    result = subprocess.run(["patch", "-p1", "--dry-run"], input=diff, text=True, cwd=tmp_path,
+                            capture_output=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_git_workspace_uses_git_trees(tmp_path: Path) -> None:
+    store = workspace(tmp_path)
+    git = ["git", "-C", str(store.workspace)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (store.workspace / ".gitignore").write_text("build/\n")
+    base = store.take()
+    assert base.startswith("git:")
+    edit(store)
+    assert "workspace/kernel/a.h" in store.changed_files(base)
+    diff = store.diff(base)
+    assert "a/workspace/kernel/a.h" in diff and "+constexpr int kA = 2;" in diff
+    store.restore(base)
+    assert (store.workspace / "kernel" / "a.h").read_text().startswith("constexpr int kA = 1;")
+    assert not (store.workspace / "kernel" / "new.cpp").exists()
+    # the user's own index and history are untouched
+    status = subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True).stdout
+    assert "??" in status  # nothing was staged
+    log = subprocess.run([*git, "log"], capture_output=True, text=True)
+    assert log.returncode != 0  # still no commits
+
+
+def test_content_hash_changes_with_content_and_mode(tmp_path: Path) -> None:
+    store = workspace(tmp_path)
+    first = content_hash(store.workspace)
+    (store.workspace / "kernel" / "a.h").chmod(0o600)
+    assert content_hash(store.workspace) != first
+
+
+def test_missing_snapshot_is_named(tmp_path: Path) -> None:
+    from pto_tui.core.errors import PtoError
+
+    store = workspace(tmp_path)
+    with pytest.raises(PtoError, match="missing from the store"):
+        store.diff("own:deadbeef")
