@@ -19,7 +19,7 @@ from pto_tui.cli.project_cmds import (
 from pto_tui.core.errors import InputError
 from pto_tui.core.records import ChecklistItem, PreEdit, round_to_dict
 from pto_tui.core.render import format_duration
-from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, ChangeKind
+from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, ChangeKind, Verdict
 
 _FORM_FLAGS = (
     ("kernel", "--kernel", "target operator and current configuration"),
@@ -49,43 +49,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "hardware checklist items (--check KEY=NOTE) are required. Checklist keys: "
         + ", ".join(HARDWARE_CHECKLIST),
     )
-    for key, flag, text in _FORM_FLAGS:
-        s.add_argument(flag, dest=key, default=None, help=text)
-    s.add_argument(
-        "--check",
-        action="append",
-        default=[],
-        metavar="KEY=NOTE",
-        help="tick a hardware checklist item with a note (repeat for all 8)",
-    )
-    s.add_argument(
-        "--scope",
-        action="append",
-        default=[],
-        metavar="FILE_OR_PARAM",
-        help="a file or parameter the hypothesis declares it will change (repeat)",
-    )
-    s.add_argument("--recheck", default=None, help="three-round rule: the re-checked bottleneck")
-    s.add_argument("--new-direction", default=None, help="three-round rule: the new direction")
+    _add_form_args(s)
     s.add_argument("--title", default="", help="short title for tables and the chart")
     s.add_argument("--phase", default=None)
     s.add_argument("--based-on", type=int, default=None, help="base round (default: the frontier)")
     s.add_argument(
         "--restore", action="store_true", help="reset the workspace to the base round first"
     )
-    s.add_argument(
-        "--form", type=Path, help="read the answers from a TOML or JSON file (flags override)"
-    )
     add_json_flag(s)
     s.set_defaults(handler=cmd_start)
 
     s = rsub.add_parser("gates", help="show what still blocks a round with these answers")
-    for key, flag, text in _FORM_FLAGS:
-        s.add_argument(flag, dest=key, default=None, help=text)
-    s.add_argument("--check", action="append", default=[], metavar="KEY=NOTE")
-    s.add_argument("--recheck", default=None)
-    s.add_argument("--new-direction", default=None)
-    s.add_argument("--form", type=Path)
+    _add_form_args(s)
     add_json_flag(s)
     s.set_defaults(handler=cmd_gates)
 
@@ -102,6 +77,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("--bug-fix", default="", help="reason, when a protected file is fixed")
     s.add_argument("--justify", default="", help="justification of a high-risk change")
+    s.add_argument(
+        "--approve-tolerance",
+        default="",
+        metavar="WHO_AND_WHY",
+        help="the user's explicit approval of a loosened correctness tolerance",
+    )
     add_json_flag(s)
     s.set_defaults(handler=cmd_changes)
 
@@ -117,6 +98,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("number", type=int, nargs="?", help="default: the open round")
     s.add_argument("--analysis", default="", help="why it worked or failed")
     s.add_argument("--next", default="", dest="next_step", help="what to try next")
+    s.add_argument(
+        "--verdict",
+        choices=[v.value for v in Verdict],
+        help="the verdict you expect; refused when the measurements do not support it",
+    )
     add_json_flag(s)
     s.set_defaults(handler=cmd_close)
 
@@ -127,6 +113,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = rsub.add_parser("classes", help="list the bottleneck classes and checklist keys")
     add_json_flag(s)
     s.set_defaults(handler=cmd_classes)
+
+
+def _add_form_args(s: argparse.ArgumentParser) -> None:
+    """The Pre-Edit answers, shared by `round start` and `round gates`."""
+    for key, flag, text in _FORM_FLAGS:
+        s.add_argument(flag, dest=key, default=None, help=text)
+    s.add_argument(
+        "--check",
+        action="append",
+        default=[],
+        metavar="KEY=NOTE",
+        help="tick a hardware checklist item with a note (repeat for all 8)",
+    )
+    s.add_argument(
+        "--scope",
+        action="append",
+        default=[],
+        metavar="FILE_OR_PARAM",
+        help="a file glob or parameter the hypothesis will change (repeat)",
+    )
+    s.add_argument("--recheck", default=None, help="three-round rule: the re-checked bottleneck")
+    s.add_argument("--new-direction", default=None, help="three-round rule: the new direction")
+    s.add_argument("--form", type=Path, help="read the answers from a TOML or JSON file")
 
 
 def _read_form(path: Path | None) -> dict[str, Any]:
@@ -222,6 +231,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
             parameters=params,
             bug_fix=args.bug_fix,
             risk_justification=args.justify,
+            tolerance_approval=args.approve_tolerance,
         )
         warnings = campaign.warnings
     files = ", ".join(record.changes.files) or "no files"
@@ -251,7 +261,12 @@ def cmd_measure(args: argparse.Namespace) -> int:
 
 def cmd_close(args: argparse.Namespace) -> int:
     with open_campaign(args, write=True, command="pto-tui round close") as campaign:
-        record = campaign.close_round(args.number, analysis=args.analysis, next_step=args.next_step)
+        record = campaign.close_round(
+            args.number,
+            analysis=args.analysis,
+            next_step=args.next_step,
+            claimed=Verdict(args.verdict) if args.verdict else None,
+        )
         warnings = campaign.warnings
     verdict = record.verdict.value if record.verdict else "-"
     message = f"round {record.number} closed: {verdict} — {record.verdict_reason}"

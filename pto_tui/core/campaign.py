@@ -33,17 +33,25 @@ from pto_tui.core.records import (
     Round,
 )
 from pto_tui.core.render import TorchBaseline
+from pto_tui.core.risk import diff_risks, parameter_risks
 from pto_tui.core.rules import (
     CORRECTNESS_FIRST,
     HONEST_HISTORY,
+    HONEST_VERDICT,
     SAME_WORKLOAD,
     VALID_BASELINE,
     Finding,
+    loosened_tolerances,
     measurement_findings,
+    protected_findings,
+    risk_findings,
     rounds_without_gain,
+    scope_findings,
     start_findings,
     three_round_rule_applies,
+    tolerance_findings,
 )
+from pto_tui.core.scope import changed_protected, outside_scope, protected_hashes
 from pto_tui.core.snapshots import SnapshotStore
 from pto_tui.core.tunables import apply_parameter, discover
 from pto_tui.core.verdict import decide, invalid_sample_reason
@@ -178,6 +186,11 @@ class Campaign:
 
     def status(self) -> CampaignStatus:
         rounds = self.rounds()
+        last = int(self.project.get_state("last_round", 0))
+        on_disk = set(self.ledger.round_numbers())
+        self.problems.missing = sorted(
+            set(self.problems.missing) | {n for n in range(last + 1) if n not in on_disk and n > 0}
+        )
         baseline = next((r for r in rounds if r.is_baseline), None)
         frontier = self.frontier_of(rounds)
         torch = self.torch_baseline()
@@ -273,6 +286,8 @@ class Campaign:
         record.closed_at = now_text()
         record.analysis = analysis or record.analysis
         record.snapshot = self.snapshots.take()
+        record.protected_hashes = protected_hashes(self.layout.workspace, self.config.protected)
+        record.tolerances = dict(self.config.tolerances)
         self._publish(record, diff_text="")
         return record
 
@@ -316,7 +331,22 @@ class Campaign:
             )
         if restore:
             self.snapshots.restore(base.snapshot)
-        number = self.ledger.next_number()
+            for name, value in base.changes.snapshot.items():
+                if name in self.config.tunables:
+                    self.project.set(f"tunables.{name}.value", value)
+            self.project.save()
+        elif base.snapshot:
+            leftover = self.snapshots.changed_files(base.snapshot)
+            if leftover:
+                self.warnings.append(
+                    f"the workspace differs from iter-{base_number:03d} (the base) in "
+                    f"{', '.join(leftover)}: these count as this round's changes; "
+                    "start with --restore to begin from the base"
+                )
+        # never reuse a number: a round folder deleted from disk stays a gap, not a new round
+        number = max(self.ledger.next_number(), int(self.project.get_state("last_round", 0)) + 1)
+        self.project.set("state.last_round", number)
+        self.project.save()
         record = Round(
             number=number,
             phase=phase or self._current_phase(),
@@ -358,14 +388,20 @@ class Campaign:
         parameters: dict[str, Scalar] | None = None,
         bug_fix: str = "",
         risk_justification: str = "",
+        tolerance_approval: str = "",
     ) -> Round:
         """Detect the files changed against the round's base, apply parameter changes to
-        project.toml, and write files.txt and patch.diff."""
+        the source and project.toml, check the editable scope, and write files.txt and
+        patch.diff. Refusals happen before anything is written."""
         self._require_write()
         record = self._open_round(number)
         changes = record.changes
+        changes.bug_fix = bug_fix or changes.bug_fix
+        changes.risk_justification = risk_justification or changes.risk_justification
+        changes.tolerance_approval = tolerance_approval or changes.tolerance_approval
         source_root = self.layout.workspace / self.config.operator.kind.workspace_subdir
-        for name, value in (parameters or {}).items():
+        requested = dict(parameters or {})
+        for name, value in requested.items():
             tunable = self.config.tunables.get(name)
             if tunable is None:
                 known = ", ".join(self.config.tunables) or "none"
@@ -375,15 +411,28 @@ class Campaign:
                     f"{name}={value!r} is not allowed; allowed values: "
                     + ", ".join(str(v) for v in tunable.allowed)
                 )
-            apply_parameter(source_root, tunable, value)
+        # hand edits so far: protected files and the declared scope are checked first
+        self._check_integrity(record)
+        hand_files = (
+            self.snapshots.changed_files(record.base_snapshot) if record.base_snapshot else []
+        )
+        edited_params = self._edited_parameters(source_root, changes)
+        scope = record.pre_edit.scope
+        # a hand-edited constant is covered by its own name or by its file being in scope
+        edited_stray = [
+            name
+            for name in edited_params
+            if name not in scope and outside_scope([self._tunable_file(name)], [], scope)
+        ]
+        stray = outside_scope(
+            self._files_not_explained(hand_files, edited_params, scope), list(requested), scope
+        )
+        _refuse(scope_findings([*stray, *edited_stray], scope))
+        for name, value in requested.items():
+            apply_parameter(source_root, self.config.tunables[name], value)
             self._note_parameter(changes, name, value)
-        # constants and template arguments edited by hand count as parameter changes too
-        if source_root.is_dir():
-            for found in discover(source_root):
-                known = self.config.tunables.get(found.name)
-                if known is not None and known.kind == found.kind and found.kind != "env":
-                    if changes.snapshot.get(found.name, known.value) != found.value:
-                        self._note_parameter(changes, found.name, found.value)
+        for name, value in self._edited_parameters(source_root, changes).items():
+            self._note_parameter(changes, name, value)
         self.project.save()
         changes.files = (
             self.snapshots.changed_files(record.base_snapshot) if record.base_snapshot else []
@@ -399,10 +448,61 @@ class Campaign:
                 kind = ChangeKind.CODE
         changes.kind = kind
         changes.description = description or changes.description
-        changes.bug_fix = bug_fix or changes.bug_fix
-        changes.risk_justification = risk_justification or changes.risk_justification
+        changes.high_risk = diff_risks(diff_text) + parameter_risks(
+            (p.name, p.old, p.new) for p in changes.parameters
+        )
         self._publish(record, diff_text=diff_text)
+        for finding in risk_findings(changes.high_risk, changes.risk_justification):
+            self.warnings.append(finding.render() + " before recording measurements")
         return record
+
+    def _edited_parameters(self, source_root: Path, changes: Changes) -> dict[str, Scalar]:
+        """Constants and template arguments whose value in the source differs from the
+        round's parameter snapshot (edited by hand, or applied by --set)."""
+        edited: dict[str, Scalar] = {}
+        if not source_root.is_dir():
+            return edited
+        for found in discover(source_root):
+            known = self.config.tunables.get(found.name)
+            if known is None or known.kind != found.kind or found.kind == "env":
+                continue
+            if changes.snapshot.get(found.name, known.value) != found.value:
+                edited[found.name] = found.value
+        return edited
+
+    def _tunable_file(self, name: str) -> str:
+        """Where a tunable lives, relative to the project root."""
+        where = self.config.tunables[name].where.split(":")[0]
+        return f"workspace/{self.config.operator.kind.workspace_subdir}/{where}"
+
+    def _files_not_explained(
+        self, files: list[str], params: dict[str, Scalar], scope: list[str]
+    ) -> list[str]:
+        """Changed files, less those whose only change is a parameter in the scope."""
+        explained = {
+            self._tunable_file(name)
+            for name in params
+            if name in scope and self.config.tunables[name].where
+        }
+        return [f for f in files if f not in explained]
+
+    def _reference_record(self) -> Round | None:
+        """The newest closed round that set the protected-file reference (baseline or bug fix)."""
+        closed = [r for r in self.rounds() if r.is_closed]
+        with_hashes = [r for r in closed if r.protected_hashes or r.is_baseline]
+        return max(with_hashes, key=lambda r: r.number, default=None)
+
+    def _check_integrity(self, record: Round) -> None:
+        """Protected files (by content hash) and correctness tolerances."""
+        reference = self._reference_record()
+        if reference is not None:
+            current = protected_hashes(self.layout.workspace, self.config.protected)
+            changed = changed_protected(reference.protected_hashes, current)
+            _refuse(protected_findings(changed, record.changes.bug_fix))
+        baseline = self.ledger.load(0) if self.ledger.has_record(0) else None
+        if baseline is not None:
+            loosened = loosened_tolerances(baseline.tolerances, self.config.tolerances)
+            _refuse(tolerance_findings(loosened, record.changes.tolerance_approval))
 
     def _note_parameter(self, changes: Changes, name: str, value: Scalar) -> None:
         """Record old -> new against the base snapshot and keep project.toml current."""
@@ -421,6 +521,8 @@ class Campaign:
         _refuse(
             measurement_findings(measurement.build, measurement.correctness, measurement.samples_us)
         )
+        self._check_integrity(record)
+        _refuse(risk_findings(record.changes.high_risk, record.changes.risk_justification))
         baseline = self.ledger.load(0) if self.ledger.has_record(0) else None
         fingerprint = workload_fingerprint(self.config)
         if (
@@ -439,11 +541,20 @@ class Campaign:
         return record
 
     def close_round(
-        self, number: int | None = None, *, analysis: str = "", next_step: str = ""
+        self,
+        number: int | None = None,
+        *,
+        analysis: str = "",
+        next_step: str = "",
+        claimed: Verdict | None = None,
     ) -> Round:
-        """Decide the verdict from the measurements and close the round for good."""
+        """Decide the verdict from the measurements and close the round for good.
+
+        `claimed` is the verdict the person expects; a claim the numbers do not support
+        is refused (the round stays open)."""
         self._require_write()
         record = self._open_round(number)
+        self._check_integrity(record)
         m = record.measurement
         if not m.build:
             raise RuleViolation(
@@ -473,6 +584,15 @@ class Campaign:
             max_spread=d.max_spread,
             review_gain=d.review_gain,
         )
+        if claimed is not None and claimed is not result.verdict:
+            raise RuleViolation(
+                HONEST_VERDICT,
+                f"the measurements give '{result.verdict.value}' ({result.reason}), "
+                f"not '{claimed.value}'",
+            )
+        if record.changes.bug_fix:
+            record.protected_hashes = protected_hashes(self.layout.workspace, self.config.protected)
+        record.tolerances = dict(self.config.tolerances)
         record.verdict = result.verdict
         record.verdict_reason = result.reason
         record.stability = result.stability

@@ -44,6 +44,7 @@ class ChartFonts:
     families: tuple[str, ...]
     covered: frozenset[int]
     cjk_file: str = ""  # the CJK font file used ("" = none found)
+    bold: str = "bold"  # "normal" when a family has no bold face (asking for one warns)
 
     @property
     def has_cjk(self) -> bool:
@@ -58,6 +59,17 @@ def _charmap(path: str) -> frozenset[int]:
         return frozenset(FT2Font(path).get_charmap())
     except (OSError, RuntimeError, ValueError):
         return frozenset()
+
+
+def _has_bold(family: str) -> bool:
+    """Whether matplotlib knows a bold face of the family (weights are numbers or names)."""
+    for entry in font_manager.fontManager.ttflist:
+        weight = entry.weight
+        if not isinstance(weight, int):
+            weight = font_manager.weight_dict.get(str(weight), 400)
+        if entry.name == family and weight >= 600:
+            return True
+    return False
 
 
 def _fontconfig_cjk_files() -> list[str]:
@@ -102,6 +114,7 @@ def find_chart_fonts() -> ChartFonts:
             families=(*base.families, family),
             covered=base.covered | covered,
             cjk_file=path,
+            bold="bold" if _has_bold(family) else "normal",
         )
     return base
 

@@ -218,7 +218,7 @@ def _representatives(run: Sequence[ChartRound]) -> list[int]:
 
 
 def fold_label(shown: int, first: int, last: int, count: int) -> str:
-    return f"{shown}\n{first}-{last}\n({count} folded)"
+    return f"{shown}\nof {first}-{last}\n({count} folded)"
 
 
 def _slots(rounds: Sequence[ChartRound], min_run: int, key: set[int]) -> list[AxisSlot]:
@@ -273,7 +273,7 @@ def use_log_scale(values_us: Sequence[float], ratio: float = LOG_RATIO) -> bool:
 
 def format_value(value: float) -> str:
     """A bar label: about four significant digits, no exponent."""
-    if value >= 1000:
+    if value >= 10_000:
         return f"{value:.0f}"
     if value >= 100:
         return f"{value:.1f}"

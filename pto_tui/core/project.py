@@ -497,7 +497,8 @@ def valid_operator_name(name: str) -> bool:
 def workload_fingerprint(config: ProjectConfig) -> str:
     """A hash of everything that defines the workload: case, shapes and benchmark settings.
 
-    Two rounds are comparable only when their fingerprints are equal.
+    Two rounds are comparable only when their fingerprints are equal. Tolerances are
+    not part of it: they have a rule of their own (loosening needs an approval).
     """
     case = config.case
     payload = {
@@ -508,7 +509,6 @@ def workload_fingerprint(config: ProjectConfig) -> str:
         "options": dict(case.options),
         "benchmark": config.commands.benchmark,
         "warmup": config.discipline.warmup,
-        "tolerances": dict(sorted(config.tolerances.items())),
     }
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:16]

@@ -133,6 +133,9 @@ class Round:
     amendments: list[Amendment] = field(default_factory=list)
     imported: bool = False  # read from hand-written Markdown
     notes_sha: str = ""  # sha256 of the notes.md pto-tui last wrote ("" = never wrote it)
+    # protected files' hashes this round accepted (baseline, or a declared bug fix)
+    protected_hashes: dict[str, str] = field(default_factory=dict)
+    tolerances: dict[str, float] = field(default_factory=dict)  # in force when measured
 
     @property
     def is_baseline(self) -> bool:
@@ -235,6 +238,8 @@ def round_to_dict(record: Round) -> dict[str, Any]:
             "fingerprint": m.fingerprint,
         },
         "amendments": [a.__dict__.copy() for a in record.amendments],
+        "protected_hashes": dict(record.protected_hashes),
+        "tolerances": dict(record.tolerances),
     }
     if record.environment is not None:
         env = record.environment
@@ -336,6 +341,8 @@ def round_from_dict(data: dict[str, Any]) -> Round:
         ],
         imported=bool(data.get("imported", False)),
         notes_sha=str(data.get("notes_sha", "")),
+        protected_hashes={str(k): str(v) for k, v in data.get("protected_hashes", {}).items()},
+        tolerances={str(k): float(v) for k, v in data.get("tolerances", {}).items()},
     )
 
 

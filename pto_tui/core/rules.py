@@ -6,7 +6,7 @@ findings next to the disabled step. Nothing here reads or writes files.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pto_tui.core.records import PreEdit, Round, checklist_complete
@@ -25,6 +25,12 @@ CORRECTNESS_FIRST = "correctness-before-performance"
 SAME_WORKLOAD = "same-workload"
 HONEST_HISTORY = "honest-history"
 VALID_BASELINE = "valid-baseline"
+EDITABLE_SCOPE = "editable-scope"
+HIGH_RISK = "high-risk-justification"
+ONE_HYPOTHESIS = "one-hypothesis"
+TOLERANCE_PROTECTED = "tolerance-protected"
+HONEST_VERDICT = "honest-verdict"
+REVIEW_LARGE_GAIN = "review-large-gain"
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,14 @@ def pre_edit_findings(pre: PreEdit) -> list[Finding]:
                 BOTTLENECK_CLASS,
                 f"'{pre.bottleneck}' is not a bottleneck class; choose one of: "
                 + "; ".join(BOTTLENECK_CLASSES),
+            )
+        )
+    if not [item for item in pre.scope if item.strip()]:
+        findings.append(
+            Finding(
+                ONE_HYPOTHESIS,
+                "declare the files or parameters this hypothesis will change (scope); "
+                "changes outside it are refused",
             )
         )
     missing = checklist_complete(pre)
@@ -132,3 +146,67 @@ def measurement_findings(build: str, correctness: str, samples: Sequence[float])
             Finding(CORRECTNESS_FIRST, "performance recorded without a passing correctness step")
         )
     return findings
+
+
+def scope_findings(stray: Sequence[str], scope: Sequence[str]) -> list[Finding]:
+    """One hypothesis per round: every change must fall inside the declared scope."""
+    if not stray:
+        return []
+    return [
+        Finding(
+            ONE_HYPOTHESIS,
+            f"changes outside the declared scope ({', '.join(scope) or 'none'}): "
+            + ", ".join(stray)
+            + "; revert them, or test them in a round of their own",
+        )
+    ]
+
+
+def protected_findings(changed: Sequence[str], bug_fix: str) -> list[Finding]:
+    """Editable scope: protected files change only in a declared bug fix with a reason."""
+    if not changed or bug_fix.strip():
+        return []
+    return [
+        Finding(
+            EDITABLE_SCOPE,
+            "protected file(s) changed: "
+            + ", ".join(changed)
+            + " (benchmark, harness, test logic, thresholds or workload); "
+            "only a declared bug fix with a reason may change them (--bug-fix REASON)",
+        )
+    ]
+
+
+def loosened_tolerances(reference: Mapping[str, float], current: Mapping[str, float]) -> list[str]:
+    """Tolerances that are larger than, or missing from, what the baseline used."""
+    out = []
+    for key, value in reference.items():
+        if key not in current:
+            out.append(f"{key} removed (was {value:g})")
+        elif current[key] > value:
+            out.append(f"{key} {value:g} -> {current[key]:g}")
+    return out
+
+
+def tolerance_findings(loosened: Sequence[str], approval: str) -> list[Finding]:
+    if not loosened or approval.strip():
+        return []
+    return [
+        Finding(
+            TOLERANCE_PROTECTED,
+            "correctness tolerance loosened: "
+            + ", ".join(loosened)
+            + "; this needs the user's explicit approval with a reason (--approve-tolerance)",
+        )
+    ]
+
+
+def risk_findings(high_risk: Sequence[str], justification: str) -> list[Finding]:
+    if not high_risk or justification.strip():
+        return []
+    return [
+        Finding(
+            HIGH_RISK,
+            "high-risk change: " + "; ".join(high_risk) + " — write a justification (--justify)",
+        )
+    ]

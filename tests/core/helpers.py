@@ -35,7 +35,9 @@ def cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> object:
     return json.loads(out)
 
 
-def pre_edit_args(hypothesis: str = "bigger tiles cut reloads", **overrides: str) -> list[str]:
+def pre_edit_args(
+    hypothesis: str = "bigger tiles cut reloads", scope: tuple[str, ...] = ("workspace/**",), **overrides: str
+) -> list[str]:
     fields = {
         "--kernel": "fa S1=1024",
         "--bottleneck": "bad tile shape",
@@ -52,6 +54,8 @@ def pre_edit_args(hypothesis: str = "bigger tiles cut reloads", **overrides: str
         args += [flag, value]
     for key in CHECKLIST_KEYS:
         args += ["--check", f"{key}=checked for this round"]
+    for item in scope:
+        args += ["--scope", item]
     return args
 
 
@@ -86,14 +90,18 @@ def run_round(
     params: tuple[str, ...] = (),
     correctness: str = "pass",
     build: str = "ok",
+    justify: str = "",
 ) -> int:
-    """Start, change, measure and close one round through the CLI; returns close's exit code."""
-    assert cli("--project", root, "round", "start", *pre_edit_args(hypothesis)) == 0
+    """Start, change, measure and close one round through the CLI; returns close's exit code.
+    The declared scope is exactly what the round changes."""
+    scope = tuple(p.split("=")[0] for p in params) + ((edit[0],) if edit else ())
+    start = pre_edit_args(hypothesis, scope=scope)
+    assert cli("--project", root, "round", "start", "--restore", *start) == 0
     if edit:
         rel, old, new = edit
         path = root / rel
         path.write_text(path.read_text().replace(old, new))
-    change_args: list[str] = []
+    change_args: list[str] = ["--justify", justify] if justify else []
     for p in params:
         change_args += ["--set", p]
     assert cli("--project", root, "round", "changes", *change_args) == 0

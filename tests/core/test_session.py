@@ -27,7 +27,10 @@ def test_tile_lib_session_writes_the_workflow_files(tmp_path: Path, capsys: pyte
     root = ready_project(tmp_path)
     header = "src/fa_tilelib"  # noqa: F841 - the source stays untouched below
     # round 1: a template parameter through the CLI -> kept
-    assert run_round(root, "80,81,80.5", hypothesis="TILE_S1 512", params=("TILE_S1=512",)) == 0
+    assert run_round(
+        root, "80,81,80.5", hypothesis="TILE_S1 512", params=("TILE_S1=512",),
+        justify="UB use at 512 is 96 KiB of 192 KiB",
+    ) == 0
     # round 2: a hand edit of a constant -> slower -> neutral
     assert (
         run_round(
@@ -46,6 +49,7 @@ def test_tile_lib_session_writes_the_workflow_files(tmp_path: Path, capsys: pyte
             hypothesis="drop the barrier",
             edit=("workspace/kernel/fa_kernel.cpp", "    pipe_barrier(PIPE_ALL);\n", ""),
             correctness="fail",
+            justify="TSTORE waits on its own flag; the barrier serialises nothing else",
         )
         == 0
     )
@@ -110,7 +114,10 @@ def test_dsl_session_with_env_knobs(tmp_path: Path, capsys: pytest.CaptureFixtur
 
     assert run_round(root, "1500,1510,1505", hypothesis="base M 32", params=("PTO_ATTENTION_QK_BASE_M=32",)) == 0
     assert run_round(root, "1400,1405,1402", hypothesis="block dim 16", params=("PTO_ATTENTION_QK_BLOCK_DIM=16",)) == 0
-    assert run_round(root, "1403,1401,1404", hypothesis="base K 64", params=("PTO_ATTENTION_QK_BASE_K=64",)) == 0
+    assert run_round(
+        root, "1403,1401,1404", hypothesis="base K 64", params=("PTO_ATTENTION_QK_BASE_K=64",),
+        justify="K=64 tiles still fit L0A",
+    ) == 0
 
     files1 = (root / "runs/iter-001/files.txt").read_text()
     assert "no source file changed" in files1
@@ -143,7 +150,7 @@ def test_disallowed_parameter_value_is_refused(tmp_path: Path, capsys: pytest.Ca
 
 def test_show_and_rounds_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = ready_project(tmp_path)
-    run_round(root, "80,81,80.5", params=("TILE_S1=512",))
+    run_round(root, "80,81,80.5", params=("TILE_S1=512",), justify="fits UB")
     shown = cli_json(capsys, "--project", root, "show", "1")
     assert shown["record"]["verdict"] == "kept"
     assert shown["record"]["measurement"]["samples_us"] == [80.0, 81.0, 80.5]

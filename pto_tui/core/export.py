@@ -1,0 +1,328 @@
+"""The round table as CSV, JSON or Markdown, with each round's reproducibility record.
+
+One `ExportRow` per round (open rounds included, their status says so): what the
+table shows (hypothesis, verdict, durations, speedups) and what is needed to
+reproduce the round (parameter changes, full parameter snapshot, files changed,
+workload fingerprint, workspace snapshot, result files, toolchain versions when
+known). CSV and JSON read back into rows equal to the ones written
+(`read_csv` / `read_json`); in CSV, lists and tables are JSON text in their cell and
+an empty cell is None for the optional numbers.
+
+Toolchain versions are only recorded by the environment round (iter-000); other
+rounds show "unknown" in CSV and Markdown (an empty table in JSON).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import types
+import typing
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from pto_tui.core.errors import InputError
+from pto_tui.core.records import Round
+from pto_tui.core.render import TorchBaseline, changes_summary, format_duration
+
+FORMATS = ("csv", "md", "json")
+UNKNOWN = "unknown"
+JSON_SCHEMA = "pto-tui.rounds/1"
+
+Scalar = int | float | str | bool
+
+
+@dataclass
+class ExportRow:
+    # the table (same names as `pto-tui rounds --json`)
+    round: int
+    status: str
+    phase: str
+    title: str
+    hypothesis: str
+    bottleneck: str
+    verdict: str | None  # "baseline", a verdict, or None while the round is open
+    reason: str
+    build: str
+    correctness: str
+    stability: str
+    median_us: float | None
+    samples_us: list[float]
+    reference_us: list[float]
+    tflops: float | None
+    speedup_vs_initial: float | None
+    speedup_vs_torch: float | None
+    flags: list[str]
+    amended: bool
+    # the reproducibility record
+    change_kind: str
+    changes: str  # one-line summary, as in ITERATIONS.md
+    parameters: list[dict[str, Scalar | None]]  # [{"name", "old", "new"}]
+    snapshot: dict[str, Scalar]  # full parameter snapshot
+    files: list[str]
+    based_on: int | None
+    fingerprint: str
+    workspace_snapshot: str
+    reports: list[str]
+    problem: str
+    toolchain: dict[str, str] = field(default_factory=dict)
+    opened_at: str = ""
+    closed_at: str = ""
+
+
+COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ExportRow))
+
+
+def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | None) -> ExportRow:
+    m = record.measurement
+    median = m.median_us
+    verdict = record.effective_verdict()
+    return ExportRow(
+        round=record.number,
+        status=record.status,
+        phase=record.phase,
+        title=record.title,
+        hypothesis=record.pre_edit.hypothesis,
+        bottleneck=record.pre_edit.bottleneck,
+        verdict="baseline" if record.is_baseline else (verdict.value if verdict else None),
+        reason=record.verdict_reason,
+        build=m.build,
+        correctness=m.correctness,
+        stability=record.stability,
+        median_us=median,
+        samples_us=list(m.samples_us),
+        reference_us=list(m.reference_us),
+        tflops=m.tflops,
+        speedup_vs_initial=(baseline_us / median) if baseline_us and median else None,
+        speedup_vs_torch=(torch.avg_us / median) if torch and median else None,
+        flags=list(record.flags),
+        amended=bool(record.amendments),
+        change_kind=record.changes.kind.value if record.changes.kind else "",
+        changes=changes_summary(record),
+        parameters=[
+            {"name": p.name, "old": p.old, "new": p.new} for p in record.changes.parameters
+        ],
+        snapshot=dict(record.changes.snapshot),
+        files=list(record.changes.files),
+        based_on=record.changes.based_on,
+        fingerprint=m.fingerprint,
+        workspace_snapshot=record.snapshot,
+        reports=list(m.reports),
+        problem=m.problem,
+        toolchain=dict(record.environment.versions) if record.environment else {},
+        opened_at=record.opened_at,
+        closed_at=record.closed_at,
+    )
+
+
+def export_rows(rounds: Sequence[Round], torch: TorchBaseline | None) -> list[ExportRow]:
+    ordered = sorted(rounds, key=lambda r: r.number)
+    base = next((r for r in ordered if r.is_baseline and r.is_closed), None)
+    baseline_us = base.measurement.median_us if base else None
+    return [export_row(r, baseline_us, torch) for r in ordered]
+
+
+# ---------------------------------------------------------------- JSON
+
+
+def to_json(
+    rows: Sequence[ExportRow],
+    operator: str = "",
+    case: str = "",
+    torch: TorchBaseline | None = None,
+) -> str:
+    data = {
+        "schema": JSON_SCHEMA,
+        "operator": operator,
+        "case": case,
+        "torch_baseline": asdict(torch) if torch else None,
+        "rounds": [asdict(r) for r in rows],
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def read_json(text: str) -> list[ExportRow]:
+    try:
+        data = json.loads(text)
+        return [ExportRow(**row) for row in data["rounds"]]
+    except (ValueError, KeyError, TypeError) as error:
+        raise InputError(f"not a pto-tui JSON export: {error}") from None
+
+
+# ---------------------------------------------------------------- CSV
+
+_HINTS = typing.get_type_hints(ExportRow)
+
+
+def _kind(name: str) -> str:
+    """How a column is written in CSV: 'json', 'float?', 'int?', 'str?', 'bool', 'int', 'str'."""
+    hint = _HINTS[name]
+    origin = typing.get_origin(hint)
+    if origin in (list, dict):
+        return "json"
+    if origin in (typing.Union, types.UnionType):
+        inner = next(a for a in typing.get_args(hint) if a is not type(None))
+        return f"{inner.__name__}?"
+    return hint.__name__
+
+
+def _cell(name: str, value: Any) -> str:
+    kind = _kind(name)
+    if kind == "json":
+        if name == "toolchain" and not value:
+            return UNKNOWN
+        return json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return ""
+    if kind in ("float?", "float"):
+        return repr(float(value))  # repr is the shortest text that reads back exactly
+    if kind == "bool":
+        return "true" if value else "false"
+    return str(value)
+
+
+def _value(name: str, text: str) -> Any:
+    kind = _kind(name)
+    if kind == "json":
+        if name == "toolchain" and text == UNKNOWN:
+            return {}
+        return json.loads(text)
+    if kind.endswith("?") and text == "":
+        return None
+    if kind.startswith("float"):
+        return float(text)
+    if kind.startswith("int"):
+        return int(text)
+    if kind == "bool":
+        return text == "true"
+    return text
+
+
+def to_csv(rows: Sequence[ExportRow]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for row in rows:
+        writer.writerow([_cell(name, getattr(row, name)) for name in COLUMNS])
+    return buffer.getvalue()
+
+
+def read_csv(text: str) -> list[ExportRow]:
+    reader = csv.DictReader(io.StringIO(text))
+    missing = set(COLUMNS) - set(reader.fieldnames or ())
+    if missing:
+        raise InputError(f"not a pto-tui CSV export: missing columns {', '.join(sorted(missing))}")
+    rows = []
+    for line, raw in enumerate(reader, start=2):
+        try:
+            rows.append(ExportRow(**{name: _value(name, raw[name]) for name in COLUMNS}))
+        except (ValueError, TypeError) as error:
+            raise InputError(f"CSV export line {line}: {error}") from None
+    return rows
+
+
+# ---------------------------------------------------------------- Markdown
+
+
+def _md(text: str) -> str:
+    return " ".join(str(text).replace("|", "\\|").split()) or "-"
+
+
+def _speed(value: float | None) -> str:
+    return f"{value:.2f}x" if value else "-"
+
+
+def _scalars(values: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in values.items()) or "-"
+
+
+def markdown_table(rows: Sequence[ExportRow]) -> str:
+    """The round table: one line a round, what people paste into a review."""
+    lines = [
+        "| Iter | Phase | Hypothesis | Changes | PTO | vs initial | vs torch_npu | Correct "
+        "| Result |",
+        "|---:|---|---|---|---:|---:|---:|---|---|",
+    ]
+    for r in rows:
+        result = r.verdict or r.status
+        if r.flags:
+            result += " (flagged)"
+        if r.amended:
+            result += " (amended)"
+        lines.append(
+            "| "
+            + " | ".join(
+                _md(c)
+                for c in (
+                    str(r.round),
+                    r.phase,
+                    r.title or r.hypothesis,
+                    r.changes,
+                    format_duration(r.median_us),
+                    _speed(r.speedup_vs_initial),
+                    _speed(r.speedup_vs_torch),
+                    r.correctness or "-",
+                    result,
+                )
+            )
+            + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def markdown_reproducibility(rows: Sequence[ExportRow]) -> str:
+    """Per round: what is needed to reproduce its numbers."""
+    lines = [
+        "| Iter | Kind | Parameter changes | Parameter snapshot | Files | Based on "
+        "| Workload fingerprint | Workspace snapshot | Toolchain |",
+        "|---:|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        params = ", ".join(f"{p['name']} {p['old']}→{p['new']}" for p in r.parameters)
+        lines.append(
+            "| "
+            + " | ".join(
+                _md(c)
+                for c in (
+                    str(r.round),
+                    r.change_kind,
+                    params,
+                    _scalars(r.snapshot),
+                    ", ".join(r.files),
+                    f"iter-{r.based_on:03d}" if r.based_on is not None else "",
+                    r.fingerprint,
+                    r.workspace_snapshot,
+                    _scalars(r.toolchain) if r.toolchain else UNKNOWN,
+                )
+            )
+            + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def to_markdown(rows: Sequence[ExportRow], operator: str = "", case: str = "") -> str:
+    title = f"# Rounds of {operator}" if operator else "# Rounds"
+    lines = [title, ""]
+    if case:
+        lines += [f"Case: {case}", ""]
+    lines += [markdown_table(rows), "## Reproducibility", "", markdown_reproducibility(rows)]
+    return "\n".join(lines)
+
+
+def render_export(
+    fmt: str,
+    rows: Sequence[ExportRow],
+    *,
+    operator: str = "",
+    case: str = "",
+    torch: TorchBaseline | None = None,
+) -> str:
+    if fmt == "csv":
+        return to_csv(rows)
+    if fmt == "json":
+        return to_json(rows, operator, case, torch)
+    if fmt == "md":
+        return to_markdown(rows, operator, case)
+    raise InputError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")

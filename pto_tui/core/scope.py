@@ -1,0 +1,81 @@
+"""Editable scope: protected files (checked by content hash) and the round's declared scope."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from pathlib import Path
+
+from pto_tui.core.workspace import iter_workspace_files
+
+
+@lru_cache(maxsize=256)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """A path glob where '**/' matches any number of folders (also none) and '*' stays
+    within one folder."""
+    out = ""
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out += "(?:.*/)?"
+            i += 3
+        elif pattern.startswith("**", i):
+            out += ".*"
+            i += 2
+        else:
+            piece = fnmatch.translate(pattern[i])[4:-3]  # strip (?s: ... )\Z
+            out += "[^/]*" if pattern[i] == "*" else ("[^/]" if pattern[i] == "?" else piece)
+            i += 1
+    return re.compile(f"^{out}$")
+
+
+def glob_match(relpath: str, pattern: str) -> bool:
+    return bool(_glob_regex(pattern).match(relpath))
+
+
+def matches_any(relpath: str, patterns: Iterable[str]) -> bool:
+    return any(glob_match(relpath, p) for p in patterns)
+
+
+def protected_hashes(workspace: Path, patterns: Iterable[str]) -> dict[str, str]:
+    """sha256 of every workspace file (path relative to workspace/) a pattern protects."""
+    pattern_list = tuple(patterns)
+    out: dict[str, str] = {}
+    if not workspace.is_dir():
+        return out
+    for rel in iter_workspace_files(workspace):
+        if matches_any(rel, pattern_list):
+            out[rel] = hashlib.sha256((workspace / rel).read_bytes()).hexdigest()
+    return out
+
+
+def changed_protected(reference: Mapping[str, str], current: Mapping[str, str]) -> list[str]:
+    """Protected files added, removed or changed since the reference hashes."""
+    return sorted(
+        rel for rel in set(reference) | set(current) if reference.get(rel) != current.get(rel)
+    )
+
+
+def outside_scope(
+    files: Iterable[str], parameters: Iterable[str], scope: Iterable[str]
+) -> list[str]:
+    """Changed files (relative to the project) and parameters the declared scope does not cover.
+
+    A scope entry is a parameter name or a path glob, relative to the project root or to
+    workspace/ or to the operator folder inside it.
+    """
+    entries = [s.strip() for s in scope if s.strip()]
+    stray = [p for p in parameters if p not in entries]
+    for path in files:
+        forms = {path}
+        if path.startswith("workspace/"):
+            inner = path[len("workspace/") :]
+            forms.add(inner)
+            if "/" in inner:
+                forms.add(inner.split("/", 1)[1])
+        if not any(glob_match(form, entry) or form == entry for form in forms for entry in entries):
+            stray.append(path)
+    return stray

@@ -1,0 +1,117 @@
+"""Rule functions: scope globs, high-risk detection, tolerances, the three-round rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pto_tui.core.records import ChecklistItem, PreEdit, Round
+from pto_tui.core.risk import diff_risks, parameter_risks
+from pto_tui.core.rules import (
+    THREE_ROUND_RULE,
+    loosened_tolerances,
+    pre_edit_findings,
+    rounds_without_gain,
+    start_findings,
+)
+from pto_tui.core.scope import glob_match, outside_scope
+from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, Verdict
+from tests.core.helpers import cli, pre_edit_args, ready_project
+
+
+@pytest.mark.parametrize(
+    ("path", "pattern", "expected"),
+    [
+        ("bench_attention.py", "**/bench*.py", True),
+        ("a/b/bench_x.py", "**/bench*.py", True),
+        ("kernel.py", "**/bench*.py", False),
+        ("scripts/gen.py", "**/scripts/**", True),
+        ("kernel/scripts/gen.py", "**/scripts/**", True),
+        ("kernel/a.h", "kernel/*.h", True),
+        ("kernel/sub/a.h", "kernel/*.h", False),
+    ],
+)
+def test_glob(path: str, pattern: str, expected: bool) -> None:
+    assert glob_match(path, pattern) is expected
+
+
+def test_outside_scope_forms() -> None:
+    files = ["workspace/kernel/fa_kernel.h", "workspace/kernel/main.cpp"]
+    assert outside_scope(files, [], ["fa_kernel.h"]) == ["workspace/kernel/main.cpp"]
+    assert outside_scope(files, [], ["kernel/*"]) == []
+    assert outside_scope(files, ["TILE_S1"], ["workspace/**"]) == ["TILE_S1"]
+    assert outside_scope([], ["TILE_S1"], ["TILE_S1"]) == []
+
+
+def test_parameter_risks() -> None:
+    found = parameter_risks([("TILE_S1", 256, 512), ("kFaCvFifoSize", 8, 4), ("TILE_S1", 512, 256)])
+    assert len(found) == 2
+    assert "bigger tile TILE_S1" in found[0] and "FIFO size change kFaCvFifoSize" in found[1]
+    assert parameter_risks([("PTO_ATTENTION_QK_BASE_M", 64, 32)]) == []
+    assert parameter_risks([("PTO_ATTENTION_QK_BASE_M", 32, 64)])
+
+
+def test_diff_risks() -> None:
+    removed_barrier = "--- a/k.cpp\n+++ b/k.cpp\n@@\n TLOAD(a, b);\n-    pipe_barrier(PIPE_ALL);\n"
+    assert "barrier/sync removed" in diff_risks(removed_barrier)[0]
+    moved_barrier = removed_barrier + "+    pipe_barrier(PIPE_ALL);\n"
+    assert diff_risks(moved_barrier) == []
+    reordered = "@@\n-    TEXP(a, b);\n     TADD(c, d, e);\n+    TEXP(a, b);\n"
+    assert "instructions reordered" in diff_risks(reordered)[0]
+    fifo = "@@\n-constexpr int kFaCvFifoSize = 8;\n+constexpr int kFaCvFifoSize = 4;\n"
+    assert any("FIFO" in f for f in diff_risks(fifo))
+    assert diff_risks("@@\n-int a = 1;\n+int a = 2;\n") == []
+
+
+def test_loosened_tolerances() -> None:
+    assert loosened_tolerances({"atol": 1e-3}, {"atol": 1e-2}) == ["atol 0.001 -> 0.01"]
+    assert loosened_tolerances({"atol": 1e-3}, {"atol": 1e-4}) == []
+    assert loosened_tolerances({"atol": 1e-3}, {}) == ["atol removed (was 0.001)"]
+
+
+def full_pre_edit() -> PreEdit:
+    return PreEdit(
+        kernel="k", bottleneck="bad tile shape", evidence="e", hypothesis="h", why_ascend="w",
+        expected_metric="m", main_risk="r", correctness_plan="c", scope=["workspace/**"],
+        checklist={k: ChecklistItem(True, "n") for k in HARDWARE_CHECKLIST},
+    )
+
+
+def test_complete_form_passes_and_blank_notes_do_not() -> None:
+    pre = full_pre_edit()
+    assert pre_edit_findings(pre) == []
+    pre.checklist["ub_pressure"] = ChecklistItem(True, "  ")
+    assert [f.rule for f in pre_edit_findings(pre)] == ["hardware-checklist"]
+
+
+def closed(number: int, verdict: Verdict | None) -> Round:
+    return Round(number=number, status="closed", verdict=verdict)
+
+
+def test_three_round_rule_counts_rounds_since_the_last_kept() -> None:
+    history = [closed(0, None), closed(1, Verdict.KEPT), closed(2, Verdict.NEUTRAL),
+               closed(3, Verdict.FAILURE)]
+    assert rounds_without_gain(history) == 2
+    history.append(closed(4, Verdict.INCONCLUSIVE))
+    assert rounds_without_gain(history) == 3
+    pre = full_pre_edit()
+    assert THREE_ROUND_RULE in [f.rule for f in start_findings(pre, history)]
+    pre.bottleneck_recheck = "the bottleneck is GM traffic, not the tile shape"
+    pre.new_direction = "fuse the two loads"
+    assert THREE_ROUND_RULE not in [f.rule for f in start_findings(pre, history)]
+
+
+def test_three_round_rule_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = ready_project(tmp_path, "attention_dsl")
+    for _ in range(3):
+        assert cli("--project", root, "round", "start", "--restore", *pre_edit_args()) == 0
+        assert cli("--project", root, "round", "changes") == 0
+        assert cli("--project", root, "round", "measure", "--build", "ok", "--correctness", "pass",
+                   "--samples", "100,100.5,101") == 0
+        assert cli("--project", root, "round", "close") == 0
+    capsys.readouterr()
+    assert cli("--project", root, "round", "start", *pre_edit_args()) == 1
+    assert "three-round-rule" in capsys.readouterr().err
+    assert cli("--project", root, "round", "start", *pre_edit_args(), "--recheck",
+               "GM traffic, not tiles", "--new-direction", "fuse Q and K loads") == 0
