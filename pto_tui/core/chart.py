@@ -387,7 +387,8 @@ def draw(model: ChartModel, fonts: ChartFonts | None = None) -> Figure:
         2, 1, sharex=True, gridspec_kw={"height_ratios": [1.15, 1.0], "hspace": 0.08}
     )
     fig.subplots_adjust(left=0.07, right=0.98, top=0.855, bottom=0.17 if folded else 0.13)
-    title = clean_text(f"{model.operator}: PTO optimisation summary", fonts)
+    operator = clean_text(model.operator, fonts, fallback="operator")
+    title = f"{operator}: PTO optimisation summary"
     fig.suptitle(title, fontsize=14, fontweight=fonts.bold, y=0.975, gid="title", **_font_kw(fonts))
     fig.text(
         0.5,

@@ -343,8 +343,9 @@ def footer_text(initial_us: float, best: ChartRound, torch: TorchBaseline | None
 
 
 def phase_order(rounds: Sequence[ChartRound], configured: Sequence[str]) -> list[str]:
-    """Configured phases first (stable colours), then any other phase met in the rounds."""
-    order = [p for p in configured]
+    """The phases met in the rounds: in the configured order, then any other in order met."""
+    met = {r.phase for r in rounds if r.phase}
+    order = [p for p in configured if p in met]
     for r in rounds:
         if r.phase and r.phase not in order:
             order.append(r.phase)

@@ -70,10 +70,7 @@ def changes_summary(record: Round) -> str:
 def iterations_row(record: Round) -> str:
     m = record.measurement
     verdict = record.effective_verdict()
-    if record.is_baseline:
-        result = "baseline"
-    else:
-        result = verdict.value if verdict else "open"
+    result = "baseline" if record.is_baseline else (verdict.value if verdict else "open")
     if record.flags:
         result += " (flagged)"
     cells = [

@@ -122,15 +122,15 @@ def start_findings(pre: PreEdit, rounds: Sequence[Round]) -> list[Finding]:
         findings.append(
             Finding(ONE_ROUND_AT_A_TIME, f"round {open_rounds[0]} is still open: close it first")
         )
-    if three_round_rule_applies(rounds):
-        if not pre.bottleneck_recheck.strip() or not pre.new_direction.strip():
-            findings.append(
-                Finding(
-                    THREE_ROUND_RULE,
-                    f"{rounds_without_gain(rounds)} rounds in a row without a kept verdict: "
-                    "re-check the bottleneck class and state a new direction",
-                )
+    answered = pre.bottleneck_recheck.strip() and pre.new_direction.strip()
+    if three_round_rule_applies(rounds) and not answered:
+        findings.append(
+            Finding(
+                THREE_ROUND_RULE,
+                f"{rounds_without_gain(rounds)} rounds in a row without a kept verdict: "
+                "re-check the bottleneck class and state a new direction",
             )
+        )
     return findings
 
 

@@ -36,7 +36,9 @@ def cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> object:
 
 
 def pre_edit_args(
-    hypothesis: str = "bigger tiles cut reloads", scope: tuple[str, ...] = ("workspace/**",), **overrides: str
+    hypothesis: str = "bigger tiles cut reloads",
+    scope: tuple[str, ...] = ("workspace/**",),
+    **overrides: str,
 ) -> list[str]:
     fields = {
         "--kernel": "fa S1=1024",
@@ -70,12 +72,24 @@ def make_project(tmp_path: Path, operator: str = "fa_tilelib", **kwargs: str) ->
     return tmp_path / "projects" / operator
 
 
-def ready_project(tmp_path: Path, operator: str = "fa_tilelib", samples: str = "100,101,99") -> Path:
+def ready_project(
+    tmp_path: Path, operator: str = "fa_tilelib", samples: str = "100,101,99"
+) -> Path:
     """A project with the environment round passed and the baseline recorded."""
     root = make_project(tmp_path, operator)
     assert cli("--project", root, "env", "--probe", "ssh=ok", "--probe", "build=ok") == 0
     assert (
-        cli("--project", root, "baseline", "--build", "ok", "--correctness", "pass", "--samples", samples)
+        cli(
+            "--project",
+            root,
+            "baseline",
+            "--build",
+            "ok",
+            "--correctness",
+            "pass",
+            "--samples",
+            samples,
+        )
         == 0
     )
     return root
@@ -109,4 +123,6 @@ def run_round(
     if samples:
         measure += ["--samples", samples]
     assert cli("--project", root, "round", "measure", *measure) == 0
-    return cli("--project", root, "round", "close", "--analysis", "see numbers", "--next", "continue")
+    return cli(
+        "--project", root, "round", "close", "--analysis", "see numbers", "--next", "continue"
+    )

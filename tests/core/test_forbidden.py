@@ -22,8 +22,20 @@ def project(tmp_path: Path) -> Path:
     with (root / "project.toml").open("a") as handle:
         handle.write("\n[tolerances]\natol = 0.001\nrtol = 0.001\n")
     assert cli("--project", root, "env", "--probe", "ssh=ok") == 0
-    assert cli("--project", root, "baseline", "--build", "ok", "--correctness", "pass",
-               "--samples", "1000,1005,995") == 0
+    assert (
+        cli(
+            "--project",
+            root,
+            "baseline",
+            "--build",
+            "ok",
+            "--correctness",
+            "pass",
+            "--samples",
+            "1000,1005,995",
+        )
+        == 0
+    )
     return root
 
 
@@ -36,13 +48,32 @@ def refused(capsys: pytest.CaptureFixture[str], rule: str, *args: object) -> str
 
 
 def start(root: Path, *scope: str) -> None:
-    assert cli("--project", root, "round", "start", "--restore",
-               *pre_edit_args(scope=scope or (KERNEL,))) == 0
+    assert (
+        cli(
+            "--project",
+            root,
+            "round",
+            "start",
+            "--restore",
+            *pre_edit_args(scope=scope or (KERNEL,)),
+        )
+        == 0
+    )
 
 
 def measure(root: Path, samples: str = "900,901,899", correctness: str = "pass") -> int:
-    return cli("--project", root, "round", "measure", "--build", "ok", "--correctness", correctness,
-               "--samples", samples)
+    return cli(
+        "--project",
+        root,
+        "round",
+        "measure",
+        "--build",
+        "ok",
+        "--correctness",
+        correctness,
+        "--samples",
+        samples,
+    )
 
 
 def edit(root: Path, rel: str, old: str, new: str) -> None:
@@ -59,11 +90,32 @@ def test_editing_the_benchmark_script(project: Path, capsys: pytest.CaptureFixtu
     edit(project, BENCH, '"duration_ms": 0.1', '"duration_ms": 1.0')
     assert cli("--project", project, "round", "changes") == 0
     edit(project, BENCH, '"duration_ms": 1.0', '"duration_ms": 0.2')
-    refused(capsys, "editable-scope", "--project", project, "round", "measure", "--build", "ok",
-            "--correctness", "pass", "--samples", "1")
+    refused(
+        capsys,
+        "editable-scope",
+        "--project",
+        project,
+        "round",
+        "measure",
+        "--build",
+        "ok",
+        "--correctness",
+        "pass",
+        "--samples",
+        "1",
+    )
     # allowed path: a declared bug fix with a reason; it becomes the new reference
-    assert cli("--project", project, "round", "changes", "--bug-fix",
-               "the script printed the wrong unit") == 0
+    assert (
+        cli(
+            "--project",
+            project,
+            "round",
+            "changes",
+            "--bug-fix",
+            "the script printed the wrong unit",
+        )
+        == 0
+    )
     assert measure(project) == 0
     assert cli("--project", project, "round", "close") == 0
     notes = (project / "runs/iter-001/notes.md").read_text()
@@ -82,8 +134,17 @@ def test_loosening_a_tolerance(project: Path, capsys: pytest.CaptureFixture[str]
     assert cli("--project", project, "round", "changes") == 0
     # allowed path: the user's explicit approval, recorded with its reason
     edit(project, "project.toml", "atol = 0.0005", "atol = 0.01")
-    assert cli("--project", project, "round", "changes", "--approve-tolerance",
-               "lead (me): bf16 accumulation order differs, agreed 2026-11-29") == 0
+    assert (
+        cli(
+            "--project",
+            project,
+            "round",
+            "changes",
+            "--approve-tolerance",
+            "lead (me): bf16 accumulation order differs, agreed 2026-11-29",
+        )
+        == 0
+    )
     assert measure(project) == 0
     notes = (project / "runs/iter-001/notes.md").read_text()
     assert "Tolerance change approved" in notes and "bf16 accumulation" in notes
@@ -93,34 +154,78 @@ def test_changing_the_workload_shape(project: Path, capsys: pytest.CaptureFixtur
     start(project)
     assert cli("--project", project, "round", "changes") == 0
     edit(project, "project.toml", 'dtype = "float16"', 'dtype = "bfloat16"')
-    err = refused(capsys, "same-workload", "--project", project, "round", "measure", "--build", "ok",
-                  "--correctness", "pass", "--samples", "900,901")
+    err = refused(
+        capsys,
+        "same-workload",
+        "--project",
+        project,
+        "round",
+        "measure",
+        "--build",
+        "ok",
+        "--correctness",
+        "pass",
+        "--samples",
+        "900,901",
+    )
     assert "differs from the baseline" in err
     # allowed path: the same workload as the baseline
     edit(project, "project.toml", 'dtype = "bfloat16"', 'dtype = "float16"')
     assert measure(project) == 0
 
 
-def test_claiming_kept_from_a_single_noisy_measurement(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_claiming_kept_from_a_single_noisy_measurement(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     start(project)
     assert cli("--project", project, "round", "changes") == 0
     assert measure(project, samples="700") == 0
-    err = refused(capsys, "honest-verdict", "--project", project, "round", "close", "--verdict", "kept")
+    err = refused(
+        capsys, "honest-verdict", "--project", project, "round", "close", "--verdict", "kept"
+    )
     assert "inconclusive" in err and "single measurement" in err
     # allowed path: repeat the benchmark; a repeatable gain is kept
     assert measure(project, samples="700,702,701") == 0
     assert cli("--project", project, "round", "close", "--verdict", "kept") == 0
 
 
-def test_performance_without_a_passing_correctness_step(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_performance_without_a_passing_correctness_step(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     start(project)
     assert cli("--project", project, "round", "changes") == 0
-    refused(capsys, "correctness-before-performance", "--project", project, "round", "measure",
-            "--build", "ok", "--correctness", "skip", "--samples", "900,901")
-    refused(capsys, "correctness-before-performance", "--project", project, "round", "measure",
-            "--build", "ok", "--correctness", "fail", "--samples", "900,901")
+    refused(
+        capsys,
+        "correctness-before-performance",
+        "--project",
+        project,
+        "round",
+        "measure",
+        "--build",
+        "ok",
+        "--correctness",
+        "skip",
+        "--samples",
+        "900,901",
+    )
+    refused(
+        capsys,
+        "correctness-before-performance",
+        "--project",
+        project,
+        "round",
+        "measure",
+        "--build",
+        "ok",
+        "--correctness",
+        "fail",
+        "--samples",
+        "900,901",
+    )
     # a failed correctness is recorded without numbers, and the round is a failure
-    assert cli("--project", project, "round", "measure", "--build", "ok", "--correctness", "fail") == 0
+    assert (
+        cli("--project", project, "round", "measure", "--build", "ok", "--correctness", "fail") == 0
+    )
     data = cli_json(capsys, "--project", project, "round", "close")
     assert data["verdict"] == "failure"
     # allowed path: correctness passes, then numbers
@@ -129,31 +234,98 @@ def test_performance_without_a_passing_correctness_step(project: Path, capsys: p
     assert measure(project) == 0
 
 
-def test_two_unrelated_changes_in_one_round(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli("--project", project, "round", "start", *pre_edit_args(scope=("PTO_ATTENTION_QK_BASE_M",))) == 0
+def test_two_unrelated_changes_in_one_round(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        cli(
+            "--project",
+            project,
+            "round",
+            "start",
+            *pre_edit_args(scope=("PTO_ATTENTION_QK_BASE_M",)),
+        )
+        == 0
+    )
     edit(project, KERNEL, "out):\n    pto.tload(q)", "out):\n    pto.tload(q)\n    pto.tload(k)")
-    err = refused(capsys, "one-hypothesis", "--project", project, "round", "changes",
-                  "--set", "PTO_ATTENTION_QK_BASE_M=32")
+    err = refused(
+        capsys,
+        "one-hypothesis",
+        "--project",
+        project,
+        "round",
+        "changes",
+        "--set",
+        "PTO_ATTENTION_QK_BASE_M=32",
+    )
     assert "attention_kernel.py" in err
-    refused(capsys, "one-hypothesis", "--project", project, "round", "changes",
-            "--set", "PTO_ATTENTION_QK_BLOCK_DIM=16")
+    refused(
+        capsys,
+        "one-hypothesis",
+        "--project",
+        project,
+        "round",
+        "changes",
+        "--set",
+        "PTO_ATTENTION_QK_BLOCK_DIM=16",
+    )
     # allowed path: revert the stray edit; the declared parameter alone is fine
     edit(project, KERNEL, "\n    pto.tload(k)", "")
     assert cli("--project", project, "round", "changes", "--set", "PTO_ATTENTION_QK_BASE_M=32") == 0
 
 
-def test_deleting_or_rewriting_a_closed_failed_round(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_deleting_or_rewriting_a_closed_failed_round(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     start(project)
     assert cli("--project", project, "round", "changes") == 0
-    assert cli("--project", project, "round", "measure", "--build", "failed", "--problem", "ptoas crashed") == 0
+    assert (
+        cli(
+            "--project",
+            project,
+            "round",
+            "measure",
+            "--build",
+            "failed",
+            "--problem",
+            "ptoas crashed",
+        )
+        == 0
+    )
     assert cli("--project", project, "round", "close") == 0
     refused(capsys, "honest-history", "--project", project, "round", "delete", "1")
-    refused(capsys, "honest-history", "--project", project, "round", "measure", "1", "--build", "ok",
-            "--correctness", "pass", "--samples", "500,501")
+    refused(
+        capsys,
+        "honest-history",
+        "--project",
+        project,
+        "round",
+        "measure",
+        "1",
+        "--build",
+        "ok",
+        "--correctness",
+        "pass",
+        "--samples",
+        "500,501",
+    )
     refused(capsys, "honest-history", "--project", project, "round", "close", "1")
     # allowed path: an amendment kept beside the original
-    assert cli("--project", project, "amend", "1", "--field", "analysis", "--value",
-               "ptoas 0.3 crashes on nested loops", "--why", "found the cause later") == 0
+    assert (
+        cli(
+            "--project",
+            project,
+            "amend",
+            "1",
+            "--field",
+            "analysis",
+            "--value",
+            "ptoas 0.3 crashes on nested loops",
+            "--why",
+            "found the cause later",
+        )
+        == 0
+    )
     record = cli_json(capsys, "--project", project, "show", "1")["record"]
     assert record["verdict"] == "failure"
     assert record["amendments"][0]["why"] == "found the cause later"
@@ -165,7 +337,9 @@ def test_deleting_or_rewriting_a_closed_failed_round(project: Path, capsys: pyte
     assert (project / "runs/iter-002").is_dir() and not (project / "runs/iter-001").exists()
 
 
-def test_gain_above_10x_is_flagged_for_review(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_gain_above_10x_is_flagged_for_review(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     start(project)
     assert cli("--project", project, "round", "changes") == 0
     assert measure(project, samples="80,80.5,81") == 0
@@ -183,17 +357,33 @@ def test_gain_above_10x_is_flagged_for_review(project: Path, capsys: pytest.Capt
 
 
 def test_gates_before_any_edit(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    err = refused(capsys, "four-questions", "--project", project, "round", "start",
-                  *pre_edit_args(**{"--why": ""}))
+    err = refused(
+        capsys,
+        "four-questions",
+        "--project",
+        project,
+        "round",
+        "start",
+        *pre_edit_args(**{"--why": ""}),
+    )
     assert "why this change helps on Ascend" in err
-    refused(capsys, "bottleneck-class", "--project", project, "round", "start",
-            *pre_edit_args(**{"--bottleneck": "slow"}))
+    refused(
+        capsys,
+        "bottleneck-class",
+        "--project",
+        project,
+        "round",
+        "start",
+        *pre_edit_args(**{"--bottleneck": "slow"}),
+    )
     args = pre_edit_args()
     checks = [i for i, a in enumerate(args) if a == "--check"]
-    short = args[: checks[-1]] + args[checks[-1] + 2:]
+    short = args[: checks[-1]] + args[checks[-1] + 2 :]
     err = refused(capsys, "hardware-checklist", "--project", project, "round", "start", *short)
     assert "bottleneck_shift" in err
-    refused(capsys, "one-hypothesis", "--project", project, "round", "start", *pre_edit_args(scope=()))
+    refused(
+        capsys, "one-hypothesis", "--project", project, "round", "start", *pre_edit_args(scope=())
+    )
     capsys.readouterr()
     assert cli("--project", project, "round", "gates", *pre_edit_args()) == 0
     assert "all gates pass" in capsys.readouterr().out

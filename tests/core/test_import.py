@@ -65,19 +65,49 @@ def test_new_rounds_append_to_a_handwritten_iterations_md(project: Path) -> None
     notes0 = (project / "runs/iter-000/notes.md").read_text()
     assert cli("--project", project, "env", "--probe", "ssh=ok") == 0
     # the baseline is already closed (imported): it cannot be recorded again
-    assert cli("--project", project, "baseline", "--build", "ok", "--correctness", "pass", "--samples", "1") == 1
+    assert (
+        cli(
+            "--project",
+            project,
+            "baseline",
+            "--build",
+            "ok",
+            "--correctness",
+            "pass",
+            "--samples",
+            "1",
+        )
+        == 1
+    )
     assert cli("--project", project, "round", "start", *pre_edit_args("softmax in UB")) == 0
-    assert cli("--project", project, "round", "changes", "--describe", "keep the row max in UB") == 0
-    assert cli("--project", project, "round", "measure", "--build", "ok", "--correctness", "pass",
-               "--samples", "4800,4805,4790") == 0
+    assert (
+        cli("--project", project, "round", "changes", "--describe", "keep the row max in UB") == 0
+    )
+    assert (
+        cli(
+            "--project",
+            project,
+            "round",
+            "measure",
+            "--build",
+            "ok",
+            "--correctness",
+            "pass",
+            "--samples",
+            "4800,4805,4790",
+        )
+        == 0
+    )
     assert cli("--project", project, "round", "close") == 0
     text = (project / "ITERATIONS.md").read_text()
     assert text.startswith(original)  # every hand-written line kept
-    assert text[len(original):].startswith("| 4 | softmax in UB |")
+    assert text[len(original) :].startswith("| 4 | softmax in UB |")
     assert (project / "runs/iter-000/notes.md").read_text() == notes0
 
 
-def test_malformed_iterations_md_is_a_named_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_malformed_iterations_md_is_a_named_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = tmp_path / "op"
     (root / "runs").mkdir(parents=True)
     (root / "workspace/kernel").mkdir(parents=True)

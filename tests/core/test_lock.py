@@ -26,9 +26,13 @@ time.sleep(60)
 """
 
 
-def test_second_process_is_refused_with_the_holder_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_second_process_is_refused_with_the_holder_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = make_project(tmp_path)
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(root / ".pto-tui")], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(root / ".pto-tui")], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with pytest.raises(LockedError) as info:
@@ -48,7 +52,9 @@ def test_second_process_is_refused_with_the_holder_named(tmp_path: Path, capsys:
 
 
 def test_stale_lock_from_a_dead_process_is_taken_over(tmp_path: Path) -> None:
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
     state = tmp_path / ".pto-tui"
     state.mkdir()
     (state / "lock.json").write_text(

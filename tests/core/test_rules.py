@@ -72,8 +72,15 @@ def test_loosened_tolerances() -> None:
 
 def full_pre_edit() -> PreEdit:
     return PreEdit(
-        kernel="k", bottleneck="bad tile shape", evidence="e", hypothesis="h", why_ascend="w",
-        expected_metric="m", main_risk="r", correctness_plan="c", scope=["workspace/**"],
+        kernel="k",
+        bottleneck="bad tile shape",
+        evidence="e",
+        hypothesis="h",
+        why_ascend="w",
+        expected_metric="m",
+        main_risk="r",
+        correctness_plan="c",
+        scope=["workspace/**"],
         checklist={k: ChecklistItem(True, "n") for k in HARDWARE_CHECKLIST},
     )
 
@@ -90,8 +97,12 @@ def closed(number: int, verdict: Verdict | None) -> Round:
 
 
 def test_three_round_rule_counts_rounds_since_the_last_kept() -> None:
-    history = [closed(0, None), closed(1, Verdict.KEPT), closed(2, Verdict.NEUTRAL),
-               closed(3, Verdict.FAILURE)]
+    history = [
+        closed(0, None),
+        closed(1, Verdict.KEPT),
+        closed(2, Verdict.NEUTRAL),
+        closed(3, Verdict.FAILURE),
+    ]
     assert rounds_without_gain(history) == 2
     history.append(closed(4, Verdict.INCONCLUSIVE))
     assert rounds_without_gain(history) == 3
@@ -102,16 +113,43 @@ def test_three_round_rule_counts_rounds_since_the_last_kept() -> None:
     assert THREE_ROUND_RULE not in [f.rule for f in start_findings(pre, history)]
 
 
-def test_three_round_rule_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_three_round_rule_through_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = ready_project(tmp_path, "attention_dsl")
     for _ in range(3):
         assert cli("--project", root, "round", "start", "--restore", *pre_edit_args()) == 0
         assert cli("--project", root, "round", "changes") == 0
-        assert cli("--project", root, "round", "measure", "--build", "ok", "--correctness", "pass",
-                   "--samples", "100,100.5,101") == 0
+        assert (
+            cli(
+                "--project",
+                root,
+                "round",
+                "measure",
+                "--build",
+                "ok",
+                "--correctness",
+                "pass",
+                "--samples",
+                "100,100.5,101",
+            )
+            == 0
+        )
         assert cli("--project", root, "round", "close") == 0
     capsys.readouterr()
     assert cli("--project", root, "round", "start", *pre_edit_args()) == 1
     assert "three-round-rule" in capsys.readouterr().err
-    assert cli("--project", root, "round", "start", *pre_edit_args(), "--recheck",
-               "GM traffic, not tiles", "--new-direction", "fuse Q and K loads") == 0
+    assert (
+        cli(
+            "--project",
+            root,
+            "round",
+            "start",
+            *pre_edit_args(),
+            "--recheck",
+            "GM traffic, not tiles",
+            "--new-direction",
+            "fuse Q and K loads",
+        )
+        == 0
+    )

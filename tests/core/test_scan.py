@@ -17,7 +17,11 @@ from tests.core.helpers import FIXTURES, cli, cli_json
 def test_fixture_tree_is_classified_with_evidence() -> None:
     result = scan(FIXTURES)
     by_name = {c.name: c for c in result.candidates}
-    assert set(by_name) == {"attention_dsl", "fa_tilelib", "mixed_op"}  # plain_python is no operator
+    assert set(by_name) == {
+        "attention_dsl",
+        "fa_tilelib",
+        "mixed_op",
+    }  # plain_python is no operator
     dsl = by_name["attention_dsl"]
     assert dsl.kind is OperatorKind.PTO_DSL and dsl.status == "detected"
     assert "attention_kernel.py:2: imports ptodsl" in dsl.evidence

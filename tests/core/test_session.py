@@ -23,14 +23,22 @@ def rows(root: Path) -> list[list[str]]:
     return out
 
 
-def test_tile_lib_session_writes_the_workflow_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_tile_lib_session_writes_the_workflow_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = ready_project(tmp_path)
     header = "src/fa_tilelib"  # noqa: F841 - the source stays untouched below
     # round 1: a template parameter through the CLI -> kept
-    assert run_round(
-        root, "80,81,80.5", hypothesis="TILE_S1 512", params=("TILE_S1=512",),
-        justify="UB use at 512 is 96 KiB of 192 KiB",
-    ) == 0
+    assert (
+        run_round(
+            root,
+            "80,81,80.5",
+            hypothesis="TILE_S1 512",
+            params=("TILE_S1=512",),
+            justify="UB use at 512 is 96 KiB of 192 KiB",
+        )
+        == 0
+    )
     # round 2: a hand edit of a constant -> slower -> neutral
     assert (
         run_round(
@@ -65,19 +73,36 @@ def test_tile_lib_session_writes_the_workflow_files(tmp_path: Path, capsys: pyte
 
     for number in range(4):
         folder = root / "runs" / f"iter-{number:03d}"
-        assert {p.name for p in folder.iterdir()} >= {"files.txt", "patch.diff", "notes.md", "round.toml"}
+        assert {p.name for p in folder.iterdir()} >= {
+            "files.txt",
+            "patch.diff",
+            "notes.md",
+            "round.toml",
+        }
         notes = (folder / "notes.md").read_text()
         assert notes.startswith(f"# Iter {number}\n")
         for section in ("## Pre-Edit", "## Changes", "## Post-Run", "## Analysis", "## Next"):
             assert section in notes
-        for bullet in ("**Kernel**", "**Current bottleneck**", "**Evidence**", "**Hypothesis**",
-                       "**Why it should help on Ascend**", "**Expected improved metric**", "**Main risk**",
-                       "**Correctness**", "**Performance**", "**Stability**", "**Result**"):
+        for bullet in (
+            "**Kernel**",
+            "**Current bottleneck**",
+            "**Evidence**",
+            "**Hypothesis**",
+            "**Why it should help on Ascend**",
+            "**Expected improved metric**",
+            "**Main risk**",
+            "**Correctness**",
+            "**Performance**",
+            "**Stability**",
+            "**Result**",
+        ):
             assert bullet in notes, (number, bullet)
 
     # parameter round: the commented block of WORKFLOW.md, then the real diff
     patch1 = (root / "runs/iter-001/patch.diff").read_text()
-    assert patch1.startswith("# 本轮为调参类迭代\n# 参数变更：\n-  TILE_S1=256\n+  TILE_S1=512\n# 基于 iter-000 的配置\n")
+    assert patch1.startswith(
+        "# 本轮为调参类迭代\n# 参数变更：\n-  TILE_S1=256\n+  TILE_S1=512\n# 基于 iter-000 的配置\n"
+    )
     assert "+    LaunchTFA<128, 128, 1024, 128, 128, 512, 4, 8>(q, k, v, o);" in patch1
     assert (root / "runs/iter-001/files.txt").read_text() == "workspace/kernel/fa_kernel.cpp\n"
     notes1 = (root / "runs/iter-001/notes.md").read_text()
@@ -88,7 +113,10 @@ def test_tile_lib_session_writes_the_workflow_files(tmp_path: Path, capsys: pyte
     assert record2["changes"]["based_on"] == 1
     assert record2["changes"]["parameters"] == [{"name": "kFaQkPreload", "old": 4, "new": 6}]
     patch2 = (root / "runs/iter-002/patch.diff").read_text()
-    assert "-constexpr int kFaQkPreload = 4;" in patch2 and "+constexpr int kFaQkPreload = 6;" in patch2
+    assert (
+        "-constexpr int kFaQkPreload = 4;" in patch2
+        and "+constexpr int kFaQkPreload = 6;" in patch2
+    )
 
     # round 3: a code round: a real unified diff, files.txt derived from it
     patch3 = (root / "runs/iter-003/patch.diff").read_text()
@@ -112,12 +140,31 @@ def test_dsl_session_with_env_knobs(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert (root / "workspace/pto-kernels/attention_kernel.py").is_file()
     assert config["tunables"]["PTO_ATTENTION_QK_BASE_M"]["allowed"] == [16, 32, 64]
 
-    assert run_round(root, "1500,1510,1505", hypothesis="base M 32", params=("PTO_ATTENTION_QK_BASE_M=32",)) == 0
-    assert run_round(root, "1400,1405,1402", hypothesis="block dim 16", params=("PTO_ATTENTION_QK_BLOCK_DIM=16",)) == 0
-    assert run_round(
-        root, "1403,1401,1404", hypothesis="base K 64", params=("PTO_ATTENTION_QK_BASE_K=64",),
-        justify="K=64 tiles still fit L0A",
-    ) == 0
+    assert (
+        run_round(
+            root, "1500,1510,1505", hypothesis="base M 32", params=("PTO_ATTENTION_QK_BASE_M=32",)
+        )
+        == 0
+    )
+    assert (
+        run_round(
+            root,
+            "1400,1405,1402",
+            hypothesis="block dim 16",
+            params=("PTO_ATTENTION_QK_BLOCK_DIM=16",),
+        )
+        == 0
+    )
+    assert (
+        run_round(
+            root,
+            "1403,1401,1404",
+            hypothesis="base K 64",
+            params=("PTO_ATTENTION_QK_BASE_K=64",),
+            justify="K=64 tiles still fit L0A",
+        )
+        == 0
+    )
 
     files1 = (root / "runs/iter-001/files.txt").read_text()
     assert "no source file changed" in files1
@@ -127,8 +174,16 @@ def test_dsl_session_with_env_knobs(tmp_path: Path, capsys: pytest.CaptureFixtur
         "# 基于 iter-000 的配置\n"
     )
     # env knobs never touch the source, and project.toml holds the current value
-    assert 'tuned_int("PTO_ATTENTION_QK_BASE_M", 64' in (root / "workspace/pto-kernels/attention_kernel.py").read_text()
-    assert tomllib.loads((root / "project.toml").read_text())["tunables"]["PTO_ATTENTION_QK_BASE_M"]["value"] == 32
+    assert (
+        'tuned_int("PTO_ATTENTION_QK_BASE_M", 64'
+        in (root / "workspace/pto-kernels/attention_kernel.py").read_text()
+    )
+    assert (
+        tomllib.loads((root / "project.toml").read_text())["tunables"]["PTO_ATTENTION_QK_BASE_M"][
+            "value"
+        ]
+        == 32
+    )
     data = cli_json(capsys, "--project", root, "rounds")
     assert [r["verdict"] for r in data["rounds"]] == ["baseline", "kept", "kept", "neutral"]
     # round 3 is based on round 2 (the frontier) and its snapshot carries both earlier changes
@@ -137,7 +192,9 @@ def test_dsl_session_with_env_knobs(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert record3["changes"]["snapshot"]["PTO_ATTENTION_QK_BLOCK_DIM"] == 16
 
 
-def test_disallowed_parameter_value_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_disallowed_parameter_value_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = ready_project(tmp_path, "attention_dsl")
     from tests.core.helpers import pre_edit_args
 
@@ -160,7 +217,9 @@ def test_show_and_rounds_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert cli("--project", root, "show", "7") == 2
 
 
-def test_new_refuses_bad_names_and_existing_projects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_new_refuses_bad_names_and_existing_projects(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = make_project(tmp_path)
     source = tmp_path / "src" / "fa_tilelib"
     projects = tmp_path / "projects"
@@ -177,13 +236,18 @@ def test_new_refuses_bad_names_and_existing_projects(tmp_path: Path, capsys: pyt
     assert not [p for p in projects.iterdir() if p.name.startswith(".")]  # no staging left behind
 
 
-def test_new_refuses_to_guess_a_mixed_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_new_refuses_to_guess_a_mixed_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from tests.core.helpers import FIXTURES
 
     assert cli("new", FIXTURES / "mixed_op", "--projects-root", tmp_path) == 2
     err = capsys.readouterr().err
     assert "mixed" in err and "--kind" in err
-    assert cli("new", FIXTURES / "mixed_op", "--projects-root", tmp_path, "--kind", "pto-tile-lib") == 0
+    assert (
+        cli("new", FIXTURES / "mixed_op", "--projects-root", tmp_path, "--kind", "pto-tile-lib")
+        == 0
+    )
     assert (tmp_path / "mixed_op/workspace/kernel/k.cpp").is_file()
 
 
@@ -191,10 +255,26 @@ def test_new_with_a_listed_case(tmp_path: Path, capsys: pytest.CaptureFixture[st
     from tests.core.helpers import FIXTURES
 
     capsys.readouterr()
-    assert cli("new", FIXTURES / "attention_dsl", "--projects-root", tmp_path, "--case", "nope") == 2
+    assert (
+        cli("new", FIXTURES / "attention_dsl", "--projects-root", tmp_path, "--case", "nope") == 2
+    )
     assert "attention_s1024, attention_s4096" in capsys.readouterr().err
-    assert cli("new", FIXTURES / "attention_dsl", "--projects-root", tmp_path, "--case", "attention_s4096",
-               "--shape", "S=4096", "--dtype", "bfloat16", "--causal") == 0
+    assert (
+        cli(
+            "new",
+            FIXTURES / "attention_dsl",
+            "--projects-root",
+            tmp_path,
+            "--case",
+            "attention_s4096",
+            "--shape",
+            "S=4096",
+            "--dtype",
+            "bfloat16",
+            "--causal",
+        )
+        == 0
+    )
     config = tomllib.loads((tmp_path / "attention_dsl/project.toml").read_text())
     assert config["case"] == {
         "name": "attention_s4096",

@@ -65,8 +65,9 @@ def test_diff_is_applicable_with_patch(tmp_path: Path) -> None:
     (store.workspace / "kernel" / "a.h").write_text("constexpr int kA = 3;\nint x;\nint z;\n")
     diff = store.diff(base)
     store.restore(base)
-    result = subprocess.run(["patch", "-p1", "--dry-run"], input=diff, text=True, cwd=tmp_path,
-                            capture_output=True)
+    result = subprocess.run(
+        ["patch", "-p1", "--dry-run"], input=diff, text=True, cwd=tmp_path, capture_output=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 

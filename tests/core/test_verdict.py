@@ -14,8 +14,14 @@ FRONTIER = [100.0, 101.0, 99.0]  # median 100, spread 2%, noise 1%
 
 def verdict(samples: list[float], frontier: list[float] = FRONTIER, **kw: object):  # type: ignore[no-untyped-def]
     args = dict(
-        build_ok=True, correct=True, same_workload=True, samples=samples, frontier=frontier,
-        noise_floor=0.02, max_spread=0.10, review_gain=10.0,
+        build_ok=True,
+        correct=True,
+        same_workload=True,
+        samples=samples,
+        frontier=frontier,
+        noise_floor=0.02,
+        max_spread=0.10,
+        review_gain=10.0,
     )
     args.update(kw)
     return decide(**args)  # type: ignore[arg-type]
