@@ -370,7 +370,8 @@ def print_status(console: Console, st: CampaignStatus) -> None:
         console.print("torch_npu baseline: not measured")
     best = f"iter-{st.frontier_round:03d}" if st.frontier_round is not None else "-"
     console.print(
-        f"frontier: {best} {format_duration(st.frontier_us)}  speedup vs initial {_speed(st.speedup_vs_initial)}"
+        f"frontier: {best} {format_duration(st.frontier_us)}"
+        f"  speedup vs initial {_speed(st.speedup_vs_initial)}"
         f"  vs torch_npu {_speed(st.speedup_vs_torch)}"
     )
     console.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in st.counts.items()))
