@@ -13,6 +13,9 @@ command -v cmake >/dev/null || need_apt+=(cmake)
 command -v make >/dev/null || need_apt+=(make)
 command -v git >/dev/null || need_apt+=(git)
 command -v tmux >/dev/null || need_apt+=(tmux)
+command -v patch >/dev/null || need_apt+=(patch)
+# a CJK font so chart labels in Chinese render (and their test runs instead of skipping)
+command -v fc-list >/dev/null && fc-list :lang=zh | grep -q . || need_apt+=(fonts-wqy-microhei fontconfig)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then
         echo "missing system packages: ${need_apt[*]} (install them as root)" >&2

@@ -27,9 +27,7 @@ def _console() -> Console:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "scan", help="list candidate operators under DIR, with the evidence for each"
-    )
+    p = sub.add_parser("scan", help="list candidate operators under DIR, with the evidence for each")
     p.add_argument("dir", type=Path)
     add_json_flag(p)
     p.set_defaults(handler=cmd_scan)
@@ -46,24 +44,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("source", type=Path, help="the operator's folder (or file)")
     p.add_argument("--name", help="operator name (default: the folder name)")
-    p.add_argument(
-        "--kind", choices=[k.value for k in OperatorKind], help="override the classification"
-    )
+    p.add_argument("--kind", choices=[k.value for k in OperatorKind], help="override the classification")
     p.add_argument("--case", dest="case_name", help="one of the cases the operator lists")
-    p.add_argument(
-        "--shape", action="append", default=[], metavar="K=V", help="a shape field (repeat)"
-    )
+    p.add_argument("--shape", action="append", default=[], metavar="K=V", help="a shape field (repeat)")
     p.add_argument("--dtype", default=None, help="data type (default float16)")
     p.add_argument("--causal", action="store_true", help="causal mask on")
-    p.add_argument(
-        "--case-spec", default=None, help='the operator\'s case string, e.g. "128,128,1024,128"'
-    )
-    p.add_argument(
-        "--option", action="append", default=[], metavar="K=V", help="other case option (repeat)"
-    )
-    p.add_argument(
-        "--target", default="local", help='"local" (default) or "ssh:ALIAS" (an SSH config alias)'
-    )
+    p.add_argument("--case-spec", default=None, help='the operator\'s case string, e.g. "128,128,1024,128"')
+    p.add_argument("--option", action="append", default=[], metavar="K=V", help="other case option (repeat)")
+    p.add_argument("--target", default="local", help='"local" (default) or "ssh:ALIAS" (an SSH config alias)')
     p.add_argument("--work-dir", default="", help="remote work directory (ssh targets)")
     p.add_argument(
         "--env-setup",
@@ -71,26 +59,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         help='shell line run before every command, e.g. "source set_env.sh"',
     )
     p.add_argument("--npu", type=int, default=0, help="NPU device id (default 0)")
-    p.add_argument(
-        "--pto-isa", default="", help="pto-isa checkout for the built-in costmodel engine"
-    )
-    p.add_argument(
-        "--costmodel-tool", default="", help="path of query_pto_cycles.py (external engine)"
-    )
+    p.add_argument("--pto-isa", default="", help="pto-isa checkout for the built-in costmodel engine")
+    p.add_argument("--costmodel-tool", default="", help="path of query_pto_cycles.py (external engine)")
     p.add_argument("--requirements", default="", help="extra requirements for TASK_REQUIREMENTS.md")
-    p.add_argument(
-        "--projects-root", type=Path, default=Path("projects"), help="default: ./projects"
-    )
-    p.add_argument(
-        "--overwrite", action="store_true", help="replace an existing project of that name"
-    )
+    p.add_argument("--projects-root", type=Path, default=Path("projects"), help="default: ./projects")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing project of that name")
     add_json_flag(p)
     p.set_defaults(handler=cmd_new)
 
     p = sub.add_parser("import", help="read a hand-written (Markdown only) project into records")
-    p.add_argument(
-        "dir", type=Path, nargs="?", help="the project folder (default: --project or cwd)"
-    )
+    p.add_argument("dir", type=Path, nargs="?", help="the project folder (default: --project or cwd)")
     p.add_argument("--kind", choices=[k.value for k in OperatorKind])
     add_json_flag(p)
     p.set_defaults(handler=cmd_import)
@@ -108,27 +86,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(handler=cmd_show)
 
-    p = sub.add_parser("env", help="record the environment round's outcome (WORKFLOW.md step 6)")
-    p.add_argument("--probe", action="append", default=[], metavar="NAME=ok|failed")
-    p.add_argument(
-        "--version", action="append", default=[], metavar="TOOL=VERSION", dest="versions"
+    p = sub.add_parser(
+        "env",
+        help="the environment round (WORKFLOW.md step 6): run the probes on the target, "
+        "or record results given with --probe",
     )
+    p.add_argument("--probe", action="append", default=[], metavar="NAME=ok|failed")
+    p.add_argument("--version", action="append", default=[], metavar="TOOL=VERSION", dest="versions")
     p.add_argument("--build-outcome", default="")
     p.add_argument("--first-result", default="", help="path of the first valid result")
     p.add_argument("--problem", action="append", default=[], help="a problem met (repeat)")
     add_json_flag(p)
     p.set_defaults(handler=cmd_env)
 
-    p = sub.add_parser("baseline", help="record iter-000, the initial PTO measurement")
-    _measurement_args(p)
+    p = sub.add_parser(
+        "baseline",
+        help="iter-000, the initial PTO measurement: measured on the target, or given with --build",
+    )
+    _measurement_args(p, required=False)
     p.add_argument("--analysis", default="")
     add_json_flag(p)
     p.set_defaults(handler=cmd_baseline)
 
-    p = sub.add_parser("torch-baseline", help="record the torch_npu reference numbers")
-    p.add_argument("--avg", type=float, required=True)
-    p.add_argument("--min", type=float, required=True, dest="minimum")
-    p.add_argument("--max", type=float, required=True, dest="maximum")
+    p = sub.add_parser(
+        "torch-baseline",
+        help="the torch_npu reference: measured on the target, or given with --avg/--min/--max",
+    )
+    p.add_argument("--avg", type=float)
+    p.add_argument("--min", type=float, dest="minimum")
+    p.add_argument("--max", type=float, dest="maximum")
     p.add_argument("--unit", choices=("us", "ms"), default="us")
     p.add_argument("--tflops", type=float)
     p.add_argument("--label", default="torch_npu")
@@ -147,23 +133,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_amend)
 
 
-def _measurement_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--build", choices=("ok", "failed"), required=True)
+def _measurement_args(p: argparse.ArgumentParser, required: bool = True) -> None:
+    p.add_argument("--build", choices=("ok", "failed"), required=required)
     p.add_argument(
         "--correctness",
         choices=("pass", "fail", "skip"),
         default="skip",
         help="skip = not run (no numbers may then be recorded)",
     )
-    p.add_argument(
-        "--samples", default="", help="benchmark durations, comma separated, one per repeat"
-    )
+    p.add_argument("--samples", default="", help="benchmark durations, comma separated, one per repeat")
     p.add_argument("--reference", default="", help="the report's baseline (reference) durations")
     p.add_argument("--unit", choices=("us", "ms"), default="us", help="unit of the durations")
     p.add_argument("--tflops", type=float)
-    p.add_argument(
-        "--report", action="append", default=[], help="result file the numbers came from"
-    )
+    p.add_argument("--report", action="append", default=[], help="result file the numbers came from")
     p.add_argument("--problem", default="", help="what went wrong, when something did")
 
 
@@ -203,9 +185,7 @@ def _pairs(items: list[str], what: str) -> dict[str, str]:
 
 
 def open_campaign(args: argparse.Namespace, write: bool, command: str = "") -> Campaign:
-    return Campaign(
-        project_layout(args).root, write=write, command=command or f"pto-tui {args.command}"
-    )
+    return Campaign(project_layout(args).root, write=write, command=command or f"pto-tui {args.command}")
 
 
 # ---------------------------------------------------------------- scan / new / import
@@ -331,9 +311,7 @@ def cmd_new(args: argparse.Namespace) -> int:
             console.print(f"  classification overridden: {candidate.kind.value} -> {args.kind}")
     console.print(f"created {root}")
     console.print(f"  tunables: {', '.join(t.name for t in spec.tunables) or 'none found'}")
-    console.print(
-        f"  next: edit {root / 'TASK_REQUIREMENTS.md'} and add material to {root / 'context'}/"
-    )
+    console.print(f"  next: edit {root / 'TASK_REQUIREMENTS.md'} and add material to {root / 'context'}/")
     return 0
 
 
@@ -360,9 +338,7 @@ def _speed(value: float | None) -> str:
 
 def print_status(console: Console, st: CampaignStatus) -> None:
     console.print(f"[bold]{st.operator}[/] ({st.kind})  case: {st.case}  target: {st.target}")
-    console.print(
-        f"environment round: {'passed' if st.environment_passed else 'NOT passed (tuning locked)'}"
-    )
+    console.print(f"environment round: {'passed' if st.environment_passed else 'NOT passed (tuning locked)'}")
     console.print(f"baseline (iter-000): {format_duration(st.baseline_us)}")
     if st.torch:
         console.print(f"{st.torch.label}: avg {format_duration(st.torch.avg_us)}")
@@ -429,13 +405,9 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     torch_us = st.torch.avg_us if st.torch else None
     rows = [round_summary(r, st.baseline_us, torch_us) for r in rounds]
     if args.json:
-        print_json(
-            {"rounds": rows, "missing": st.problems.missing, "unreadable": st.problems.unreadable}
-        )
+        print_json({"rounds": rows, "missing": st.problems.missing, "unreadable": st.problems.unreadable})
         return 0
-    table = Table(
-        "Iter", "Phase", "Hypothesis", "Verdict", "PTO", "vs initial", "vs torch", box=None
-    )
+    table = Table("Iter", "Phase", "Hypothesis", "Verdict", "PTO", "vs initial", "vs torch", box=None)
     for row in rows:
         table.add_row(
             str(row["round"]),
@@ -469,13 +441,13 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_env(args: argparse.Namespace) -> int:
+    if not args.probe:
+        return _run_environment(args)
     probes = {}
     for name, state in _pairs(args.probe, "--probe").items():
         if state not in ("ok", "failed"):
             raise InputError(f"--probe {name}: expected ok or failed, got {state!r}")
         probes[name] = state == "ok"
-    if not probes:
-        raise InputError("record at least one --probe NAME=ok|failed")
     notes = EnvironmentNotes(
         versions=_pairs(args.versions, "--version"),
         build_outcome=args.build_outcome,
@@ -498,7 +470,14 @@ def cmd_env(args: argparse.Namespace) -> int:
 
 def cmd_baseline(args: argparse.Namespace) -> int:
     with open_campaign(args, write=True) as campaign:
-        record = campaign.record_baseline(measurement_from_args(args), analysis=args.analysis)
+        if args.build is None:
+            from pto_tui.backends.loop import run_baseline
+            from pto_tui.cli.live import printer, run_service
+
+            show = printer(quiet=args.json)
+            record = run_service(campaign.layout, lambda runner: run_baseline(campaign, runner, show))
+        else:
+            record = campaign.record_baseline(measurement_from_args(args), analysis=args.analysis)
         warnings = campaign.warnings
     _finish(
         args,
@@ -510,6 +489,25 @@ def cmd_baseline(args: argparse.Namespace) -> int:
 
 
 def cmd_torch_baseline(args: argparse.Namespace) -> int:
+    given = [args.avg, args.minimum, args.maximum]
+    if all(v is None for v in given):
+        from pto_tui.backends.reference import run_reference
+        from pto_tui.cli.live import printer, run_service
+
+        with open_campaign(args, write=True) as campaign:
+            show = printer(quiet=args.json)
+            measured = run_service(campaign.layout, lambda runner: run_reference(campaign, runner, show))
+            warnings = campaign.warnings
+        _finish(
+            args,
+            measured.__dict__,
+            warnings,
+            f"{measured.label}: avg {format_duration(measured.avg_us)} "
+            f"(min {format_duration(measured.min_us)}, max {format_duration(measured.max_us)})",
+        )
+        return 0
+    if any(v is None for v in given):
+        raise InputError("give all of --avg, --min and --max, or none to measure on the target")
     scale = 1000.0 if args.unit == "ms" else 1.0
     baseline = TorchBaseline(
         avg_us=args.avg * scale,
@@ -535,6 +533,21 @@ def cmd_amend(args: argparse.Namespace) -> int:
         warnings = campaign.warnings
     _finish(args, round_to_dict(record), warnings, f"round {args.number}: amendment recorded")
     return 0
+
+
+def _run_environment(args: argparse.Namespace) -> int:
+    from pto_tui.backends.environment import run_environment
+    from pto_tui.cli.live import printer, run_service
+
+    with open_campaign(args, write=True, command="pto-tui env") as campaign:
+        show = printer(quiet=args.json)
+        notes = run_service(campaign.layout, lambda runner: run_environment(campaign, runner, show))
+        warnings = campaign.warnings
+    lines = [f"  {'ok    ' if ok else 'FAILED'} {name}" for name, ok in notes.probes.items()]
+    lines += [f"  problem: {p}" for p in notes.problems]
+    lines.append("environment round " + ("passed" if notes.passed else "NOT passed: tuning stays locked"))
+    _finish(args, notes.__dict__, warnings, "\n".join(lines))
+    return 0 if notes.passed else 1
 
 
 def _finish(args: argparse.Namespace, data: object, warnings: list[str], message: str) -> None:

@@ -53,9 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--title", default="", help="short title for tables and the chart")
     s.add_argument("--phase", default=None)
     s.add_argument("--based-on", type=int, default=None, help="base round (default: the frontier)")
-    s.add_argument(
-        "--restore", action="store_true", help="reset the workspace to the base round first"
-    )
+    s.add_argument("--restore", action="store_true", help="reset the workspace to the base round first")
     add_json_flag(s)
     s.set_defaults(handler=cmd_start)
 
@@ -92,9 +90,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(s)
     s.set_defaults(handler=cmd_measure)
 
-    s = rsub.add_parser(
-        "close", help="decide the verdict from the measurements and close the round"
-    )
+    s = rsub.add_parser("close", help="decide the verdict from the measurements and close the round")
     s.add_argument("number", type=int, nargs="?", help="default: the open round")
     s.add_argument("--analysis", default="", help="why it worked or failed")
     s.add_argument("--next", default="", dest="next_step", help="what to try next")
@@ -105,6 +101,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_json_flag(s)
     s.set_defaults(handler=cmd_close)
+
+    s = rsub.add_parser(
+        "run",
+        help="run the open round on the target: sync, build, correctness, benchmark repeats, verdict",
+        description="Records the changes as they are now, uploads the workspace, builds, checks "
+        "correctness and only then benchmarks (discipline.repeats runs), decides the verdict and "
+        "closes the round. Ctrl-C cancels the running step and leaves the round open.",
+    )
+    s.add_argument("--quiet", action="store_true", help="show step headers only, not the output")
+    add_json_flag(s)
+    s.set_defaults(handler=cmd_run)
 
     s = rsub.add_parser("delete", help="(refused) rounds are append-only")
     s.add_argument("number", type=int)
@@ -240,8 +247,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
         args,
         round_to_dict(record),
         warnings,
-        f"round {record.number} changes: {files}"
-        + (f"; parameters {params_text}" if params_text else ""),
+        f"round {record.number} changes: {files}" + (f"; parameters {params_text}" if params_text else ""),
     )
     return 0
 
@@ -270,6 +276,27 @@ def cmd_close(args: argparse.Namespace) -> int:
         warnings = campaign.warnings
     verdict = record.verdict.value if record.verdict else "-"
     message = f"round {record.number} closed: {verdict} — {record.verdict_reason}"
+    for flag in record.flags:
+        message += f"\n  FLAG {flag}"
+    _finish(args, round_to_dict(record), warnings, message)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from pto_tui.backends.loop import run_round
+    from pto_tui.cli.live import printer, run_service
+
+    with open_campaign(args, write=True, command="pto-tui round run") as campaign:
+        show = printer(quiet=args.quiet or args.json)
+        record = run_service(campaign.layout, lambda runner: run_round(campaign, runner, show))
+        warnings = campaign.warnings
+    m = record.measurement
+    verdict = record.verdict.value if record.verdict else "-"
+    message = (
+        f"round {record.number}: {verdict} — {record.verdict_reason}\n"
+        f"  build {m.build or '-'}, correctness {m.correctness or '-'}, "
+        f"median {format_duration(m.median_us)} over {len(m.samples_us)} run(s)"
+    )
     for flag in record.flags:
         message += f"\n  FLAG {flag}"
     _finish(args, round_to_dict(record), warnings, message)

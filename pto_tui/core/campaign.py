@@ -54,7 +54,7 @@ from pto_tui.core.rules import (
 from pto_tui.core.scope import changed_protected, outside_scope, protected_hashes
 from pto_tui.core.snapshots import SnapshotStore
 from pto_tui.core.tunables import apply_parameter, discover
-from pto_tui.core.verdict import decide, invalid_sample_reason
+from pto_tui.core.verdict import VerdictResult, decide, invalid_sample_reason
 from pto_tui.core.vocabulary import ChangeKind, Verdict
 
 
@@ -266,9 +266,10 @@ class Campaign:
                 HONEST_HISTORY, "the baseline is already recorded; it cannot be rewritten"
             )
         if measurement.build != "ok" or measurement.correctness != "pass":
+            why = f" ({measurement.problem})" if measurement.problem else ""
             raise RuleViolation(
                 VALID_BASELINE,
-                "the baseline needs a successful build and a passing correctness check",
+                f"the baseline needs a successful build and a passing correctness check{why}",
             )
         problem = invalid_sample_reason(measurement.samples_us)
         if problem:
@@ -361,8 +362,22 @@ class Campaign:
         return record
 
     def _current_phase(self) -> str:
-        current = self.project.document.get("phases", {}).get("current")
-        return str(current) if current else self.config.phases[0]
+        """The project's current phase; tuning rounds never fall in the baseline phase."""
+        phases = self.config.phases
+        current = str(self.project.document.get("phases", {}).get("current") or phases[0])
+        if current == phases[0] and len(phases) > 1:
+            return phases[1]
+        return current
+
+    def open_round(self, number: int | None = None) -> Round:
+        """The open round (the newest one when number is None)."""
+        return self._open_round(number)
+
+    def preflight(self, record: Round) -> None:
+        """Everything that would refuse this round's measurements, checked before spending
+        time on a build and a benchmark."""
+        self._check_integrity(record)
+        _refuse(risk_findings(record.changes.high_risk, record.changes.risk_justification))
 
     def _open_round(self, number: int | None) -> Round:
         rounds = self.rounds()
@@ -560,7 +575,7 @@ class Campaign:
             raise RuleViolation(
                 CORRECTNESS_FIRST, "no build recorded: record the measurement first"
             )
-        if m.build == "ok" and not m.correctness:
+        if m.build == "ok" and not m.correctness and not m.problem:
             raise RuleViolation(
                 CORRECTNESS_FIRST, "the build passed but no correctness result is recorded"
             )
@@ -584,6 +599,10 @@ class Campaign:
             max_spread=d.max_spread,
             review_gain=d.review_gain,
         )
+        if m.build == "ok" and m.correctness != "fail" and m.problem and not m.samples_us:
+            # the run produced no usable result (missing or malformed report, no
+            # "test success" line, blocked benchmark): an invalid round
+            result = VerdictResult(Verdict.FAILURE, f"invalid round: {m.problem}", "")
         if claimed is not None and claimed is not result.verdict:
             raise RuleViolation(
                 HONEST_VERDICT,

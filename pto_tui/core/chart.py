@@ -33,6 +33,7 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
+from matplotlib.ticker import FuncFormatter
 from matplotlib.transforms import blended_transform_factory
 
 from pto_tui.core.atomic import atomic_write_bytes
@@ -189,18 +190,19 @@ def _speedup_panel(ax: Axes, model: ChartModel, fonts: ChartFonts) -> None:
             # failures without a valid number: a red cross on the bottom edge
             ax.scatter(
                 no_value,
-                [0.04] * len(no_value),
+                [0.03] * len(no_value),
                 transform=edge,
                 clip_on=False,
                 gid=f"markers-{verdict}-nodata",
                 **style,  # type: ignore[arg-type]
             )
 
-    values = [r.speedup for r in shown if r.speedup is not None] + [
-        r.frontier_speedup for r in shown
-    ]
+    values = [r.speedup for r in shown if r.speedup is not None] + [r.frontier_speedup for r in shown]
     low, high = min(values + [1.0]), max(values + [1.0])
-    ax.set_ylim(min(0.9, low * 0.9), high * 1.3 + 0.1)  # headroom for milestone labels
+    span = max(high - low, 0.5)
+    # a margin below the lowest point keeps the no-data crosses (at 3%) under every marker;
+    # headroom above leaves space for the milestone labels
+    ax.set_ylim(low - 0.1 * span, high + 0.35 * span)
 
     for k, number in enumerate(model.milestones):
         i = next(j for j, s in enumerate(slots) if s.shown == number)
@@ -262,6 +264,7 @@ def _duration_panel(ax: Axes, model: ChartModel, fonts: ChartFonts) -> None:
     if model.log_scale:
         ax.set_yscale("log")
         ax.set_ylim(bottom_log, top * 3.0)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))  # 100, not 10^2
     else:
         ax.set_ylim(0, top * 1.22)
 
@@ -389,7 +392,7 @@ def draw(model: ChartModel, fonts: ChartFonts | None = None) -> Figure:
     fig.subplots_adjust(left=0.07, right=0.98, top=0.855, bottom=0.17 if folded else 0.13)
     operator = clean_text(model.operator, fonts, fallback="operator")
     title = f"{operator}: PTO optimisation summary"
-    fig.suptitle(title, fontsize=14, fontweight=fonts.bold, y=0.975, gid="title", **_font_kw(fonts))
+    fig.suptitle(title, fontsize=14, y=0.975, gid="title", **fonts.bold(title))
     fig.text(
         0.5,
         0.935,
@@ -410,16 +413,8 @@ def draw(model: ChartModel, fonts: ChartFonts | None = None) -> Figure:
         gid="footer",
         **_font_kw(fonts),
     )
-    fig.text(
-        0.5,
-        0.018,
-        "\n".join(textwrap.wrap(clean_text(model.conclusion, fonts), 170)),
-        ha="center",
-        fontsize=9,
-        fontweight=fonts.bold,
-        gid="conclusion",
-        **_font_kw(fonts),
-    )
+    conclusion = "\n".join(textwrap.wrap(clean_text(model.conclusion, fonts), 170))
+    fig.text(0.5, 0.018, conclusion, ha="center", fontsize=9, gid="conclusion", **fonts.bold(conclusion))
     return fig
 
 
@@ -461,9 +456,7 @@ def write_chart(
     return ChartResult(png=output, svg=svg_path, model=model)
 
 
-def write_campaign_chart(
-    campaign: Campaign, output: Path | None = None, *, svg: bool = False
-) -> ChartResult:
+def write_campaign_chart(campaign: Campaign, output: Path | None = None, *, svg: bool = False) -> ChartResult:
     """The project's summary chart (default projects/<op>/summary_chart.png)."""
     return write_chart(
         campaign.rounds(),

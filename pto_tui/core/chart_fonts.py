@@ -44,7 +44,8 @@ class ChartFonts:
     families: tuple[str, ...]
     covered: frozenset[int]
     cjk_file: str = ""  # the CJK font file used ("" = none found)
-    bold: str = "bold"  # "normal" when a family has no bold face (asking for one warns)
+    cjk_bold: bool = False  # the CJK font has a bold face (asking for a missing one warns)
+    base_covered: frozenset[int] = frozenset()  # what DejaVu Sans alone covers
 
     @property
     def has_cjk(self) -> bool:
@@ -52,6 +53,13 @@ class ChartFonts:
 
     def can_render(self, char: str) -> bool:
         return char.isspace() or ord(char) in self.covered
+
+    def bold(self, text: str) -> dict[str, object]:
+        """Font keywords for bold text: bold in DejaVu Sans when it covers the text or the
+        CJK font has a bold face; otherwise regular weight (never a missing-face warning)."""
+        if not self.has_cjk or all(c.isspace() or ord(c) in self.base_covered for c in text):
+            return {"fontfamily": [BASE_FAMILY], "fontweight": "bold"}
+        return {"fontfamily": list(self.families), "fontweight": "bold" if self.cjk_bold else "normal"}
 
 
 def _charmap(path: str) -> frozenset[int]:
@@ -89,10 +97,8 @@ def _fontconfig_cjk_files() -> list[str]:
 
 def base_fonts() -> ChartFonts:
     """DejaVu Sans alone: what every machine has (also used by tests of the fallback)."""
-    return ChartFonts(
-        families=(BASE_FAMILY,),
-        covered=_charmap(font_manager.findfont(BASE_FAMILY, fallback_to_default=True)),
-    )
+    covered = _charmap(font_manager.findfont(BASE_FAMILY, fallback_to_default=True))
+    return ChartFonts(families=(BASE_FAMILY,), covered=covered, base_covered=covered)
 
 
 @functools.cache
@@ -114,7 +120,8 @@ def find_chart_fonts() -> ChartFonts:
             families=(*base.families, family),
             covered=base.covered | covered,
             cjk_file=path,
-            bold="bold" if _has_bold(family) else "normal",
+            cjk_bold=_has_bold(family),
+            base_covered=base.covered,
         )
     return base
 

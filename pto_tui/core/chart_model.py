@@ -232,8 +232,7 @@ def _slots(rounds: Sequence[ChartRound], min_run: int, key: set[int]) -> list[Ax
             covers = tuple(r.number for r in run)
             first, last = covers[0], covers[-1]
             slots.extend(
-                AxisSlot(n, covers, fold_label(n, first, last, len(covers)))
-                for n in _representatives(run)
+                AxisSlot(n, covers, fold_label(n, first, last, len(covers))) for n in _representatives(run)
             )
         run.clear()
 
@@ -299,9 +298,7 @@ def verdict_counts(rounds: Sequence[ChartRound]) -> dict[str, int]:
     return counts
 
 
-def conclusion_text(
-    initial_us: float, best: ChartRound, torch: TorchBaseline | None, best_label: str
-) -> str:
+def conclusion_text(initial_us: float, best: ChartRound, torch: TorchBaseline | None, best_label: str) -> str:
     """The key conclusion, one sentence (chart footer and report)."""
     if best.verdict == BASELINE:
         text = (

@@ -101,9 +101,7 @@ def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | 
         amended=bool(record.amendments),
         change_kind=record.changes.kind.value if record.changes.kind else "",
         changes=changes_summary(record),
-        parameters=[
-            {"name": p.name, "old": p.old, "new": p.new} for p in record.changes.parameters
-        ],
+        parameters=[{"name": p.name, "old": p.old, "new": p.new} for p in record.changes.parameters],
         snapshot=dict(record.changes.snapshot),
         files=list(record.changes.files),
         based_on=record.changes.based_on,
@@ -202,7 +200,8 @@ def _value(name: str, text: str) -> Any:
 
 def to_csv(rows: Sequence[ExportRow]) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    # the csv module's default "\r\n" (RFC 4180): a cell holding a lone "\r" gets quoted
+    writer = csv.writer(buffer)
     writer.writerow(COLUMNS)
     for row in rows:
         writer.writerow([_cell(name, getattr(row, name)) for name in COLUMNS])
@@ -210,6 +209,8 @@ def to_csv(rows: Sequence[ExportRow]) -> str:
 
 
 def read_csv(text: str) -> list[ExportRow]:
+    """Rows of a CSV export. Read the file with newline="" (as the csv module wants), so
+    line breaks inside quoted cells survive exactly."""
     reader = csv.DictReader(io.StringIO(text))
     missing = set(COLUMNS) - set(reader.fieldnames or ())
     if missing:
@@ -241,8 +242,7 @@ def _scalars(values: dict[str, Any]) -> str:
 def markdown_table(rows: Sequence[ExportRow]) -> str:
     """The round table: one line a round, what people paste into a review."""
     lines = [
-        "| Iter | Phase | Hypothesis | Changes | PTO | vs initial | vs torch_npu | Correct "
-        "| Result |",
+        "| Iter | Phase | Hypothesis | Changes | PTO | vs initial | vs torch_npu | Correct | Result |",
         "|---:|---|---|---|---:|---:|---:|---|---|",
     ]
     for r in rows:

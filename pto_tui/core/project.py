@@ -79,6 +79,9 @@ class Commands:
     correctness: str
     benchmark: str
     reference: str = ""  # torch_npu (or CPU stand-in) reference benchmark
+    # where results appear, relative to the operator folder: the runner's results folder
+    # (DSL: the newest report.json written by this run) or the tile-lib report.csv
+    results: str = ""
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,7 @@ def default_commands(kind: OperatorKind) -> Commands:
             correctness="",  # read from the benchmark's report.json
             benchmark="python3 -m pto_kernels.bench.runner bench/specs/{family}/{name}.yaml",
             reference="",
+            results="bench/results",
         )
     return Commands(
         build=(
@@ -161,6 +165,7 @@ def default_commands(kind: OperatorKind) -> Commands:
             " && ./{binary} --npu={npu} --cases {case}"
         ),
         reference="",
+        results="build/report.csv",
     )
 
 
@@ -177,7 +182,7 @@ def default_protected(kind: OperatorKind) -> tuple[str, ...]:
 _SECTIONS: dict[str, set[str]] = {
     "operator": {"name", "kind", "source", "entry", "family", "demo"},
     "case": {"name", "shape", "dtype", "causal", "spec", "options"},
-    "commands": {"build", "correctness", "benchmark", "reference"},
+    "commands": {"build", "correctness", "benchmark", "reference", "results"},
     "target": {"kind", "host", "work_dir", "env_setup", "npu_id", "ssh_config"},
     "costmodel": {"enabled", "engine", "pto_isa", "tool", "compiler", "on_target"},
     "discipline": {"repeats", "warmup", "noise_floor", "max_spread", "review_gain"},
@@ -400,6 +405,7 @@ def parse_config(path: Path, text: str) -> ProjectConfig:
         correctness=r.get(cm, "commands", "correctness", str, defaults.correctness),
         benchmark=r.get(cm, "commands", "benchmark", str, defaults.benchmark),
         reference=r.get(cm, "commands", "reference", str, defaults.reference),
+        results=r.get(cm, "commands", "results", str, defaults.results),
     )
 
     t = r.section("target")

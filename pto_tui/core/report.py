@@ -185,7 +185,7 @@ def _failures_section(rounds: Sequence[Round]) -> list[str]:
             "",
             _block("Hypothesis", r.pre_edit.hypothesis),
             _block("Changes", changes_summary(r)),
-            _block("What happened", "; ".join(happened)),
+            _block("What happened", "; ".join(dict.fromkeys(happened))),  # no repeats
             _block("What was learned", r.analysis),
             _block("Next", r.next),
             "",
@@ -229,7 +229,7 @@ def render_report(
     lines = [f"# {ctx.operator}: PTO optimisation campaign report", "", *_summary(model, ctx), ""]
     if chart_link:
         lines += [f"![Summary chart]({chart_link})", ""]
-    lines += ["## Conclusion", "", model.conclusion, ""]
+    lines += ["## Conclusion", "", model.conclusion.removeprefix("Conclusion: "), ""]
     lines += _torch_section(model)
     lines += ["## Rounds", "", markdown_table(rows)]
     lines += _kept_section(closed, model.initial_us)
@@ -238,8 +238,7 @@ def render_report(
     lines += [
         "## Reproducibility",
         "",
-        f"Best round: iter-{best.number:03d}"
-        + (" (the baseline)" if model.best.verdict == BASELINE else ""),
+        f"Best round: iter-{best.number:03d}" + (" (the baseline)" if model.best.verdict == BASELINE else ""),
         "",
         f"- **Parameter snapshot**: {snapshot}",
         f"- **Workload fingerprint**: {best.measurement.fingerprint or '-'}",

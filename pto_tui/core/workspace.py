@@ -23,6 +23,7 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     "*.egg-info",
     ".venv",
     "node_modules",
+    "*bench/results*",  # benchmark output (pto-kernels runner), never source
 )
 
 

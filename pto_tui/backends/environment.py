@@ -1,0 +1,129 @@
+"""The environment round (WORKFLOW.md step 6): probes per operator kind, each a job whose
+log is kept, recorded as iter-000's environment notes. Tuning stays locked until it passes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pto_tui.backends.kinds import backend_for
+from pto_tui.backends.loop import case_flops, site_for
+from pto_tui.backends.site import EventSink, OperatorSite, StepInterrupted
+from pto_tui.core.campaign import Campaign
+from pto_tui.core.errors import PtoError
+from pto_tui.core.records import EnvironmentNotes
+from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.jobs.runner import JobRunner
+
+PROBE_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True)
+class Probe:
+    name: str
+    command: str
+    version_of: str = ""  # record the first output line as this tool's version
+
+
+def probes_for(kind: OperatorKind, demo: bool) -> list[Probe]:
+    """Version and presence probes. A demo operator runs on the CPU, so its probes check the
+    CPU toolchain instead of Bisheng/CANN/the NPU (said so in the probe names)."""
+    python = Probe("python", "command -v python3 && python3 --version", "python")
+    if kind is OperatorKind.PTO_DSL:
+        if demo:
+            return [
+                python,
+                Probe("numpy (demo)", "python3 -c 'import numpy; print(numpy.__version__)'", "numpy"),
+            ]
+        return [
+            python,
+            Probe("pto dialect", "python3 -c 'import mlir.ir; from mlir.dialects import pto; print(\"ok\")'"),
+            Probe(
+                "torch_npu",
+                "python3 -c 'import torch, torch_npu; print(torch.__version__, torch.npu.is_available())'",
+                "torch",
+            ),
+            Probe("ptoas", "ptoas --version", "ptoas"),
+        ]
+    if demo:
+        return [
+            Probe("g++ (demo, instead of Bisheng)", "g++ --version", "g++"),
+            Probe("cmake", "cmake --version", "cmake"),
+            python,
+        ]
+    return [
+        Probe("bisheng", "bisheng --version", "bisheng"),
+        Probe(
+            "CANN",
+            'home="${ASCEND_TOOLKIT_HOME:-$ASCEND_HOME_PATH}"; test -n "$home" && echo "$home"',
+            "CANN",
+        ),
+        Probe("ACL runtime / NPU", "npu-smi info", "npu-smi"),
+        Probe("cmake", "cmake --version", "cmake"),
+        python,
+    ]
+
+
+async def _probe(site: OperatorSite, probe: Probe, notes: EnvironmentNotes, cwd: str = "") -> bool:
+    try:
+        out = await site.run(f"probe: {probe.name}", probe.command, cwd=cwd, timeout=PROBE_TIMEOUT)
+    except StepInterrupted as error:
+        notes.problems.append(error.render())
+        return False
+    ok = out.ok
+    if ok and probe.version_of and out.stdout:
+        # the last line carries the version for `command -v x && x --version` probes
+        line = out.stdout[-1] if probe.name in ("python", "target reachable") else out.stdout[0]
+        notes.versions[probe.version_of] = line.strip()
+    if not ok:
+        notes.problems.append(f"{probe.name}: {out.tail(3) or f'exit code {out.record.exit_code}'}")
+    return ok
+
+
+async def run_environment(
+    campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None
+) -> EnvironmentNotes:
+    """Probe the target, upload the workspace, build once and get one valid result."""
+    config = campaign.config
+    site = site_for(campaign, runner, on_event)
+    notes = EnvironmentNotes()
+    # from "/": the work dir may not exist before the first upload
+    reach = await _probe(site, Probe("target reachable", "echo ok; uname -srm", "target"), notes, cwd="/")
+    notes.probes["target reachable"] = reach
+    if reach:
+        try:
+            notes.versions["sync"] = await site.sync()
+            notes.probes["workspace uploaded"] = True
+        except PtoError as error:
+            notes.probes["workspace uploaded"] = False
+            notes.problems.append(f"workspace upload: {error.render()}")
+        where = f"test -d {site.subdir} && echo present"
+        notes.probes["work dir exists"] = await _probe(site, Probe("work dir exists", where), notes)
+        for probe in probes_for(config.operator.kind, config.operator.demo):
+            notes.probes[probe.name] = await _probe(site, probe, notes)
+        await _first_result(campaign, site, notes)
+    notes.passed = bool(notes.probes) and all(notes.probes.values())
+    campaign.record_environment(notes)
+    return notes
+
+
+async def _first_result(campaign: Campaign, site: OperatorSite, notes: EnvironmentNotes) -> None:
+    """One full build and one valid result (for DSL: baseline and PTO both ok)."""
+    backend = backend_for(site, case_flops(campaign.config.case))
+    parameters = {name: t.value for name, t in campaign.config.tunables.items()}
+    ok, problem = await backend.build(parameters)
+    notes.build_outcome = "build succeeded" if ok else problem
+    notes.probes["full build"] = ok
+    if not ok:
+        notes.problems.append(problem)
+        return
+    outcome = await backend.benchmark("first result", parameters)
+    valid = outcome.valid and bool(outcome.correct)
+    if valid and campaign.config.operator.kind is OperatorKind.PTO_DSL and outcome.reference_us is None:
+        valid = False
+        notes.problems.append("report.json has no benchmarked baseline (baseline.benchmark not ok)")
+    notes.probes["one valid result"] = valid
+    if valid:
+        notes.first_valid_result = f"{site.target.label}:{site.subdir}/{outcome.report}"
+    elif outcome.problem:
+        notes.problems.append(f"first result: {outcome.problem}")

@@ -1,0 +1,102 @@
+"""The measured part of the loop (WORKFLOW.md steps 7-8): baseline and rounds, end to end.
+
+A round run: record the changes (files and diff as they are now) -> sync -> build ->
+correctness -> only then the benchmark, repeated per the project's discipline ->
+verdict -> records. A cancelled or lost step raises and leaves the round open with
+nothing half-written: measurements are recorded only once every step has finished.
+"""
+
+from __future__ import annotations
+
+from pto_tui.backends.kinds import Backend, backend_for
+from pto_tui.backends.site import EventSink, OperatorSite
+from pto_tui.core.campaign import Campaign
+from pto_tui.core.project import CaseConfig, Scalar
+from pto_tui.core.records import Measurement, Round
+from pto_tui.core.reports import attention_flops
+from pto_tui.jobs.runner import JobRunner
+
+
+def case_flops(case: CaseConfig) -> float | None:
+    """FLOPs of an attention-shaped case (FORMATS.md §5), None when the shape says nothing."""
+    shape = {str(k).upper(): v for k, v in case.shape.items()}
+
+    def first(*names: str, default: int | None = None) -> int | None:
+        for name in names:
+            value = shape.get(name)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                return value
+        return default
+
+    s_q = first("S0", "S", "SQ", "S_Q", "SEQ")
+    s_kv = first("S1", "S", "SKV", "S_KV", "SEQ")
+    d = first("D", "HEAD_SIZE", "HEAD", "HEAD_DIM")
+    if s_q is None or s_kv is None or d is None:
+        return None
+    b = first("B", "BATCH", default=1) or 1
+    n = first("N", "H", "HEADS", "NUM_HEADS", default=1) or 1
+    return attention_flops(b, n, s_q, s_kv, d, case.causal)
+
+
+async def measure(backend: Backend, parameters: dict[str, Scalar], repeats: int) -> Measurement:
+    """Build, correctness, then `repeats` benchmark runs; stops at the first failure."""
+    m = Measurement()
+    ok, problem = await backend.build(parameters)
+    m.build = "ok" if ok else "failed"
+    if not ok:
+        m.problem = problem
+        return m
+    passed, problem = await backend.correctness(parameters)
+    if passed is False:
+        m.correctness, m.problem = "fail", problem
+        return m
+    if passed:
+        m.correctness = "pass"
+    for index in range(repeats):
+        outcome = await backend.benchmark(f"benchmark {index + 1}/{repeats}", parameters)
+        if outcome.report:
+            m.reports.append(outcome.report)
+        if outcome.correct is False:
+            # correctness failed: the round's numbers are invalid, none are kept
+            m.correctness, m.problem = "fail", outcome.problem
+            m.samples_us, m.reference_us = [], []
+            return m
+        if not outcome.valid:
+            m.problem = f"benchmark run {index + 1}: {outcome.problem}"
+            m.samples_us, m.reference_us = [], []
+            return m
+        m.correctness = "pass"
+        assert outcome.duration_us is not None
+        m.samples_us.append(outcome.duration_us)
+        if outcome.reference_us is not None:
+            m.reference_us.append(outcome.reference_us)
+        if outcome.tflops is not None:
+            m.tflops = outcome.tflops
+    return m
+
+
+def site_for(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None) -> OperatorSite:
+    return OperatorSite(campaign.layout, campaign.config, runner, on_event)
+
+
+async def run_round(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None) -> Round:
+    """Run the open round end to end and close it with its verdict."""
+    record = campaign.open_round()
+    record = campaign.record_changes(record.number)  # files and diff as measured
+    campaign.preflight(record)
+    site = site_for(campaign, runner, on_event)
+    await site.sync()
+    backend = backend_for(site, case_flops(campaign.config.case))
+    measurement = await measure(backend, dict(record.changes.snapshot), campaign.config.discipline.repeats)
+    campaign.record_measurement(measurement, record.number)
+    return campaign.close_round(record.number)
+
+
+async def run_baseline(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None) -> Round:
+    """Measure the unmodified operator and record it as iter-000."""
+    site = site_for(campaign, runner, on_event)
+    await site.sync()
+    backend = backend_for(site, case_flops(campaign.config.case))
+    parameters = {name: t.value for name, t in campaign.config.tunables.items()}
+    measurement = await measure(backend, parameters, campaign.config.discipline.repeats)
+    return campaign.record_baseline(measurement)  # refuses an invalid run, naming why

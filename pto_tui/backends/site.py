@@ -1,0 +1,183 @@
+"""Where an operator runs and how a step becomes a job whose output is followed.
+
+An OperatorSite joins a project (its config and workspace) to a job runner and its
+target. Every step (probe, build, benchmark) is one job: its lines go to the job's log
+file on disk and, live, to the caller's event callback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from pto_tui.core.commands import env_parameters, render_command, template_values
+from pto_tui.core.errors import PtoError
+from pto_tui.core.layout import ProjectLayout
+from pto_tui.core.project import ProjectConfig, Scalar, Target
+from pto_tui.jobs.errors import FetchError
+from pto_tui.jobs.model import JobRecord, JobSpec, JobState, LogLine
+from pto_tui.jobs.runner import Job, JobRunner
+
+
+@dataclass(frozen=True)
+class StepEvent:
+    """What a caller (CLI printer, TUI pane, test) sees of a running step."""
+
+    step: str  # e.g. "build", "benchmark 2/5", "probe: python"
+    kind: str  # started | line | finished
+    line: LogLine | None = None
+    record: JobRecord | None = None
+
+
+EventSink = Callable[[StepEvent], None]
+
+
+class StepInterrupted(PtoError):
+    """A step was cancelled, timed out or lost: its outcome is unknown, nothing is recorded."""
+
+
+@dataclass
+class StepOutput:
+    record: JobRecord
+    stdout: list[str] = field(default_factory=list)
+    stderr: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.record.state is JobState.SUCCEEDED
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.stdout)
+
+    def tail(self, lines: int = 12) -> str:
+        """The end of the output, for a readable failure reason."""
+        return "\n".join((self.stdout + self.stderr)[-lines:])
+
+
+class OperatorSite:
+    """One project's operator on its target, with a job runner to run steps."""
+
+    def __init__(
+        self,
+        layout: ProjectLayout,
+        config: ProjectConfig,
+        runner: JobRunner,
+        on_event: EventSink | None = None,
+        target: Target | None = None,
+    ) -> None:
+        self.layout = layout
+        self.config = config
+        self.runner = runner
+        self.on_event = on_event or (lambda _event: None)
+        target = target or config.target
+        if target.is_local and not target.work_dir:
+            # a local target with no work dir runs in the project's own workspace
+            target = replace(target, work_dir=str(layout.workspace))
+        self.target = target
+        self.subdir = config.operator.kind.workspace_subdir
+        self.current: Job | None = None
+
+    @property
+    def synced(self) -> bool:
+        """Whether the workspace must be uploaded (it is not when the target runs in it)."""
+        return not (
+            self.target.is_local
+            and Path(self.target.work_dir).expanduser().resolve() == self.layout.workspace.resolve()
+        )
+
+    def render(self, template: str, parameters: Mapping[str, Scalar]) -> str:
+        return render_command(template, template_values(self.config, parameters))
+
+    async def sync(self) -> str:
+        """Upload the workspace (only what changed). Returns a one-line description."""
+        if not self.synced:
+            return "local target runs in the workspace: nothing to upload"
+        self.on_event(StepEvent("sync", "started"))
+        report = await self.runner.sync_workspace(self.target, self.layout.workspace)
+        self.on_event(StepEvent("sync", "finished"))
+        return (
+            f"synced {len(report.uploaded)} changed of {report.files} file(s), removed "
+            f"{len(report.deleted)}, to {self.target.label}:{self.target.work_dir} ({report.method})"
+        )
+
+    async def run(
+        self,
+        step: str,
+        command: str,
+        *,
+        parameters: Mapping[str, Scalar] | None = None,
+        cwd: str | None = None,
+        timeout: float | None = None,
+        extra_env: Mapping[str, str] | None = None,
+        quiet: bool = False,
+    ) -> StepOutput:
+        """Run one command in the operator folder on the target, following its output.
+
+        A cancelled, timed-out or lost job raises StepInterrupted; a command that ran and
+        failed is returned (its exit code is in the record)."""
+        env = env_parameters(self.config, parameters or {})
+        env.update(extra_env or {})
+        spec = JobSpec(
+            command=command,
+            cwd=self.subdir if cwd is None else cwd,
+            env=env,
+            timeout=timeout,
+            name=step,
+        )
+        emit = (lambda _event: None) if quiet else self.on_event
+        job = await self.runner.submit(self.target, spec)
+        self.current = job
+        output = StepOutput(record=job.record)
+        subscription = job.subscribe()
+        emit(StepEvent(step, "started", record=job.record))
+        try:
+            async for line in subscription:
+                if line.stream == "meta":
+                    continue
+                (output.stdout if line.stream == "stdout" else output.stderr).append(line.text)
+                emit(StepEvent(step, "line", line=line))
+            output.record = await job.wait()
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(job.cancel())
+            raise
+        finally:
+            self.current = None
+        emit(StepEvent(step, "finished", record=output.record))
+        state = output.record.state
+        if state in (JobState.CANCELLED, JobState.TIMED_OUT, JobState.LOST):
+            why = output.record.error or state.value
+            raise StepInterrupted(f"step '{step}' {state.value}: {why}")
+        return output
+
+    async def cancel(self) -> None:
+        job = self.current
+        if job is not None:
+            await job.cancel()
+
+    async def read_text(self, rel: str, step: str) -> str | None:
+        """A result file's text (relative to the operator folder), None when absent."""
+        path = f"{self.subdir}/{rel}"
+        if self.target.is_local:
+            local = Path(self.target.work_dir).expanduser() / path
+            try:
+                return local.read_text(encoding="utf-8", errors="replace")
+            except FileNotFoundError:
+                return None
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                fetched = await self.runner.fetch(self.target, [path], Path(tmp))
+            except FetchError:
+                return None
+            return fetched[0].read_text(encoding="utf-8", errors="replace")
+
+    async def fetch(self, rel: str, dest: Path) -> Path:
+        """Copy a result file from the target into the project (kept as evidence)."""
+        dest.mkdir(parents=True, exist_ok=True)
+        paths = await self.runner.fetch(self.target, [f"{self.subdir}/{rel}"], dest)
+        return paths[0]

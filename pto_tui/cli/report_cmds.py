@@ -1,0 +1,111 @@
+"""End-of-campaign sub-commands: chart, export, report (WORKFLOW.md "The final summary chart")."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from pto_tui.cli.common import add_json_flag, path_arg, print_json
+from pto_tui.cli.project_cmds import open_campaign
+from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.export import FORMATS, export_rows, render_export
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "chart",
+        help="draw the summary chart (projects/<op>/summary_chart.png)",
+        description="Draw the two-panel summary chart: speedup per round and best frontier, "
+        "durations per round with the torch_npu reference. With more than 10 rounds only the "
+        "key rounds get their own x position; runs of other rounds are folded.",
+    )
+    p.add_argument("--output", type=path_arg, help="PNG path (default: projects/<op>/summary_chart.png)")
+    p.add_argument("--svg", action="store_true", help="also write an SVG beside the PNG")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_chart)
+
+    p = sub.add_parser(
+        "export",
+        help="the round table with each round's reproducibility record, as csv, md or json",
+    )
+    p.add_argument("--format", choices=FORMATS, required=True, dest="fmt")
+    p.add_argument("--output", type=path_arg, help="file to write (default: standard output)")
+    p.set_defaults(handler=cmd_export)
+
+    p = sub.add_parser(
+        "report",
+        help="write the Markdown campaign report (projects/<op>/REPORT.md)",
+        description="Write the campaign report: chart (drawn when missing or out of date), "
+        "round table, kept rounds with hypotheses and evidence, failures and what was learned, "
+        "the comparison with torch_npu, the reproducibility record.",
+    )
+    p.add_argument("--output", type=path_arg, help="Markdown path (default: projects/<op>/REPORT.md)")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_report)
+
+
+def cmd_chart(args: argparse.Namespace) -> int:
+    from pto_tui.core.chart import write_campaign_chart  # matplotlib loads only here
+
+    with open_campaign(args, write=False) as campaign:
+        result = write_campaign_chart(campaign, args.output, svg=args.svg)
+    model = result.model
+    if args.json:
+        print_json(
+            {
+                "png": str(result.png),
+                "svg": str(result.svg) if result.svg else None,
+                "x_axis": [{"round": s.shown, "covers": list(s.covers)} for s in model.slots],
+                "milestones": model.milestones,
+                "units": model.units.name,
+                "log_scale": model.log_scale,
+                "best_round": model.best.number,
+            }
+        )
+        return 0
+    print(f"chart written: {result.png}")
+    if result.svg:
+        print(f"svg written: {result.svg}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=False) as campaign:
+        rounds = campaign.rounds()
+        torch = campaign.torch_baseline()
+        config = campaign.config
+    text = render_export(
+        args.fmt,
+        export_rows(rounds, torch),
+        operator=config.operator.name,
+        case=config.case.describe(),
+        torch=torch,
+    )
+    output: Path | None = args.output
+    if output is None or str(output) == "-":
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(output, text)
+        print(f"{args.fmt} export written: {output}", file=sys.stderr)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from pto_tui.core.report import write_campaign_report  # matplotlib loads only here
+
+    with open_campaign(args, write=False) as campaign:
+        result = write_campaign_report(campaign, args.output)
+    if args.json:
+        print_json(
+            {
+                "report": str(result.path),
+                "chart": str(result.chart),
+                "chart_drawn": result.chart_drawn,
+            }
+        )
+        return 0
+    print(f"report written: {result.path}")
+    if result.chart_drawn:
+        print(f"chart drawn: {result.chart}")
+    return 0
