@@ -18,8 +18,7 @@ from typing import Any
 from pto_tui.core.errors import PtoError
 
 TILELIB_CSV_HEADER = (
-    "case,HEAD,S0,S1,CUBE_S0,CUBE_S1,TILE_S1,start_time,end_time,duration_us,avg_block_us,"
-    "GOPS,TFLOPS,result"
+    "case,HEAD,S0,S1,CUBE_S0,CUBE_S1,TILE_S1,start_time,end_time,duration_us,avg_block_us,GOPS,TFLOPS,result"
 )
 
 
@@ -102,7 +101,9 @@ def _tflops(duration_us: float, flops: float | None) -> float | None:
 def _parse_runner(data: dict[str, Any], source: str, flops: float | None) -> BenchResult:
     status = data.get("status")
     if status not in (None, "ok"):
-        raise ReportError(f"report status is {status!r}: {data.get('reason', 'no reason given')}", file=source)
+        raise ReportError(
+            f"report status is {status!r}: {data.get('reason', 'no reason given')}", file=source
+        )
     bench_status = _get(data, "pto.benchmark.status", source)
     if bench_status != "ok":
         reason = data["pto"]["benchmark"].get("reason", "no reason given")
@@ -123,7 +124,8 @@ def _parse_runner(data: dict[str, Any], source: str, flops: float | None) -> Ben
     diff = correctness.get("max_abs_diff")
     detail = ""
     if not passes:
-        detail = f"correctness failed: max_abs_diff {diff} (atol {correctness.get('atol')}, rtol {correctness.get('rtol')})"
+        tolerance = f"atol {correctness.get('atol')}, rtol {correctness.get('rtol')}"
+        detail = f"correctness failed: max_abs_diff {diff} ({tolerance})"
     return BenchResult(
         correct=passes,
         duration_us=median,
@@ -214,7 +216,9 @@ def _csv_row(row: list[str], index: dict[str, int], source: str, line: int) -> C
     try:
         duration = float(row[index["duration_us"]])
     except ValueError:
-        raise ReportError(f"duration_us {row[index['duration_us']]!r} is not a number", file=source, line=line) from None
+        raise ReportError(
+            f"duration_us {row[index['duration_us']]!r} is not a number", file=source, line=line
+        ) from None
     if not math.isfinite(duration):
         raise ReportError("duration_us is not finite", file=source, line=line)
     tflops_text = row[index["TFLOPS"]].strip()
