@@ -1,0 +1,238 @@
+"""`pto-tui exec`, `trust-host`, `jobs`, `attach`: the job layer from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import shlex
+import signal
+import sys
+from collections.abc import Callable
+
+from pto_tui.cli.common import add_json_flag, load_project_file, print_json
+from pto_tui.core.errors import InputError
+from pto_tui.core.project import Target
+from pto_tui.jobs.connect import scan_host_key
+from pto_tui.jobs.hostkeys import app_known_hosts, trust_host_key
+from pto_tui.jobs.model import JobRecord, JobSpec, JobState, list_records
+from pto_tui.jobs.runner import Job, JobRunner
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    run = sub.add_parser(
+        "exec",
+        help="run a command on the project's target, syncing the workspace first",
+        description=(
+            "Run CMD on the target of project.toml with live output. The workspace is "
+            "uploaded first (only what changed). Ctrl-C cancels the command (TERM, then "
+            "KILL). The exit code is the command's: 1 when it failed without one or was "
+            "lost, 130 when cancelled."
+        ),
+    )
+    run.add_argument("--no-sync", action="store_true", help="do not upload the workspace first")
+    run.add_argument("--timeout", type=float, metavar="S", help="stop the command after S seconds")
+    run.add_argument("--pty", action="store_true", help="run in a terminal (merges stderr)")
+    run.add_argument(
+        "--detach",
+        action="store_true",
+        help="start it detached on the target and return; follow it with `pto-tui attach ID`",
+    )
+    run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ...")
+    run.set_defaults(handler=exec_handler)
+
+    trust = sub.add_parser(
+        "trust-host",
+        help="show the target's SSH host key and trust it",
+        description=(
+            "Connect to the target's SSH host, show its host key fingerprint and, once "
+            "confirmed, store it in pto-tui's own known_hosts. A key that changed is "
+            "refused: remove the old entry by hand if the change is legitimate."
+        ),
+    )
+    trust.add_argument("--yes", action="store_true", help="trust without asking")
+    trust.set_defaults(handler=trust_handler)
+
+    jobs = sub.add_parser("jobs", help="list the project's jobs")
+    add_json_flag(jobs)
+    jobs.set_defaults(handler=jobs_handler)
+
+    attach = sub.add_parser(
+        "attach",
+        help="follow a detached job again",
+        description="Re-attach to a detached job: its log continues where it stopped. "
+        "Ctrl-C stops following and leaves the job running.",
+    )
+    attach.add_argument("job_id", metavar="JOB_ID")
+    attach.set_defaults(handler=attach_handler)
+
+
+# ---------------------------------------------------------------- exec
+
+
+def command_text(words: list[str]) -> str:
+    """One word is a shell string as typed; several are quoted and joined."""
+    if words and words[0] == "--":
+        words = words[1:]
+    if not words:
+        raise InputError("no command given", hint="pto-tui exec -- CMD ...")
+    return words[0] if len(words) == 1 else shlex.join(words)
+
+
+def exit_code_of(record: JobRecord) -> int:
+    if record.state is JobState.SUCCEEDED:
+        return 0
+    if record.state is JobState.CANCELLED:
+        return 130
+    if record.state is JobState.FAILED and record.exit_code:
+        return record.exit_code
+    if record.state is JobState.FAILED and record.signal:
+        number = getattr(signal, f"SIG{record.signal}", None)
+        return 128 + int(number) if number is not None else 1
+    return 1
+
+
+def exec_handler(args: argparse.Namespace) -> int:
+    layout, project = load_project_file(args)
+    spec = JobSpec(
+        command=command_text(args.command),
+        timeout=args.timeout,
+        pty=args.pty,
+        detached=args.detach,
+    )
+    sync_from = None if args.no_sync else layout.workspace
+    if sync_from is not None and not sync_from.is_dir():
+        sync_from = None  # a project without a workspace folder has nothing to upload
+    target = project.config.target
+    return asyncio.run(_exec(JobRunner(layout.jobs_dir), target, spec, sync_from))
+
+
+async def _exec(runner: JobRunner, target: Target, spec: JobSpec, sync_from: object) -> int:
+    try:
+        job = await runner.submit(target, spec, sync_from=sync_from)  # type: ignore[arg-type]
+        if spec.detached:
+            return await _launch_detached(job)
+        return await _follow(job, on_interrupt=job.cancel, interrupt_note="cancelling")
+    finally:
+        await runner.close()
+
+
+async def _launch_detached(job: Job) -> int:
+    printer = asyncio.create_task(_print_lines(job))
+    record = await job.wait_started()
+    if record.state.is_final:
+        await printer
+        return _report_end(record)
+    await job.detach()
+    await printer
+    print(f"pto-tui: job {job.id} runs detached; follow it with `pto-tui attach {job.id}`",
+          file=sys.stderr)
+    print(job.id)
+    return 0
+
+
+async def _print_lines(job: Job) -> None:
+    async for line in job.subscribe():
+        if line.stream == "stdout":
+            sys.stdout.write(line.text + "\n")
+            sys.stdout.flush()
+        elif line.stream == "stderr":
+            sys.stderr.write(line.text + "\n")
+            sys.stderr.flush()
+        else:
+            sys.stderr.write(f"pto-tui: {line.text}\n")
+            sys.stderr.flush()
+
+
+async def _follow(
+    job: Job, on_interrupt: Callable[[], object], interrupt_note: str
+) -> int:
+    """Print the job's lines until it ends; Ctrl-C calls on_interrupt (bounded, once)."""
+    loop = asyncio.get_running_loop()
+    interrupted: list[asyncio.Task[object]] = []
+
+    def interrupt() -> None:
+        if not interrupted:
+            print(f"\npto-tui: {interrupt_note} job {job.id} ...", file=sys.stderr)
+            interrupted.append(loop.create_task(on_interrupt()))  # type: ignore[arg-type]
+
+    # outside the main thread the signal handler cannot be set: Ctrl-C is not ours then
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, interrupt)
+    try:
+        await _print_lines(job)
+        record = await job.wait()
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
+    return _report_end(record)
+
+
+def _report_end(record: JobRecord) -> int:
+    if record.error:
+        print(f"pto-tui: error: {record.error}", file=sys.stderr)
+    if record.state is JobState.RUNNING and record.detached:
+        print(f"pto-tui: job {record.id} keeps running; `pto-tui attach {record.id}` follows it",
+              file=sys.stderr)
+        return 130
+    return exit_code_of(record)
+
+
+# ---------------------------------------------------------------- attach, jobs, trust-host
+
+
+def attach_handler(args: argparse.Namespace) -> int:
+    layout, project = load_project_file(args)
+    return asyncio.run(_attach(JobRunner(layout.jobs_dir), project.config.target, args.job_id))
+
+
+async def _attach(runner: JobRunner, target: Target, job_id: str) -> int:
+    try:
+        job = await runner.reattach(target, job_id)
+        return await _follow(job, on_interrupt=job.detach, interrupt_note="detaching from")
+    finally:
+        await runner.close()
+
+
+def jobs_handler(args: argparse.Namespace) -> int:
+    layout, _project = load_project_file(args)
+    records = list_records(layout.jobs_dir)
+    if args.json:
+        print_json([record.to_json() for record in records])
+        return 0
+    if not records:
+        print("no jobs yet")
+        return 0
+    for record in records:
+        outcome = (
+            f"exit {record.exit_code}" if record.exit_code is not None
+            else f"SIG{record.signal}" if record.signal else ""
+        )
+        detached = " detached" if record.detached else ""
+        print(f"{record.id}  {record.state.value:<9} {outcome:<8} {record.target}{detached}  "
+              f"{record.command}")
+    return 0
+
+
+def trust_handler(args: argparse.Namespace) -> int:
+    _layout, project = load_project_file(args)
+    target = project.config.target
+    if target.is_local:
+        raise InputError("the project's target is local: there is no host key to trust",
+                         key="target.kind")
+    status = asyncio.run(scan_host_key(target))
+    if status.trusted:
+        print(f"{target.host}: host key {status.fingerprint} is already trusted")
+        return 0
+    print(f"{target.host} ({status.known_as}) presents the host key {status.fingerprint}")
+    if not args.yes:
+        try:
+            answer = input("Trust this key? Check it with the host's administrator. [y/N] ")
+        except EOFError:
+            answer = ""
+        if answer.strip().lower() not in ("y", "yes"):
+            print("not trusted", file=sys.stderr)
+            return 1
+    path = trust_host_key(status.known_as, status.key_line, app_known_hosts())
+    print(f"trusted: stored in {path}")
+    return 0

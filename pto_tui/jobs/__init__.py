@@ -1,0 +1,30 @@
+"""The job layer: local and SSH execution, live logs, workspace sync, cancellation.
+
+asyncio + asyncssh only (never Textual). Entry points: JobRunner (runner.py),
+sync_workspace / fetch (sync.py), trust_host (hostkeys.py), the records in model.py.
+"""
+
+from pto_tui.jobs.errors import (
+    AuthFailed,
+    FetchError,
+    HostKeyChanged,
+    JobError,
+    SshConnectError,
+    SyncError,
+    UnknownHostKey,
+)
+from pto_tui.jobs.model import JobRecord, JobSpec, JobState, LogLine
+
+__all__ = [
+    "AuthFailed",
+    "FetchError",
+    "HostKeyChanged",
+    "JobError",
+    "JobRecord",
+    "JobSpec",
+    "JobState",
+    "LogLine",
+    "SshConnectError",
+    "SyncError",
+    "UnknownHostKey",
+]

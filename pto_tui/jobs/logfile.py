@@ -1,0 +1,121 @@
+"""The per-job log file: one record per line, tagged with its stream and time-stamped.
+
+Format of a record: b"<unix time with 6 decimals> <stream> <raw bytes>\\n", where the
+raw bytes are the line exactly as the job wrote it, minus its b"\\n". Bytes are kept
+raw (invalid UTF-8 included); readers decode with errors="replace".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from pto_tui.jobs.model import LogLine, Stream
+
+_STREAMS: tuple[Stream, ...] = ("stdout", "stderr", "meta")
+
+
+class LineSplitter:
+    """Turns chunks of bytes into complete lines; keeps the unfinished tail for later."""
+
+    def __init__(self) -> None:
+        self._tail = b""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if b"\n" not in chunk:
+            self._tail += chunk
+            return []
+        lines = (self._tail + chunk).split(b"\n")
+        self._tail = lines.pop()
+        return lines
+
+    def flush(self) -> list[bytes]:
+        """The last line when the stream ended without a newline."""
+        tail, self._tail = self._tail, b""
+        return [tail] if tail else []
+
+
+def decode_line(raw: bytes) -> str:
+    # a PTY ends lines with \r\n; the \r means nothing to a reader of lines
+    return raw.removesuffix(b"\r").decode("utf-8", errors="replace")
+
+
+class LogWriter:
+    """Appends records to a job's log file; one write (and flush) per chunk of lines."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file: BinaryIO | None = path.open("ab")
+
+    def write(self, stream: Stream, lines: list[bytes], when: float) -> None:
+        if not lines or self._file is None:
+            return
+        prefix = b"%.6f %s " % (when, stream.encode())
+        self._file.write(prefix + (b"\n" + prefix).join(lines) + b"\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def _parse(record: bytes) -> tuple[float, Stream, bytes] | None:
+    parts = record.split(b" ", 2)
+    if len(parts) < 2:
+        return None
+    try:
+        when = float(parts[0])
+        stream = parts[1].decode()
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if stream not in _STREAMS:
+        return None
+    return when, stream, parts[2] if len(parts) == 3 else b""  # type: ignore[return-value]
+
+
+def read_log_raw(path: Path) -> Iterator[tuple[float, Stream, bytes]]:
+    """(time, stream, raw bytes) of every complete record; a torn last record is skipped."""
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        for record in handle:
+            if not record.endswith(b"\n"):
+                break  # the writer died mid-record
+            parsed = _parse(record[:-1])
+            if parsed is not None:
+                yield parsed
+
+
+def read_log(path: Path) -> Iterator[LogLine]:
+    """The log file as LogLines (decoded with replacement)."""
+    for when, stream, raw in read_log_raw(path):
+        yield LogLine(stream, decode_line(raw), when)
+
+
+def repair_and_count(path: Path) -> dict[Stream, int]:
+    """Cut a torn last record, then count the bytes each stream has delivered so far.
+
+    A re-attached job resumes its remote output from these offsets, so the log continues
+    exactly where it stopped: no line lost, none repeated.
+    """
+    counts: dict[Stream, int] = {"stdout": 0, "stderr": 0, "meta": 0}
+    if not path.exists():
+        return counts
+    good = 0
+    with path.open("rb") as handle:
+        for record in handle:
+            if not record.endswith(b"\n"):
+                break
+            good += len(record)
+            parsed = _parse(record[:-1])
+            if parsed is not None:
+                counts[parsed[1]] += len(parsed[2]) + 1
+    if good != path.stat().st_size:
+        with path.open("r+b") as handle:
+            handle.truncate(good)
+    return counts

@@ -1,0 +1,153 @@
+"""Job records: what a job is asked to do (JobSpec), what happened (JobRecord), its lines."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from enum import StrEnum
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal
+
+from pto_tui.core.atomic import atomic_write_text
+
+Stream = Literal["stdout", "stderr", "meta"]
+
+
+class JobState(StrEnum):
+    QUEUED = "queued"
+    SYNCING = "syncing"
+    RUNNING = "running"
+    FETCHING = "fetching"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    TIMED_OUT = "timed_out"
+    LOST = "lost"  # the outcome cannot be known: never reported as success
+
+    @property
+    def is_final(self) -> bool:
+        return self in FINAL_STATES
+
+
+FINAL_STATES = frozenset(
+    {JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED, JobState.TIMED_OUT, JobState.LOST}
+)
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """A job to run. command is a bash string; env is applied inline (sshd drops env requests)."""
+
+    command: str
+    cwd: str | None = None  # relative to the target's work dir, or absolute
+    env: Mapping[str, str] = field(default_factory=dict)
+    timeout: float | None = None  # seconds; the runner's own (TERM, KILL, close)
+    pty: bool = False  # a PTY gives live lines from any program, but merges stderr
+    line_buffered: bool = True  # stdbuf -oL -eL + PYTHONUNBUFFERED=1 when no PTY
+    detached: bool = False  # survives the client: re-attach with JobRunner.reattach
+    name: str = ""
+    fetch: tuple[str, ...] = ()  # result files to fetch back after a run (relative to cwd)
+
+
+@dataclass(frozen=True)
+class LogLine:
+    stream: Stream
+    text: str
+    time: float
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    """One immutable snapshot of a job. The runner replaces it at every state change."""
+
+    id: str
+    command: str
+    target: str  # Target.label, e.g. "ssh:npu-box"
+    state: JobState = JobState.QUEUED
+    name: str = ""
+    cwd: str = ""
+    env: Mapping[str, str] = field(default_factory=dict)
+    workspace_hash: str = ""
+    detached: bool = False
+    submitted_at: float = 0.0
+    started_at: float | None = None
+    ended_at: float | None = None
+    exit_code: int | None = None
+    signal: str | None = None  # e.g. "TERM" when the command was killed by a signal
+    error: str = ""  # why the job failed or was lost, in words
+    log_path: str = ""
+    remote_dir: str = ""  # the job's folder on the target (pgid, rc, detached output)
+    fetched: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # a frozen record must not share a dict someone else may mutate
+        object.__setattr__(self, "env", MappingProxyType(dict(self.env)))
+
+    def evolve(self, **changes: Any) -> JobRecord:
+        return replace(self, **changes)
+
+    @property
+    def duration(self) -> float | None:
+        if self.started_at is None or self.ended_at is None:
+            return None
+        return self.ended_at - self.started_at
+
+    def to_json(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["state"] = self.state.value
+        data["env"] = dict(self.env)
+        data["fetched"] = list(self.fetched)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> JobRecord:
+        known = {name for name in cls.__dataclass_fields__}
+        values = {k: v for k, v in data.items() if k in known}
+        values["state"] = JobState(values.get("state", JobState.LOST.value))
+        values["fetched"] = tuple(values.get("fetched", ()))
+        return cls(**values)
+
+
+RECORD_FILE = "record.json"
+LOG_FILE = "output.log"
+
+
+def new_job_id() -> str:
+    """Sortable and unique enough: UTC time plus 24 random bits."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
+
+
+def save_record(job_dir: Path, record: JobRecord) -> None:
+    """Write record.json atomically. Only a final record is fsync'ed: an fsync costs a few
+    ms, a job passes through several states, and a rename alone already survives a
+    crash of pto-tui itself."""
+    text = json.dumps(record.to_json(), indent=2) + "\n"
+    path = job_dir / RECORD_FILE
+    if record.state.is_final:
+        atomic_write_text(path, text)
+        return
+    job_dir.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{RECORD_FILE}.{os.getpid()}.tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+def load_record(job_dir: Path) -> JobRecord | None:
+    try:
+        return JobRecord.from_json(json.loads((job_dir / RECORD_FILE).read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def list_records(log_dir: Path) -> list[JobRecord]:
+    """Every job recorded under log_dir, oldest first."""
+    if not log_dir.is_dir():
+        return []
+    found = (load_record(path) for path in log_dir.iterdir() if path.is_dir())
+    records = [record for record in found if record is not None]
+    return sorted(records, key=lambda record: (record.submitted_at, record.id))

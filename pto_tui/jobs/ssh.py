@@ -1,0 +1,283 @@
+"""The SSH executor: one pooled connection per host, a cap on channels, lazy reconnect.
+
+Measured facts behind the choices (REMOTE.md): a command on an open connection costs
+~3 ms against ~92 ms for a new one, so connections are kept; OpenSSH refuses sessions
+beyond MaxSessions (10 by default), so each connection carries at most `max_channels`
+(an SFTP session counts) and a busy host gets a second connection, then a queue;
+output is read as bytes (encoding=None): one invalid UTF-8 byte must not drop a
+connection that carries other jobs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncssh
+
+from pto_tui.core.project import Target
+from pto_tui.jobs.connect import ConnectOptions, open_connection
+from pto_tui.jobs.errors import JobError, SshConnectError
+from pto_tui.jobs.executor import CHUNK, CommandResult, Executor, ExitInfo, OutStream, Process
+
+PARALLEL_TRANSFERS = 16  # SFTP requests in flight on one session
+
+
+@dataclass(eq=False)
+class PooledConnection:
+    conn: asyncssh.SSHClientConnection | None
+    cap: int  # channels allowed at once; lowered if the server refuses sooner
+    in_use: int = 0
+    closed: bool = False
+
+
+@dataclass
+class _Host:
+    connections: list[PooledConnection] = field(default_factory=list)
+    connecting: int = 0
+    waiters: list[asyncio.Future[None]] = field(default_factory=list)
+
+    def wake(self) -> None:
+        for waiter in self.waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self.waiters.clear()
+
+
+class SshPool:
+    """Connections per (alias, ssh_config), shared by every job of the runner."""
+
+    def __init__(
+        self,
+        options: ConnectOptions | None = None,
+        max_channels: int = 8,
+        max_connections: int = 4,
+    ) -> None:
+        self.options = options or ConnectOptions()
+        self.max_channels = max_channels
+        self.max_connections = max_connections
+        self._hosts: dict[tuple[str, str], _Host] = {}
+        self.connects = 0  # connections opened so far (tests and benchmarks read it)
+
+    def _host(self, target: Target) -> _Host:
+        return self._hosts.setdefault((target.host, target.ssh_config), _Host())
+
+    def connections(self, target: Target) -> list[PooledConnection]:
+        return [c for c in self._host(target).connections if not c.closed]
+
+    async def acquire(self, target: Target) -> PooledConnection:
+        """A connection with a free channel slot: reuse, open another, or wait in line."""
+        host = self._host(target)
+        while True:
+            host.connections = [c for c in host.connections if not c.closed]
+            for pooled in host.connections:
+                if pooled.in_use < pooled.cap:
+                    pooled.in_use += 1
+                    return pooled
+            if len(host.connections) + host.connecting < self.max_connections:
+                break
+            waiter = asyncio.get_running_loop().create_future()
+            host.waiters.append(waiter)
+            await waiter
+        host.connecting += 1
+        pooled = PooledConnection(None, self.max_channels, in_use=1)
+
+        def lost(_exc: Exception | None) -> None:
+            pooled.closed = True
+            host.wake()
+
+        try:
+            pooled.conn = await open_connection(target, self.options, on_lost=lost)
+        finally:
+            host.connecting -= 1
+            host.wake()
+        self.connects += 1
+        host.connections.append(pooled)
+        return pooled
+
+    def release(self, target: Target, pooled: PooledConnection) -> None:
+        pooled.in_use -= 1
+        self._host(target).wake()
+
+    async def open_process(
+        self, target: Target, command: str, *, pty: bool = False
+    ) -> tuple[asyncssh.SSHClientProcess[bytes], PooledConnection]:
+        """A new session channel running command; retried elsewhere if the server refuses."""
+        for _attempt in range(50):
+            pooled = await self.acquire(target)
+            assert pooled.conn is not None
+            try:
+                proc = await pooled.conn.create_process(
+                    command,
+                    encoding=None,
+                    term_type="xterm" if pty else None,
+                    term_size=(200, 50) if pty else None,
+                )
+                return proc, pooled
+            except asyncssh.ChannelOpenError as error:
+                self.release(target, pooled)
+                if pooled.in_use == 0:
+                    raise SshConnectError(
+                        f"{target.host} refused a session: {error.reason}"
+                    ) from None
+                # the server allows fewer sessions than our cap (sshd MaxSessions): learn it
+                pooled.cap = max(1, pooled.in_use)
+            except (asyncssh.Error, OSError) as error:
+                self.release(target, pooled)
+                pooled.closed = True
+                raise SshConnectError(f"connection to {target.host} failed: {error}") from None
+        raise SshConnectError(f"{target.host}: no session channel could be opened")
+
+    @contextlib.asynccontextmanager
+    async def sftp(self, target: Target) -> AsyncIterator[asyncssh.SFTPClient]:
+        pooled = await self.acquire(target)
+        assert pooled.conn is not None
+        try:
+            try:
+                client = await pooled.conn.start_sftp_client()
+            except (asyncssh.Error, OSError) as error:
+                raise SshConnectError(f"SFTP to {target.host} failed: {error}") from None
+            try:
+                yield client
+            finally:
+                client.exit()
+        finally:
+            self.release(target, pooled)
+
+    async def close(self) -> None:
+        closing = []
+        for host in self._hosts.values():
+            for pooled in host.connections:
+                if pooled.conn is not None and not pooled.closed:
+                    pooled.conn.close()
+                    closing.append(pooled.conn.wait_closed())
+            host.connections.clear()
+            host.wake()
+        if closing:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.gather(*closing, return_exceptions=True), 5.0)
+
+
+class SshProcess(Process):
+    def __init__(
+        self,
+        pool: SshPool,
+        target: Target,
+        proc: asyncssh.SSHClientProcess[bytes],
+        pooled: PooledConnection,
+    ) -> None:
+        self.pool = pool
+        self.target = target
+        self.proc = proc
+        self.pooled = pooled
+        self.lost_reason = ""
+        self._released = False
+
+    async def read(self, stream: OutStream) -> bytes:
+        reader = self.proc.stdout if stream == "stdout" else self.proc.stderr
+        try:
+            return await reader.read(CHUNK)
+        except (asyncssh.Error, OSError) as error:
+            self.lost_reason = str(error) or type(error).__name__
+            return b""
+
+    def signal(self, name: str) -> None:
+        # OpenSSH delivers it to the whole process group of the session
+        with contextlib.suppress(asyncssh.Error, OSError):
+            self.proc.send_signal(name)
+
+    async def wait(self) -> ExitInfo:
+        with contextlib.suppress(asyncssh.Error, OSError):
+            await self.proc.wait_closed()
+        exit_signal = self.proc.exit_signal
+        if exit_signal is not None:
+            return ExitInfo(signal=exit_signal[0])
+        status = self.proc.exit_status
+        if status is None or status < 0:
+            reason = self.lost_reason or ("connection lost" if self.pooled.closed else "")
+            return ExitInfo(detail=reason or "the session closed without an exit status")
+        return ExitInfo(exit_code=status)
+
+    def close(self) -> None:
+        self.proc.close()
+        if not self._released:
+            self._released = True
+            self.pool.release(self.target, self.pooled)
+
+
+class SshExecutor(Executor):
+    def __init__(self, target: Target, pool: SshPool) -> None:
+        super().__init__(target)
+        self.pool = pool
+
+    async def start(self, script: str, *, pty: bool = False) -> Process:
+        proc, pooled = await self.pool.open_process(self.target, script, pty=pty)
+        if not pty:
+            proc.stdin.write_eof()  # nothing to read: commands waiting on stdin end at once
+        return SshProcess(self.pool, self.target, proc, pooled)
+
+    async def run(
+        self, script: str, *, stdin: bytes | None = None, timeout: float = 60.0
+    ) -> CommandResult:
+        proc, pooled = await self.pool.open_process(self.target, script)
+        process = SshProcess(self.pool, self.target, proc, pooled)
+        try:
+            async with asyncio.timeout(timeout):
+                # always send EOF: asyncssh's communicate() sends none for empty input
+                if stdin:
+                    proc.stdin.write(stdin)
+                proc.stdin.write_eof()
+                out, err = await proc.communicate()
+                info = await process.wait()
+        except TimeoutError:
+            process.signal("KILL")
+            raise JobError(
+                f"{self.target.host}: command did not finish within {timeout:g} s"
+            ) from None
+        except (asyncssh.Error, OSError) as error:
+            raise SshConnectError(f"{self.target.host}: {error}") from None
+        finally:
+            process.close()
+        return CommandResult(info.exit_code, out or b"", err or b"")
+
+    async def put_files(self, files: list[tuple[Path, str]]) -> None:
+        async with self.pool.sftp(self.target) as sftp:
+            await _parallel(
+                lambda src=src, dst=dst: sftp.put(str(src), _sftp_path(dst), preserve=True)
+                for src, dst in files
+            )
+
+    async def get_files(self, files: list[tuple[str, Path]]) -> None:
+        for _src, dst in files:
+            dst.parent.mkdir(parents=True, exist_ok=True)
+        async with self.pool.sftp(self.target) as sftp:
+            await _parallel(
+                lambda src=src, dst=dst: sftp.get(_sftp_path(src), str(dst), preserve=True)
+                for src, dst in files
+            )
+
+
+def _sftp_path(path: str) -> str:
+    # SFTP does not expand ~, but its relative paths start at the home directory
+    if path == "~":
+        return "."
+    return path[2:] if path.startswith("~/") else path
+
+
+async def _parallel(transfers: Iterable[Callable[[], Awaitable[object]]]) -> None:
+    """Run transfers PARALLEL_TRANSFERS at a time; the first failure stops the rest."""
+    gate = asyncio.Semaphore(PARALLEL_TRANSFERS)
+
+    async def one(transfer: Callable[[], Awaitable[object]]) -> None:
+        async with gate:
+            await transfer()
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for transfer in transfers:
+                group.create_task(one(transfer))
+    except* (asyncssh.SFTPError, OSError) as errors:
+        raise JobError(f"file transfer failed: {errors.exceptions[0]}") from None

@@ -1,0 +1,323 @@
+"""Workspace sync (local → target) and result fetch (target → local).
+
+The remote side is indexed in one command (`find -printf`), compared by size, mtime
+(whole seconds: SFTP v3 carries no more) and mode, and only what differs is sent:
+a few files as parallel SFTP puts with preserve=True, many as one tar stream (about
+one round trip plus bandwidth). Excluded paths are neither sent nor deleted; stale
+remote files are removed. Numbers behind this: REMOTE.md, "Syncing a workspace".
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import io
+import os
+import re
+import shlex
+import stat
+import tarfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pto_tui.core.errors import InputError
+from pto_tui.core.project import Target
+from pto_tui.core.workspace import DEFAULT_EXCLUDES, is_excluded
+from pto_tui.jobs.errors import FetchError, SyncError
+from pto_tui.jobs.executor import Executor
+from pto_tui.jobs.shell import join_path, quote_path
+from pto_tui.jobs.ssh import SshPool
+from pto_tui.jobs.targets import executor_for
+
+TAR_THRESHOLD = 24  # more changed files than this go as one tar stream
+# pto-tui's own job folders live in the remote work dir: never synced, never deleted
+PRIVATE_DIR = ".pto-tui"
+
+
+@dataclass(frozen=True)
+class FileState:
+    size: int
+    mtime: int  # whole seconds
+    mode: int  # permission bits
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    target: str
+    remote_dir: str
+    files: int = 0  # workspace files considered
+    uploaded: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    method: str = "none"  # none (nothing changed) | noop (local, same dir) | sftp | tar
+    bytes_sent: int = 0
+    seconds: float = 0.0
+    workspace_hash: str = ""
+
+
+class ExcludeRule:
+    """core.workspace.is_excluded, split for speed: the patterns without '/' are matched
+    against one path component at a time by one compiled regex (as fnmatch does), so a
+    walk can skip excluded folders; patterns with '/' still go through is_excluded."""
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        self.patterns = tuple(patterns)
+        names = [p for p in self.patterns if "/" not in p]
+        self.whole = tuple(p for p in self.patterns if "/" in p)
+        self._names = re.compile("|".join(fnmatch.translate(p) for p in names) or "(?!)")
+
+    def component(self, name: str) -> bool:
+        return self._names.match(name) is not None
+
+    def path_only(self, rel: str) -> bool:
+        """For a path whose every folder already passed component()."""
+        return self.component(rel.rsplit("/", 1)[-1]) or (
+            bool(self.whole) and is_excluded(rel, self.whole)
+        )
+
+    def __call__(self, rel: str) -> bool:
+        return any(self.component(part) for part in rel.split("/")) or (
+            bool(self.whole) and is_excluded(rel, self.whole)
+        )
+
+
+def scan_local(root: Path, excludes: Iterable[str] = DEFAULT_EXCLUDES) -> dict[str, FileState]:
+    """Regular files under root that are not excluded (same rule as iter_workspace_files),
+    without walking into excluded directories."""
+    rule = ExcludeRule(excludes)
+    found: dict[str, FileState] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        prefix = "" if rel_dir == "." else rel_dir + "/"
+        dirnames[:] = [d for d in dirnames if not rule.component(d)]
+        for name in filenames:
+            rel = prefix + name
+            if rule.path_only(rel):
+                continue
+            st = os.lstat(os.path.join(dirpath, name))
+            if stat.S_ISREG(st.st_mode):
+                mtime = st.st_mtime_ns // 10**9
+                found[rel] = FileState(st.st_size, mtime, stat.S_IMODE(st.st_mode))
+    return found
+
+
+def workspace_hash(files: dict[str, FileState]) -> str:
+    """A fingerprint of the workspace state (paths, sizes, mtimes, modes)."""
+    digest = hashlib.sha256()
+    for rel in sorted(files):
+        state = files[rel]
+        digest.update(f"{rel}\0{state.size}\0{state.mtime}\0{state.mode:o}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def _index_script(remote_dir: str, excludes: Iterable[str]) -> str:
+    names = [p for p in excludes if "/" not in p] + [PRIVATE_DIR]
+    prune = " -o ".join(f"-name {shlex.quote(p)}" for p in names)
+    d = quote_path(remote_dir)
+    return (
+        f"[ -d {d} ] || exit 0; cd {d} || exit 1; "
+        f"find . -mindepth 1 \\( {prune} \\) -prune -o -printf '%y\\t%s\\t%T@\\t%m\\t%P\\0'"
+    )
+
+
+@dataclass
+class RemoteIndex:
+    files: dict[str, FileState]
+    dirs: set[str]
+    others: set[str]  # symlinks, sockets...: never ours to keep
+
+
+def parse_index(data: bytes, excludes: Iterable[str]) -> RemoteIndex:
+    rule = ExcludeRule(excludes)
+    index = RemoteIndex({}, set(), set())
+    for entry in data.split(b"\0"):
+        if not entry:
+            continue
+        kind, size, mtime, mode, rel_bytes = entry.split(b"\t", 4)
+        rel = rel_bytes.decode("utf-8", errors="surrogateescape")
+        # find pruned excluded names already; check the whole rule only if one is left
+        if rule(rel) or rel.split("/")[0] == PRIVATE_DIR:
+            continue
+        if kind == b"f":
+            index.files[rel] = FileState(int(size), int(mtime.split(b".")[0]), int(mode, 8))
+        elif kind == b"d":
+            index.dirs.add(rel)
+        else:
+            index.others.add(rel)
+    return index
+
+
+def _parents(rel: str) -> list[str]:
+    parts = rel.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def _tar_stream(root: Path, rels: list[str]) -> bytes:
+    """A tar of the given files keeping modes and exact mtimes (pax), owned by nobody."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for rel in rels:
+            path = root / rel
+            info = tar.gettarinfo(str(path), arcname=rel)
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            with path.open("rb") as handle:
+                tar.addfile(info, handle)
+    return buffer.getvalue()
+
+
+def _nul_list(items: Iterable[str]) -> bytes:
+    return b"".join(item.encode("utf-8", errors="surrogateescape") + b"\0" for item in items)
+
+
+async def sync_with(
+    executor: Executor, local_dir: Path, excludes: Iterable[str] = DEFAULT_EXCLUDES
+) -> SyncReport:
+    """Make the target's work dir mirror local_dir (minus excludes)."""
+    target = executor.target
+    started = time.monotonic()
+    patterns = (*tuple(excludes), PRIVATE_DIR)
+    if not local_dir.is_dir():
+        raise SyncError(f"workspace folder not found: {local_dir}")
+    local = scan_local(local_dir, patterns)
+    fingerprint = workspace_hash(local)
+    remote_dir = target.work_dir
+    if target.is_local and (
+        not remote_dir or Path(remote_dir).expanduser().resolve() == local_dir.resolve()
+    ):
+        return SyncReport(target.label, str(local_dir), len(local), method="noop",
+                          workspace_hash=fingerprint)
+    if not remote_dir:
+        raise InputError(f"target {target.label} has no work_dir to sync to", key="target.work_dir")
+
+    listing = await executor.run(_index_script(remote_dir, patterns), timeout=120)
+    if not listing.ok:
+        raise SyncError(f"cannot list {remote_dir} on {target.label}: {_text(listing.stderr)}")
+    remote = parse_index(listing.stdout, patterns)
+
+    local_dirs = {parent for rel in local for parent in _parents(rel)}
+    changed = sorted(rel for rel, state in local.items() if remote.files.get(rel) != state)
+    stale = sorted(
+        {rel for rel in remote.files if rel not in local}
+        | remote.others
+        | {rel for rel in remote.dirs if rel in local}  # a directory where a file must go
+    )
+    stale_dirs = sorted(
+        (d for d in remote.dirs if d not in local_dirs and d not in local),
+        key=lambda d: d.count("/"),
+        reverse=True,
+    )
+    d = quote_path(remote_dir)
+    if stale:
+        result = await executor.run(f"cd {d} && xargs -0 -r rm -rf --", stdin=_nul_list(stale))
+        if not result.ok:
+            raise SyncError(f"cannot delete stale files in {remote_dir}: {_text(result.stderr)}")
+    if stale_dirs:
+        # rmdir, not rm -rf: a stale folder still holding excluded files is kept
+        await executor.run(f"cd {d} && xargs -0 -r rmdir -- 2>/dev/null; true",
+                           stdin=_nul_list(stale_dirs))
+
+    method, sent = "none", 0
+    if len(changed) > TAR_THRESHOLD:
+        method = "tar"
+        stream = _tar_stream(local_dir, changed)
+        sent = len(stream)
+        result = await executor.run(
+            f"mkdir -p {d} && tar -xpf - --no-same-owner -C {d}", stdin=stream, timeout=600
+        )
+        if not result.ok:
+            raise SyncError(f"upload to {remote_dir} failed: {_text(result.stderr)}")
+    elif changed:
+        method = "sftp"
+        parents = sorted({p for rel in changed for p in _parents(rel)})
+        result = await executor.run(
+            f"mkdir -p {d} && cd {d} && xargs -0 -r mkdir -p --", stdin=_nul_list(parents)
+        )
+        if not result.ok:
+            raise SyncError(f"cannot create folders in {remote_dir}: {_text(result.stderr)}")
+        await executor.put_files(
+            [(local_dir / rel, join_path(remote_dir, rel)) for rel in changed]
+        )
+        sent = sum(local[rel].size for rel in changed)
+    return SyncReport(
+        target=target.label,
+        remote_dir=remote_dir,
+        files=len(local),
+        uploaded=tuple(changed),
+        deleted=tuple(stale),
+        method=method,
+        bytes_sent=sent,
+        seconds=time.monotonic() - started,
+        workspace_hash=fingerprint,
+    )
+
+
+async def fetch_with(
+    executor: Executor, remote_paths: Iterable[str], local_dir: Path, base: str = ""
+) -> list[Path]:
+    """Copy result files back into local_dir (relative paths keep their sub-folders).
+
+    Relative remote paths are taken from `base`, else the target's work dir. Every
+    missing file is named in one FetchError.
+    """
+    target = executor.target
+    base = base or target.work_dir
+    wanted = list(remote_paths)
+    if not wanted:
+        return []
+    checks = " ".join(quote_path(join_path(base, p)) for p in wanted)
+    script = f'for f in {checks}; do [ -f "$f" ] || printf "%s\\0" "$f"; done'
+    result = await executor.run(script)
+    missing = [m.decode(errors="replace") for m in result.stdout.split(b"\0") if m]
+    if missing:
+        raise FetchError(
+            f"result file not found on {target.label}: {', '.join(missing)}",
+            hint="did the command write it? check the job's log",
+        )
+    pairs: list[tuple[str, Path]] = []
+    for path in wanted:
+        relative = not path.startswith(("/", "~"))
+        local_rel = Path(path) if relative and ".." not in Path(path).parts else Path(path).name
+        pairs.append((join_path(base, path), local_dir / local_rel))
+    await executor.get_files(pairs)
+    return [dst for _src, dst in pairs]
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace").strip()[-500:] or "(no message)"
+
+
+async def sync_workspace(
+    target: Target,
+    local_dir: Path,
+    excludes: Iterable[str] = DEFAULT_EXCLUDES,
+    *,
+    pool: SshPool | None = None,
+) -> SyncReport:
+    """Upload local_dir to target.work_dir (see sync_with); a pool keeps the connection."""
+    own_pool = pool is None
+    pool = pool or SshPool()
+    try:
+        return await sync_with(executor_for(target, pool), local_dir, excludes)
+    finally:
+        if own_pool:
+            await pool.close()
+
+
+async def fetch(
+    target: Target,
+    remote_paths: Iterable[str],
+    local_dir: Path,
+    *,
+    base: str = "",
+    pool: SshPool | None = None,
+) -> list[Path]:
+    """Fetch result files back (see fetch_with); FetchError names every missing file."""
+    own_pool = pool is None
+    pool = pool or SshPool()
+    try:
+        return await fetch_with(executor_for(target, pool), remote_paths, local_dir, base)
+    finally:
+        if own_pool:
+            await pool.close()

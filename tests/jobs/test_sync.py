@@ -1,0 +1,177 @@
+"""Workspace sync and fetch against a real target (sshd on loopback, or a local folder)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from pto_tui.core.project import Target
+from pto_tui.jobs.errors import FetchError
+from pto_tui.jobs.model import JobSpec, JobState
+from pto_tui.jobs.runner import JobRunner
+from pto_tui.jobs.sync import TAR_THRESHOLD, sync_workspace
+from tests.jobs.conftest import Place
+
+
+def make_workspace(root: Path, files: int = 40) -> Path:
+    (root / "kernel").mkdir(parents=True)
+    for i in range(files):
+        (root / "kernel" / f"part{i:03d}.cpp").write_text(f"// part {i}\n" * (i + 1))
+    run = root / "run.sh"
+    run.write_text("#!/bin/sh\necho run\n")
+    run.chmod(0o755)
+    (root / "build").mkdir()
+    (root / "build" / "kernel.o").write_bytes(b"\0" * 100)
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (root / "kernel" / "__pycache__").mkdir()
+    (root / "kernel" / "__pycache__" / "x.pyc").write_bytes(b"\0")
+    os.utime(root / "kernel" / "part000.cpp", (1_600_000_000.25, 1_600_000_000.75))
+    return root
+
+
+def remote_files(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+
+
+async def test_first_upload_then_no_change(place: Place, runner: JobRunner, tmp_path: Path) -> None:
+    local = make_workspace(tmp_path / "ws")
+    report = await runner.sync_workspace(place.target, local)
+    assert report.method == "tar"  # 42 files: more than TAR_THRESHOLD
+    remote = place.work_dir
+    assert remote_files(remote) == {f"kernel/part{i:03d}.cpp" for i in range(40)} | {"run.sh"}
+    assert stat.S_IMODE((remote / "run.sh").stat().st_mode) == 0o755
+    assert stat.S_IMODE((remote / "kernel/part001.cpp").stat().st_mode) == 0o644
+    assert (remote / "kernel/part000.cpp").stat().st_mtime == pytest.approx(1_600_000_000.75)
+    assert (remote / "kernel/part007.cpp").read_text() == (local / "kernel/part007.cpp").read_text()
+
+    again = await runner.sync_workspace(place.target, local)
+    assert again.method == "none" and again.uploaded == () and again.deleted == ()
+    assert again.workspace_hash == report.workspace_hash
+
+
+async def test_small_changes_go_by_file_and_keep_modes(
+    place: Place, runner: JobRunner, tmp_path: Path
+) -> None:
+    local = make_workspace(tmp_path / "ws")
+    await runner.sync_workspace(place.target, local)
+    (local / "kernel/part003.cpp").write_text("changed\n")
+    tool = local / "tools" / "deep" / "gen.py"
+    tool.parent.mkdir(parents=True)
+    tool.write_text("print('gen')\n")
+    tool.chmod(0o750)
+    (local / "run.sh").chmod(0o700)  # a mode-only change counts
+    report = await runner.sync_workspace(place.target, local)
+    assert report.method == "sftp"
+    assert sorted(report.uploaded) == ["kernel/part003.cpp", "run.sh", "tools/deep/gen.py"]
+    remote = place.work_dir
+    assert (remote / "kernel/part003.cpp").read_text() == "changed\n"
+    assert stat.S_IMODE((remote / "tools/deep/gen.py").stat().st_mode) == 0o750
+    assert stat.S_IMODE((remote / "run.sh").stat().st_mode) == 0o700
+    # mtimes were kept too, so nothing is sent a second time
+    assert (await runner.sync_workspace(place.target, local)).method == "none"
+
+
+async def test_stale_files_are_deleted_but_excluded_and_private_kept(
+    place: Place, runner: JobRunner, tmp_path: Path
+) -> None:
+    local = make_workspace(tmp_path / "ws")
+    await runner.sync_workspace(place.target, local)
+    remote = place.work_dir
+    (remote / "build").mkdir()
+    (remote / "build" / "big.bin").write_bytes(b"keep me")
+    (remote / "leftover.txt").write_text("stale")
+    (remote / "old" / "dir").mkdir(parents=True)
+    (remote / "old" / "dir" / "x.cpp").write_text("stale")
+    jobs_dir = remote / ".pto-tui" / "jobs" / "j1"
+    jobs_dir.mkdir(parents=True)
+    (jobs_dir / "rc").write_text("0\n")
+    os.symlink("/etc/hostname", remote / "link")
+    (local / "kernel/part010.cpp").unlink()
+
+    report = await runner.sync_workspace(place.target, local)
+    assert sorted(report.deleted) == ["kernel/part010.cpp", "leftover.txt", "link", "old/dir/x.cpp"]
+    assert not (remote / "kernel/part010.cpp").exists()
+    assert not (remote / "old").exists()
+    assert not (remote / "link").is_symlink()
+    assert (remote / "build" / "big.bin").read_bytes() == b"keep me"
+    assert (jobs_dir / "rc").exists()
+
+
+async def test_many_changes_use_one_tar_stream(
+    place: Place, runner: JobRunner, tmp_path: Path
+) -> None:
+    local = make_workspace(tmp_path / "ws", files=TAR_THRESHOLD * 2)
+    await runner.sync_workspace(place.target, local)
+    for path in list((local / "kernel").glob("*.cpp"))[: TAR_THRESHOLD + 1]:
+        path.write_text("new\n")
+    report = await runner.sync_workspace(place.target, local)
+    assert report.method == "tar" and len(report.uploaded) == TAR_THRESHOLD + 1
+    assert (await runner.sync_workspace(place.target, local)).method == "none"
+
+
+async def test_local_target_in_place_is_a_noop(tmp_path: Path) -> None:
+    local = make_workspace(tmp_path / "ws")
+    for target in (Target(kind="local"), Target(kind="local", work_dir=str(local))):
+        report = await sync_workspace(target, local)
+        assert report.method == "noop" and report.uploaded == ()
+        assert report.files == 41
+
+
+async def test_job_syncs_first_and_records_the_hash(
+    place: Place, runner: JobRunner, tmp_path: Path
+) -> None:
+    local = make_workspace(tmp_path / "ws")
+    job = await runner.submit(place.target, JobSpec("./run.sh && ls kernel | wc -l"),
+                              sync_from=local)
+    lines = [line.text async for line in job.subscribe() if line.stream == "stdout"]
+    record = await job.wait()
+    assert record.state is JobState.SUCCEEDED, record.error
+    assert lines == ["run", "40"]
+    assert len(record.workspace_hash) == 16
+
+
+async def test_fetch_results_and_missing_file(
+    place: Place, runner: JobRunner, tmp_path: Path
+) -> None:
+    (place.work_dir / "out").mkdir()
+    (place.work_dir / "out" / "report.json").write_text('{"ok": true}')
+    got = await runner.fetch(place.target, ["out/report.json"], tmp_path / "results")
+    assert got == [tmp_path / "results" / "out" / "report.json"]
+    assert got[0].read_text() == '{"ok": true}'
+    with pytest.raises(FetchError) as caught:
+        await runner.fetch(place.target, ["out/report.json", "out/report.csv"], tmp_path / "r2")
+    assert "out/report.csv" in str(caught.value)
+    assert "report.json" not in str(caught.value).split("found on")[1].split(":", 1)[1]
+
+
+async def test_job_fetches_after_success_and_fails_when_missing(
+    place: Place, runner: JobRunner, tmp_path: Path
+) -> None:
+    job = await runner.submit(
+        place.target,
+        JobSpec("echo 1,2 > report.csv", fetch=("report.csv",)),
+        fetch_to=tmp_path / "fetched",
+    )
+    record = await job.wait()
+    assert record.state is JobState.SUCCEEDED, record.error
+    assert (tmp_path / "fetched" / "report.csv").read_text() == "1,2\n"
+    assert record.fetched == (str(tmp_path / "fetched" / "report.csv"),)
+
+    missing = await runner.submit(place.target, JobSpec("true", fetch=("report.json",)))
+    record = await missing.wait()
+    assert record.state is JobState.FAILED
+    assert "report.json" in record.error and record.exit_code == 0
+
+
+async def test_one_top_level_file_change(place: Place, runner: JobRunner, tmp_path: Path) -> None:
+    local = make_workspace(tmp_path / "ws")
+    await runner.sync_workspace(place.target, local)
+    (local / "run.sh").write_text("#!/bin/sh\necho changed\n")
+    report = await asyncio.wait_for(runner.sync_workspace(place.target, local), 20)
+    assert report.method == "sftp" and report.uploaded == ("run.sh",)
+    assert (place.work_dir / "run.sh").read_text().endswith("changed\n")

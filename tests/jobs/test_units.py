@@ -1,0 +1,69 @@
+"""Small pure pieces: line splitting, the log format, records, shell text."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from pto_tui.core.project import Target
+from pto_tui.core.workspace import DEFAULT_EXCLUDES, is_excluded
+from pto_tui.jobs.logfile import LineSplitter, LogWriter, read_log, repair_and_count
+from pto_tui.jobs.model import JobRecord, JobSpec, JobState
+from pto_tui.jobs.shell import inner_script, quote_path
+from pto_tui.jobs.sync import ExcludeRule
+
+
+def test_line_splitter_keeps_partial_lines() -> None:
+    splitter = LineSplitter()
+    assert splitter.feed(b"ab") == []
+    assert splitter.feed(b"c\nde\n\nf") == [b"abc", b"de", b""]
+    assert splitter.flush() == [b"f"]
+    assert splitter.flush() == []
+
+
+def test_log_round_trip_and_torn_record(tmp_path: Path) -> None:
+    log = tmp_path / "output.log"
+    writer = LogWriter(log)
+    writer.write("stdout", [b"one", b"tw\xffo"], 100.5)
+    writer.write("stderr", [b"err \r"], 101.0)
+    writer.close()
+    with log.open("ab") as handle:
+        handle.write(b"102.000000 stdout torn-without-newl")
+    lines = list(read_log(log))
+    assert [(x.stream, x.text, x.time) for x in lines] == [
+        ("stdout", "one", 100.5), ("stdout", "tw\ufffdo", 100.5), ("stderr", "err ", 101.0)
+    ]
+    counts = repair_and_count(log)
+    assert counts["stdout"] == len(b"one\n") + len(b"tw\xffo\n")
+    assert counts["stderr"] == len(b"err \r\n")
+    assert log.read_bytes().endswith(b"err \r\n")  # the torn record was cut
+
+
+def test_record_json_round_trip() -> None:
+    record = JobRecord(id="x", command="c", target="local", state=JobState.LOST,
+                       env={"A": "1"}, fetched=("a",))
+    again = JobRecord.from_json(record.to_json())
+    assert again == record
+    assert again.evolve(state=JobState.FAILED).state is JobState.FAILED
+
+
+def test_inner_script_quotes_everything() -> None:
+    target = Target(kind="ssh", host="h", work_dir="~/w d", env_setup="export S=1")
+    spec = JobSpec('printf "%s|%s|%s\\n" "$X" "$S" "$PWD"', env={"X": "it's $(rm -rf /)"})
+    script = inner_script(target, spec, "/tmp")
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout == "it's $(rm -rf /)|1|/tmp\n"
+    assert quote_path("~/w d") == "\"$HOME\"/'w d'"
+
+
+def test_exclude_rule_agrees_with_core_is_excluded() -> None:
+    patterns = (*DEFAULT_EXCLUDES, "docs/*.tmp", "[ab]*.log")
+    rule = ExcludeRule(patterns)
+    paths = [
+        "a.py", "build/x.o", "src/build/y", "build-arm/z", "x/__pycache__/m.pyc", "m.pyc",
+        "docs/a.tmp", "docs/sub/a.tmp", "src/docs/a.tmp", "a1.log", "c.log", "dir/b.log",
+        ".git/HEAD", "kernel/.gitignore", "lib.so", "lib.so.1", "pkg.egg-info/PKG-INFO",
+        "node_modules", "x/.venv/bin/python", "plain/file.cpp",
+    ]
+    for path in paths:
+        assert rule(path) == is_excluded(path, patterns), path
