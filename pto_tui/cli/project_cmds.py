@@ -16,7 +16,7 @@ from pto_tui.core.importer import import_project
 from pto_tui.core.project import CaseConfig, CostmodelConfig, OperatorConfig, Target
 from pto_tui.core.records import EnvironmentNotes, Measurement, Round, round_to_dict
 from pto_tui.core.render import TorchBaseline, format_duration
-from pto_tui.core.scaffold import NewProject, create_project
+from pto_tui.core.scaffold import NewProject, case_from_choice, create_project, merge_tunables
 from pto_tui.core.scan import Candidate, classify, scan
 from pto_tui.core.tunables import discover
 from pto_tui.core.vocabulary import OperatorKind
@@ -264,12 +264,13 @@ def cmd_new(args: argparse.Namespace) -> int:
         if chosen is None:
             names = ", ".join(c.name for c in candidate.cases)
             raise InputError(f"unknown case {args.case_name!r}; the operator lists: {names}")
+        listed = case_from_choice(chosen)
         case = CaseConfig(
-            name=chosen.name,
-            shape={**chosen.shape, **shape},
-            dtype=args.dtype or chosen.dtype or "float16",
-            causal=args.causal or chosen.causal,
-            spec=args.case_spec or chosen.spec,
+            name=listed.name,
+            shape={**listed.shape, **shape},
+            dtype=args.dtype or listed.dtype,
+            causal=args.causal or listed.causal,
+            spec=args.case_spec or listed.spec,
             options=case.options,
         )
     name = args.name if args.name is not None else (candidate.name if candidate else source.stem)
@@ -282,7 +283,8 @@ def cmd_new(args: argparse.Namespace) -> int:
         ),
         source=source,
         case=case,
-        tunables=discover(source) if source.is_dir() else [],
+        tunables=merge_tunables(discover(source) if source.is_dir() else [], candidate),
+        commands=dict(candidate.commands) if candidate else {},
         target=_target_from_args(args),
         costmodel=CostmodelConfig(
             enabled=bool(args.pto_isa or args.costmodel_tool),

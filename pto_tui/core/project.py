@@ -570,6 +570,7 @@ def new_project_document(
     tunables: list[Tunable],
     target: Target,
     costmodel: CostmodelConfig,
+    commands: Mapping[str, str] | None = None,
 ) -> str:
     """The text of a fresh project.toml, commented so a person can edit it by hand."""
     doc = tomlkit.document()
@@ -628,6 +629,13 @@ def new_project_document(
             entry.add("where", t.where)
         tun.add(t.name, entry)
     doc.add("tunables", tun)
+
+    if commands:
+        cmd = tomlkit.table()
+        cmd.add(tomlkit.comment("Declared by the operator; {placeholders} are filled in shell-quoted."))
+        for key, value in commands.items():
+            cmd.add(key, value)
+        doc.add("commands", cmd)
 
     tgt = tomlkit.table()
     tgt.add(

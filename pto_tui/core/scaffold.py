@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from pto_tui.core.project import (
     parse_config,
     valid_operator_name,
 )
+from pto_tui.core.scan import Candidate, CaseChoice
 from pto_tui.core.workspace import DEFAULT_EXCLUDES, is_excluded
 
 
@@ -43,6 +44,24 @@ class NewProject:
     target: Target
     costmodel: CostmodelConfig
     requirements: str = ""  # extra requirements the user stated
+    commands: dict[str, str] = field(default_factory=dict)  # overrides of the per-kind defaults
+
+
+def merge_tunables(found: list[Tunable], candidate: Candidate | None) -> list[Tunable]:
+    """Tunables declared in the operator's marker win over those discovered in the source."""
+    declared = {t.name: t for t in candidate.tunables} if candidate else {}
+    return [declared.pop(t.name, t) for t in found] + list(declared.values())
+
+
+def case_from_choice(choice: CaseChoice) -> CaseConfig:
+    """One of the cases an operator lists, as the project's case."""
+    return CaseConfig(
+        name=choice.name,
+        shape=dict(choice.shape),
+        dtype=choice.dtype or "float16",
+        causal=choice.causal,
+        spec=choice.spec,
+    )
 
 
 def render_requirements(spec: NewProject) -> str:
@@ -134,7 +153,7 @@ def create_project(spec: NewProject, projects_root: Path, *, overwrite: bool = F
             dest.mkdir(parents=True)
             shutil.copy2(source, dest / source.name)
         text = new_project_document(
-            spec.operator, spec.case, spec.tunables, spec.target, spec.costmodel
+            spec.operator, spec.case, spec.tunables, spec.target, spec.costmodel, spec.commands
         )
         parse_config(final / "project.toml", text)  # never write a file we could not read back
         atomic_write_text(staging / "project.toml", text)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.project import Tunable
 from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.core.workspace import DEFAULT_EXCLUDES, is_excluded
 
@@ -65,6 +66,8 @@ class Candidate:
     cases: tuple[CaseChoice, ...] = ()
     demo: bool = False
     description: str = ""
+    commands: dict[str, str] = field(default_factory=dict)  # declared in the marker
+    tunables: tuple[Tunable, ...] = ()  # declared in the marker (win over discovered ones)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -77,6 +80,8 @@ class Candidate:
             "cases": [c.__dict__ for c in self.cases],
             "demo": self.demo,
             "description": self.description,
+            "commands": self.commands,
+            "tunables": [t.name for t in self.tunables],
         }
 
 
@@ -176,6 +181,52 @@ def _marker_cases(data: dict[str, object], marker: Path) -> tuple[CaseChoice, ..
     return tuple(cases)
 
 
+_COMMAND_KEYS = ("build", "correctness", "benchmark", "reference", "results")
+_TUNABLE_KINDS = ("env", "constexpr", "template", "case")
+
+
+def _marker_commands(data: dict[str, object], marker: Path) -> dict[str, str]:
+    raw = data.get("commands", {})
+    if not isinstance(raw, dict):
+        raise InputError("'commands' must be a table", file=marker, key="commands")
+    for key, value in raw.items():
+        if key not in _COMMAND_KEYS or not isinstance(value, str):
+            raise InputError(
+                f"commands.{key}: expected one of {', '.join(_COMMAND_KEYS)} with a string",
+                file=marker,
+                key=f"commands.{key}",
+            )
+    return dict(raw)
+
+
+def _marker_tunables(data: dict[str, object], marker: Path) -> tuple[Tunable, ...]:
+    raw = data.get("tunables", {})
+    if not isinstance(raw, dict):
+        raise InputError("'tunables' must be a table", file=marker, key="tunables")
+    found = []
+    for name, entry in raw.items():
+        key = f"tunables.{name}"
+        if not isinstance(entry, dict) or "value" not in entry:
+            raise InputError("a tunable needs at least 'value'", file=marker, key=key)
+        kind = str(entry.get("kind", "env"))
+        if kind not in _TUNABLE_KINDS:
+            raise InputError(f"unknown kind {kind!r}", file=marker, key=f"{key}.kind")
+        allowed = entry.get("allowed", [])
+        if not isinstance(allowed, list) or (allowed and entry["value"] not in allowed):
+            raise InputError("'value' must be one of 'allowed'", file=marker, key=f"{key}.value")
+        found.append(
+            Tunable(
+                name=name,
+                value=entry["value"],
+                kind=kind,
+                default=entry.get("default", entry["value"]),
+                allowed=tuple(allowed),
+                where=str(entry.get("where", MARKER_FILE)),
+            )
+        )
+    return tuple(found)
+
+
 def _bench_spec_cases(folder: Path) -> tuple[CaseChoice, ...]:
     """pto-kernels bench specs (bench/specs/<family>/<name>.yaml) are the DSL operator's cases."""
     specs = folder / "bench" / "specs"
@@ -228,6 +279,8 @@ def classify(folder: Path) -> Candidate | None:
             cases=_marker_cases(marker_data, folder / MARKER_FILE) or _bench_spec_cases(folder),
             demo=bool(marker_data.get("demo", False)),
             description=str(marker_data.get("description", "")),
+            commands=_marker_commands(marker_data, folder / MARKER_FILE),
+            tunables=_marker_tunables(marker_data, folder / MARKER_FILE),
         )
 
     if dsl and tile_lib:

@@ -1,0 +1,46 @@
+"""Creating a project on one of the built-in CPU demo operators."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pto_tui.core.errors import InputError
+from pto_tui.core.project import CostmodelConfig, OperatorConfig, ProjectFile, Target
+from pto_tui.core.scaffold import NewProject, case_from_choice, create_project, merge_tunables
+from pto_tui.core.scan import classify
+from pto_tui.core.tunables import discover
+from pto_tui.demo import demo_operator_dir
+
+# the demo kinds people type, and the demo operator behind each
+DEMO_KINDS = {"dsl": "demo_attention", "tile-lib": "demo_fa"}
+DEMO_DISCIPLINE = {"repeats": 7, "noise_floor": 0.05, "max_spread": 0.35}
+
+
+def create_demo_project(which: str, projects_root: Path, *, overwrite: bool = False) -> Path:
+    """Scaffold projects/<demo operator>/ with its first listed case and a local target."""
+    if which not in DEMO_KINDS:
+        raise InputError(f"unknown demo {which!r}; choose one of: {', '.join(DEMO_KINDS)}")
+    source = demo_operator_dir(DEMO_KINDS[which])
+    candidate = classify(source)
+    if candidate is None or candidate.kind is None or not candidate.cases:
+        raise InputError(f"the demo operator at {source} is not declared properly", file=source)
+    spec = NewProject(
+        operator=OperatorConfig(
+            name=candidate.name, kind=candidate.kind, source=str(source), demo=True
+        ),
+        source=source,
+        case=case_from_choice(candidate.cases[0]),
+        tunables=merge_tunables(discover(source), candidate),
+        target=Target(kind="local"),
+        costmodel=CostmodelConfig(),
+        requirements=candidate.description + ". Runs on the CPU: timings are real but not NPU timings.",
+        commands=dict(candidate.commands),
+    )
+    root = create_project(spec, projects_root, overwrite=overwrite)
+    # CPU timings on a shared machine swing more than NPU timings: the demo's discipline
+    # says so openly instead of calling every round inconclusive
+    project = ProjectFile(root / "project.toml")
+    for key, value in DEMO_DISCIPLINE.items():
+        project.set(f"discipline.{key}", value)
+    project.save()
+    return root

@@ -1,0 +1,155 @@
+"""The pto-tui terminal application: screens, global bindings, palette commands.
+
+Thin on purpose: panes live in widgets/, screens in screens/, every action a pane
+offers is a core call. `run(args)` is what `pto-tui` (no sub-command) calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable
+from functools import partial
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from pto_tui.core.errors import InputError, PtoError
+from pto_tui.core.layout import find_project_root
+from pto_tui.tui.keys import load_keymap
+from pto_tui.tui.screens.help import HelpScreen, describe_key
+from pto_tui.tui.session import Session
+
+
+class PtoApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "pto-tui"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+        Binding("question_mark", "help", "Keys", id="app.help"),
+    ]
+
+    def __init__(
+        self,
+        project: Path | None = None,
+        *,
+        start_dir: Path | None = None,
+        keymap: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__()
+        # No animations: they cost redraws over SSH and nobody needs them here.
+        self.animation_level = "none"
+        self.project = project
+        self.start_dir = start_dir or Path.cwd()
+        self.session: Session | None = None
+        loaded, self.keymap_problems = load_keymap()
+        self.set_keymap({**loaded, **(keymap or {})})
+
+    def on_mount(self) -> None:
+        for problem in self.keymap_problems:
+            self.notify(problem, title="keys.toml", severity="warning")
+        if self.project is not None:
+            self.open_project(self.project)
+        else:
+            from pto_tui.tui.screens.launcher import LauncherScreen
+
+            self.push_screen(LauncherScreen(self.start_dir))
+
+    # ------------------------------------------------------------ projects
+
+    def open_project(self, root: Path) -> None:
+        from pto_tui.tui.screens.project import ProjectScreen
+
+        try:
+            session = Session(root)
+        except PtoError as error:
+            self.report_error(error)
+            return
+        self.session = session
+        if session.lock_problem:
+            self.notify(
+                session.lock_problem + "\nopened read-only", title="project locked",
+                severity="warning", timeout=8,
+            )
+        from pto_tui.tui.screens.launcher import LauncherScreen
+
+        if isinstance(self.screen, LauncherScreen):
+            self.switch_screen(ProjectScreen(session))
+        else:
+            self.push_screen(ProjectScreen(session))
+
+    async def close_project(self) -> None:
+        """Back to the launcher, releasing the project lock."""
+        from pto_tui.tui.screens.launcher import LauncherScreen
+
+        if self.session is not None:
+            await self.session.aclose()
+            self.session = None
+        await self.switch_screen(LauncherScreen(self.start_dir))
+
+    async def action_quit(self) -> None:
+        if self.session is not None:
+            await self.session.aclose()
+            self.session = None
+        self.exit(0)
+
+    # ------------------------------------------------------------ errors
+
+    def report_error(self, error: BaseException, title: str = "") -> None:
+        """The one place errors become a visible notice (workers and panes call it)."""
+        if isinstance(error, PtoError):
+            text = error.render()
+            title = title or ("refused" if error.__class__.__name__ == "RuleViolation" else "")
+        else:
+            text = f"{error.__class__.__name__}: {error}"
+        self.notify(text, title=title or "error", severity="error", timeout=10)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.report_error(event.worker.error)
+
+    # ------------------------------------------------------------ help and palette
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            self.pop_screen()
+            return
+        focused = self.screen.focused
+        where = focused.__class__.__name__ if focused else self.screen.__class__.__name__
+        self.push_screen(HelpScreen(self.screen.active_bindings, where))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Every action reachable from here, with its key, then Textual's own."""
+        seen: set[str] = set()
+        for key, active in screen.active_bindings.items():
+            binding = active.binding
+            if not active.enabled or binding.action in seen or binding.action == "command_palette":
+                continue
+            seen.add(binding.action)
+            title = binding.description or binding.action.replace("_", " ")
+            yield SystemCommand(
+                title,
+                f"key: {describe_key(key)}",
+                partial(self.run_action, binding.action, active.node),
+            )
+        extra = getattr(screen, "palette_commands", None)
+        if extra is not None:
+            yield from extra()
+        yield from super().get_system_commands(screen)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point from the CLI: a project if one is found, else the launcher."""
+    project: Path | None
+    try:
+        project = find_project_root(getattr(args, "project", None))
+    except InputError as error:
+        if getattr(args, "project", None):
+            raise
+        project = None
+        del error  # no project here: the launcher lists what there is
+    app = PtoApp(project)
+    return int(app.run() or 0)

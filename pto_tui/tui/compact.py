@@ -1,0 +1,15 @@
+"""One-line inputs, selects and buttons: a form must fit an 80x24 terminal."""
+
+from __future__ import annotations
+
+from textual.dom import DOMNode
+from textual.widgets import Button, Checkbox, Input, Select, TextArea
+
+
+def make_compact(root: DOMNode) -> None:
+    """Also: no blinking cursors (useless redraws over SSH, flaky screenshots)."""
+    for widget in root.query("Input, Select, Button, TextArea, Checkbox"):
+        if isinstance(widget, Input | Select | Button | Checkbox):
+            widget.compact = True
+        if isinstance(widget, Input | TextArea):
+            widget.cursor_blink = False

@@ -1,0 +1,54 @@
+"""Small display helpers shared by panes (text only: no files, no Textual)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from pto_tui.core.records import Round
+from pto_tui.core.render import format_duration
+from pto_tui.core.vocabulary import Verdict
+
+# Verdict colours: the word is always shown too, so NO_COLOR loses nothing.
+VERDICT_STYLES: dict[str, str] = {
+    Verdict.KEPT.value: "bold green",
+    Verdict.NEUTRAL.value: "blue",
+    Verdict.FAILURE.value: "red",
+    Verdict.INCONCLUSIVE.value: "yellow",
+    "baseline": "bright_black",
+    "open": "magenta",
+}
+
+
+def verdict_word(record: Round) -> str:
+    if record.is_baseline:
+        return "baseline"
+    if not record.is_closed:
+        return "open"
+    verdict = record.effective_verdict()
+    return verdict.value if verdict else "-"
+
+
+def verdict_text(record: Round) -> Text:
+    word = verdict_word(record)
+    suffix = "*" if record.amendments else ""
+    return Text(word + suffix, style=VERDICT_STYLES.get(word, ""))
+
+
+def speed(value: float | None) -> str:
+    return f"{value:.2f}x" if value else "-"
+
+
+def ratio(reference: float | None, value: float | None) -> float | None:
+    return reference / value if reference and value else None
+
+
+def duration(us: float | None) -> str:
+    return format_duration(us) if us is not None else "-"
+
+
+def tflops(value: float | None) -> str:
+    return f"{value:.2f}" if value is not None else "-"
+
+
+def iter_name(number: int | None) -> str:
+    return f"iter-{number:03d}" if number is not None else "-"

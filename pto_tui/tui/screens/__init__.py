@@ -1,0 +1,1 @@
+"""Screens: launcher, wizard, project workbench, round detail, compare, help, documents."""

@@ -1,0 +1,191 @@
+"""The workbench of one project: a tab bar of panes, a side summary that folds when narrow."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import ContentSwitcher, Footer, Input, Static, TextArea
+
+from pto_tui.tui.compact import make_compact
+from pto_tui.tui.format import duration, iter_name, speed
+from pto_tui.tui.messages import AttachEvidence, OpenRound, ProjectChanged, ShowPane
+from pto_tui.tui.session import Session, Snapshot
+from pto_tui.tui.widgets.context_pane import ContextPane
+from pto_tui.tui.widgets.costmodel_pane import CostmodelPane
+from pto_tui.tui.widgets.round_pane import RoundPane
+from pto_tui.tui.widgets.rounds_pane import RoundsPane
+from pto_tui.tui.widgets.run_pane import RunPane
+
+# (id, tab title): the digit of a pane is its position
+PANES: tuple[tuple[str, str], ...] = (
+    ("context", "Context"),
+    ("rounds", "Rounds"),
+    ("round", "Round"),
+    ("run", "Run"),
+    ("costmodel", "Costmodel"),
+)
+SIDE_MIN_WIDTH = 110  # below this the side summary folds away
+
+
+class ProjectScreen(Screen[None]):
+    BINDINGS = [
+        *(
+            Binding(str(i), f"show_pane('{pid}')", title, show=False, id=f"pane.{pid}")
+            for i, (pid, title) in enumerate(PANES, 1)
+        ),
+        Binding("escape", "home", "Back", show=False, id="project.back"),
+        Binding("q", "close_project", "Close", id="project.close"),
+        Binding("ctrl+r", "reload", "Reload", show=False, id="project.reload"),
+    ]
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.current = "rounds"
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="topbar", classes="topbar")
+        yield Static(id="tabs")
+        with Horizontal(id="body"):
+            yield Static(id="side")
+            with ContentSwitcher(initial="rounds", id="main"):
+                yield ContextPane(self.session, id="context")
+                yield RoundsPane(id="rounds")
+                yield RoundPane(self.session, id="round")
+                yield RunPane(self.session, id="run")
+                yield CostmodelPane(self.session, id="costmodel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        make_compact(self)
+        self._draw_topbar()
+        self._draw_tabs()
+        self.reload()
+        self.query_one(RoundsPane).focus_default()
+
+    def on_resize(self) -> None:
+        self.query_one("#side").display = self.size.width >= SIDE_MIN_WIDTH
+
+    # ------------------------------------------------------------ loading
+
+    @work(exclusive=True, group="load", exit_on_error=False)
+    async def reload(self) -> None:
+        import asyncio
+
+        snap = await asyncio.to_thread(self.session.load)
+        self.apply(snap)
+
+    def apply(self, snap: Snapshot) -> None:
+        for pane in self.query_one("#main", ContentSwitcher).children:
+            refresh = getattr(pane, "refresh_from", None)
+            if refresh is not None:
+                refresh(snap)
+        self._draw_side(snap)
+        self._draw_topbar()
+
+    def on_project_changed(self, event: ProjectChanged) -> None:
+        event.stop()
+        self.reload()
+
+    def _draw_topbar(self) -> None:
+        config = self.session.campaign.config
+        text = Text.assemble(
+            (config.operator.name, "bold"),
+            f" · {config.operator.kind.value} · {config.case.describe() or 'no case'}"
+            f" · {config.target.label}",
+        )
+        if self.session.read_only:
+            text.append("  READ-ONLY (locked by another pto-tui)", style="bold red")
+        self.query_one("#topbar", Static).update(text)
+
+    def _draw_tabs(self) -> None:
+        text = Text()
+        for i, (pid, title) in enumerate(PANES, 1):
+            style = "bold reverse" if pid == self.current else "dim"
+            text.append(f" {i} {title} ", style=style)
+            text.append(" ")
+        self.query_one("#tabs", Static).update(text)
+
+    def _draw_side(self, snap: Snapshot) -> None:
+        st = snap.status
+        text = Text()
+        text.append("Frontier\n", style="bold")
+        text.append(f" {iter_name(st.frontier_round)} {duration(st.frontier_us)}\n")
+        text.append(f" {speed(st.speedup_vs_initial)} vs initial\n")
+        text.append(f" {speed(st.speedup_vs_torch)} vs torch_npu\n\n")
+        text.append("Verdicts\n", style="bold")
+        for verdict, count in st.counts.items():
+            text.append(f" {verdict:<13}{count:>3}\n")
+        text.append("\n")
+        text.append("Environment ", style="bold")
+        text.append("passed\n" if st.environment_passed else "NOT passed\n",
+                    style="green" if st.environment_passed else "bold red")
+        if st.open_round is not None:
+            text.append(f"Open round {iter_name(st.open_round)}\n", style="magenta")
+        if st.three_round_rule:
+            text.append("\nThree-round rule applies\n", style="bold yellow")
+        if st.recent_failures:
+            text.append("\nRecent failures\n", style="bold")
+            for number, hypothesis, _reason in st.recent_failures[:3]:
+                text.append(f" {iter_name(number)} {hypothesis[:24]}\n", style="dim")
+        self.query_one("#side", Static).update(text)
+
+    # ------------------------------------------------------------ panes
+
+    def action_show_pane(self, pane: str) -> None:
+        self.current = pane
+        self.query_one("#main", ContentSwitcher).current = pane
+        self._draw_tabs()
+        widget = self.query_one(f"#{pane}")
+        focus = getattr(widget, "focus_default", None)
+        if focus is not None:
+            focus()
+
+    def on_show_pane(self, event: ShowPane) -> None:
+        event.stop()
+        self.action_show_pane(event.pane)
+
+    def action_home(self) -> None:
+        """esc: out of a text field to its pane first (so keys work again), else home."""
+        focused = self.focused
+        if isinstance(focused, Input | TextArea):
+            pane = self.query_one(f"#{self.current}")
+            target = next((a for a in focused.ancestors if getattr(a, "can_focus", False)
+                           and a is not focused), None)
+            (target or pane).focus()
+            return
+        self.action_show_pane("rounds")
+
+    async def action_close_project(self) -> None:
+        await self.app.close_project()  # type: ignore[attr-defined]
+
+    def action_reload(self) -> None:
+        self.reload()
+
+    def on_open_round(self, event: OpenRound) -> None:
+        from pto_tui.tui.screens.round_detail import RoundScreen
+
+        event.stop()
+        snap = self.session.snapshot
+        record = snap.round(event.number) if snap else None
+        if record is None:
+            return
+        self.app.push_screen(RoundScreen(record, self.session.layout, []))
+
+    def on_attach_evidence(self, event: AttachEvidence) -> None:
+        event.stop()
+        self.query_one(RoundPane).attach_evidence(event.text)
+        self.action_show_pane("round")
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        for i, (pid, title) in enumerate(PANES, 1):
+            yield SystemCommand(f"Go to {title}", f"key: {i}", partial(self.action_show_pane, pid))
+        yield SystemCommand("Reload the project", "key: ctrl+r", self.reload)
+        yield SystemCommand("Close the project", "key: q", self.action_close_project)

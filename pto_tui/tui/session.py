@@ -1,0 +1,71 @@
+"""One open project: the campaign (locked for writing when possible) and what panes read.
+
+Panes never touch files themselves: they read a Snapshot (loaded off the UI thread)
+and write through the campaign's methods, the same calls the CLI makes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from pto_tui.core.campaign import Campaign, CampaignStatus
+from pto_tui.core.errors import LockedError, PtoError
+from pto_tui.core.records import Round
+
+
+@dataclass
+class Snapshot:
+    status: CampaignStatus
+    rounds: list[Round]
+
+    def round(self, number: int) -> Round | None:
+        return next((r for r in self.rounds if r.number == number), None)
+
+    @property
+    def open_round(self) -> Round | None:
+        number = self.status.open_round
+        return self.round(number) if number is not None else None
+
+
+class Session:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.lock_problem = ""
+        try:
+            self.campaign = Campaign(root, write=True, command="pto-tui (terminal app)")
+        except LockedError as error:
+            # someone else writes this project: look, but do not touch
+            self.lock_problem = error.render()
+            self.campaign = Campaign(root, write=False)
+        self._runner = None
+        self.snapshot: Snapshot | None = None
+
+    @property
+    def read_only(self) -> bool:
+        return not self.campaign.writable
+
+    @property
+    def layout(self):  # noqa: ANN201 - ProjectLayout, re-exported for panes
+        return self.campaign.layout
+
+    def load(self) -> Snapshot:
+        """Read rounds and status (blocking: call from a thread worker)."""
+        status = self.campaign.status()
+        snapshot = Snapshot(status=status, rounds=self.campaign.rounds())
+        self.snapshot = snapshot
+        return snapshot
+
+    def runner(self):  # noqa: ANN201 - JobRunner; imported lazily (asyncssh is heavy)
+        if self._runner is None:
+            from pto_tui.jobs.runner import JobRunner
+
+            self._runner = JobRunner(self.layout.jobs_dir)
+        return self._runner
+
+    async def aclose(self) -> None:
+        if self._runner is not None:
+            with contextlib.suppress(PtoError, OSError, TimeoutError):
+                await self._runner.close()
+        self.campaign.close()

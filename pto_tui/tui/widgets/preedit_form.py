@@ -1,0 +1,196 @@
+"""The checklist-driven Pre-Edit form, with the gates shown live beside "start".
+
+The gates are core's own (`rules.start_findings`, what `campaign.gates` returns), run on
+the rounds already loaded, so typing never touches the disk.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
+
+from pto_tui.core.records import ChecklistItem, PreEdit
+from pto_tui.core.rules import Finding, start_findings
+from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, OPTIMISATION_PRIORITIES
+from pto_tui.tui.messages import StartRequested
+from pto_tui.tui.session import Snapshot
+
+# (key, label, placeholder) of the one-line fields, in notes.md order
+LINE_FIELDS: tuple[tuple[str, str, str], ...] = (
+    ("kernel", "Kernel", "target operator and its current configuration"),
+    ("hypothesis", "Hypothesis", "the one hypothesis this round tests"),
+    ("why_ascend", "Why it should help on Ascend", "the hardware reason"),
+    ("expected_metric", "Expected improved metric", "e.g. duration_us down 5%"),
+    ("main_risk", "Main risk", "what could go wrong"),
+    ("correctness_plan", "How correctness is assured", "e.g. same correctness check, tolerances"),
+)
+
+
+def _split(description: str) -> tuple[str, str]:
+    head, _sep, rest = description.partition(":")
+    return head.strip(), rest.strip()
+
+
+class PreEditForm(VerticalScroll):
+    BINDINGS = [
+        Binding("ctrl+s", "start", "Start round", id="preedit.start"),
+    ]
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.snapshot: Snapshot | None = None
+        self.phases: tuple[str, ...] = ()
+        self.findings: list[Finding] = []
+
+    def compose(self) -> ComposeResult:
+        guidance = Text("Priority order (guidance): ", style="bold")
+        guidance.append(" > ".join(OPTIMISATION_PRIORITIES), style="dim")
+        yield Static(guidance, id="pe-guidance")
+        yield Label("Title (short, for tables and the chart)", classes="field")
+        yield Input(id="pe-title", placeholder="e.g. bigger S1 tile")
+        yield Label("Current bottleneck class", classes="field")
+        yield Select([(f"{name} - {meaning}", name) for name, meaning in BOTTLENECK_CLASSES.items()],
+            prompt="choose the bottleneck class",
+            id="pe-bottleneck",
+        )
+        yield Static(id="pe-class-meaning", classes="hint")
+        yield Label("Evidence (costmodel results attach here)", classes="field")
+        yield TextArea(id="pe-evidence", soft_wrap=True, show_line_numbers=False)
+        for key, label, placeholder in LINE_FIELDS:
+            yield Label(label, classes="field")
+            yield Input(id=f"pe-{key}", placeholder=placeholder)
+        yield Label("Scope: the files or parameters this hypothesis will change", classes="field")
+        yield Input(id="pe-scope", placeholder="comma separated, e.g. kFaTileS1, fa_kernel.h")
+        yield Label("Ascend hardware checklist: tick each item and write a note",
+                    classes="field")
+        for key, description in HARDWARE_CHECKLIST.items():
+            head, rest = _split(description)
+            with Horizontal(classes="check-row"):
+                yield Checkbox(head, id=f"pe-tick-{key}", classes="check")
+                yield Input(id=f"pe-note-{key}", placeholder=rest, classes="check-note")
+        with VerticalScroll(id="pe-three-round", classes="hidden"):
+            yield Label("Three-round rule: re-checked bottleneck reasoning", classes="field")
+            yield Input(id="pe-recheck")
+            yield Label("Three-round rule: the new (structural) direction", classes="field")
+            yield Input(id="pe-new_direction")
+        yield Label("Phase", classes="field")
+        yield Select([], id="pe-phase", allow_blank=True, prompt="current phase")
+        yield Checkbox("start from the best: restore the workspace to the frontier round",
+                       value=True, id="pe-restore")
+        yield Static(id="pe-gates")
+        yield Button("Start round (ctrl+s)", id="pe-start", variant="success", disabled=True)
+
+    # ------------------------------------------------------------ state
+
+    def set_context(self, snap: Snapshot, phases: tuple[str, ...]) -> None:
+        self.snapshot = snap
+        if phases != self.phases:
+            self.phases = phases
+            self.query_one("#pe-phase", Select).set_options([(p, p) for p in phases])
+        self.query_one("#pe-three-round").set_class(not snap.status.three_round_rule, "hidden")
+        self.update_gates()
+
+    def pre_edit(self) -> PreEdit:
+        def value(key: str) -> str:
+            return self.query_one(f"#pe-{key}", Input).value.strip()
+
+        bottleneck = self.query_one("#pe-bottleneck", Select).value
+        checklist = {
+            key: ChecklistItem(
+                ticked=self.query_one(f"#pe-tick-{key}", Checkbox).value,
+                note=self.query_one(f"#pe-note-{key}", Input).value.strip(),
+            )
+            for key in HARDWARE_CHECKLIST
+        }
+        return PreEdit(
+            kernel=value("kernel"),
+            bottleneck=bottleneck if isinstance(bottleneck, str) else "",
+            evidence=self.query_one("#pe-evidence", TextArea).text.strip(),
+            hypothesis=value("hypothesis"),
+            why_ascend=value("why_ascend"),
+            expected_metric=value("expected_metric"),
+            main_risk=value("main_risk"),
+            correctness_plan=value("correctness_plan"),
+            checklist=checklist,
+            scope=[item.strip() for item in value("scope").split(",") if item.strip()],
+            bottleneck_recheck=value("recheck"),
+            new_direction=value("new_direction"),
+        )
+
+    @property
+    def title_text(self) -> str:
+        return self.query_one("#pe-title", Input).value.strip()
+
+    @property
+    def phase(self) -> str | None:
+        value = self.query_one("#pe-phase", Select).value
+        return value if isinstance(value, str) else None
+
+    @property
+    def restore(self) -> bool:
+        return self.query_one("#pe-restore", Checkbox).value
+
+    def update_gates(self) -> None:
+        rounds = self.snapshot.rounds if self.snapshot else []
+        self.findings = start_findings(self.pre_edit(), rounds)
+        gates = self.query_one("#pe-gates", Static)
+        button = self.query_one("#pe-start", Button)
+        if self.findings:
+            text = Text("Start is disabled until every gate passes:\n", style="bold red")
+            for finding in self.findings:
+                text.append(f" ✗ [{finding.rule}] {finding.message}\n", style="red")
+            gates.update(text)
+            button.disabled = True
+        else:
+            gates.update(Text("✓ every gate passes: the round may start", style="bold green"))
+            button.disabled = False
+
+    def attach_evidence(self, text: str) -> None:
+        area = self.query_one("#pe-evidence", TextArea)
+        joined = (area.text.rstrip() + "\n\n" if area.text.strip() else "") + text.strip()
+        area.load_text(joined)
+        self.update_gates()
+
+    def clear(self) -> None:
+        for widget in self.query(Input):
+            widget.value = ""
+        for box in self.query(Checkbox):
+            box.value = box.id == "pe-restore"
+        self.query_one("#pe-evidence", TextArea).load_text("")
+        self.query_one("#pe-bottleneck", Select).clear()
+
+    # ------------------------------------------------------------ events
+
+    def on_input_changed(self, _event: Input.Changed) -> None:
+        self.update_gates()
+
+    def on_checkbox_changed(self, _event: Checkbox.Changed) -> None:
+        self.update_gates()
+
+    def on_text_area_changed(self, _event: TextArea.Changed) -> None:
+        self.update_gates()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "pe-bottleneck":
+            value = event.value
+            meaning = BOTTLENECK_CLASSES.get(value, "") if isinstance(value, str) else ""
+            self.query_one("#pe-class-meaning", Static).update(Text(meaning, style="italic"))
+        self.update_gates()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "pe-start":
+            event.stop()
+            self.action_start()
+
+    def action_start(self) -> None:
+        self.update_gates()
+        if self.findings:
+            self.app.notify(self.findings[0].render(), title="start refused", severity="warning")
+            return
+        self.post_message(
+            StartRequested(self.pre_edit(), self.title_text, self.phase, self.restore)
+        )
+

@@ -1,0 +1,335 @@
+"""Pane 3: the round: Pre-Edit form, then edit, changes, measurement and close.
+
+Every step is one campaign call (start_round, record_changes, record_measurement,
+close_round); refusals come back as RuleViolation and are shown with their rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from rich.console import Group
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
+
+from pto_tui.core.errors import InputError, PtoError
+from pto_tui.core.project import Scalar
+from pto_tui.core.records import Measurement, Round
+from pto_tui.core.vocabulary import ChangeKind
+from pto_tui.tui.format import duration, iter_name, verdict_text
+from pto_tui.tui.messages import ProjectChanged, StartRequested
+from pto_tui.tui.screens.document import read_text
+from pto_tui.tui.session import Session, Snapshot
+from pto_tui.tui.widgets.preedit_form import PreEditForm
+
+T = TypeVar("T")
+MAX_DIFF_LINES = 400  # the whole diff is in patch.diff; the pane shows its head
+
+
+def parse_samples(text: str) -> list[float]:
+    values = []
+    for part in text.replace(";", ",").replace(" ", ",").split(","):
+        if part.strip():
+            try:
+                values.append(float(part))
+            except ValueError:
+                raise InputError(f"samples: {part.strip()!r} is not a number") from None
+    return values
+
+
+class OpenRoundView(VerticalScroll):
+    BINDINGS = [
+        Binding("e", "edit", "Edit source", id="round.edit"),
+        Binding("p", "params", "Parameters", id="round.params"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="or-summary")
+        yield Label("1  Edit (the hypothesis' change only)", classes="step")
+        with Horizontal(classes="buttons"):
+            yield Button("Edit a source file (e)", id="or-edit")
+            yield Button("Change parameters (p)", id="or-params")
+        yield Label("2  Changes (files and diff are detected)", classes="step")
+        yield Select([(k.value, k.value) for k in ChangeKind], id="or-kind",
+                     prompt="change kind: detected", allow_blank=True)
+        yield Input(id="or-describe", placeholder="what was changed, briefly")
+        yield Input(id="or-bugfix",
+                    placeholder="bug-fix reason (only when a protected file must change)")
+        yield Input(id="or-justify", placeholder="justification of a high-risk change")
+        yield Input(id="or-approve",
+                    placeholder="approval of a loosened tolerance (who, why): only if approved")
+        yield Button("Record changes", id="or-record")
+        yield Static(id="or-changes")
+        yield Label("3  Run, then the numbers (build → correctness → benchmark)", classes="step")
+        yield Static(Text("Run the steps in the Run pane (4). Numbers are entered here until "
+                          "the round runner reads them from the reports.", style="dim"))
+        with Horizontal(classes="measure-row"):
+            yield Select([("build ok", "ok"), ("build failed", "failed")], id="or-build",
+                         prompt="build", allow_blank=True)
+            yield Select([("correctness pass", "pass"), ("correctness fail", "fail")],
+                         id="or-correct", prompt="correctness", allow_blank=True)
+        yield Input(id="or-samples", placeholder="benchmark durations in us, comma separated")
+        yield Input(id="or-tflops", placeholder="TFLOPS (optional)")
+        yield Input(id="or-problem", placeholder="what went wrong, if anything")
+        yield Button("Record measurement", id="or-measure")
+        yield Label("4  Close (the verdict is decided from the samples)", classes="step")
+        yield Input(id="or-analysis", placeholder="Analysis: why it worked or failed")
+        yield Input(id="or-next", placeholder="Next: what to try next")
+        yield Button("Close the round", id="or-close", variant="warning")
+
+    def action_edit(self) -> None:
+        self.query_ancestor(RoundPane).edit_source()
+
+    def action_params(self) -> None:
+        self.query_ancestor(RoundPane).change_parameters()
+
+
+class RoundPane(Vertical):
+    def __init__(self, session: Session, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.session = session
+        self.snapshot: Snapshot | None = None
+        self.last_closed: Round | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="round-state")
+        with ContentSwitcher(initial="preedit", id="round-switch"):
+            yield PreEditForm(id="preedit")
+            yield OpenRoundView(id="openround")
+
+    @property
+    def campaign(self):  # noqa: ANN201
+        return self.session.campaign
+
+    def focus_default(self) -> None:
+        # the form itself, not a field: digits and single keys keep working until tab
+        switch = self.query_one("#round-switch", ContentSwitcher)
+        self.query_one(f"#{switch.current}").focus()
+
+    def refresh_from(self, snap: Snapshot) -> None:
+        self.snapshot = snap
+        form = self.query_one(PreEditForm)
+        form.set_context(snap, self.campaign.config.phases)
+        open_round = snap.open_round
+        switch = self.query_one("#round-switch", ContentSwitcher)
+        wanted = "openround" if open_round else "preedit"
+        if switch.current != wanted:
+            switch.current = wanted
+            focused = self.screen.focused
+            if focused is not None and self in focused.ancestors:
+                self.query_one(f"#{wanted}").focus()  # focus must not stay in a hidden form
+        state = self.query_one("#round-state", Static)
+        if open_round is not None:
+            state.update(Text.assemble(
+                (f"{iter_name(open_round.number)} is open", "bold magenta"),
+                "  edit → record changes → run → measure → close",
+            ))
+            self._show_open(open_round)
+        else:
+            text = Text("New round: answer the Pre-Edit questions", style="bold")
+            if self.last_closed is not None:
+                text.append("   last: ")
+                text.append_text(self._verdict_line(self.last_closed))
+            state.update(text)
+
+    def _verdict_line(self, r: Round) -> Text:
+        return Text.assemble(
+            (iter_name(r.number), "bold"), " ", verdict_text(r), " ",
+            duration(r.measurement.median_us), " - ", r.verdict_reason,
+        )
+
+    def _show_open(self, r: Round) -> None:
+        summary = Text()
+        summary.append("Hypothesis: ", style="bold")
+        summary.append(r.pre_edit.hypothesis + "\n")
+        summary.append("Bottleneck: ", style="bold")
+        summary.append(f"{r.pre_edit.bottleneck}   based on {iter_name(r.changes.based_on)}"
+                       f"   phase {r.phase}\n")
+        summary.append("Scope: ", style="bold")
+        summary.append(", ".join(r.pre_edit.scope) + "  (changes outside it are refused)\n")
+        m = r.measurement
+        if m.build:
+            summary.append("Measured: ", style="bold")
+            summary.append(f"build {m.build}, correctness {m.correctness or '-'}, "
+                           f"{len(m.samples_us)} samples, median {duration(m.median_us)}\n")
+        self.query_one("#or-summary", Static).update(summary)
+        self._show_changes(r)
+
+    def _show_changes(self, r: Round, refusal: str = "") -> None:
+        ch = r.changes
+        parts: list[object] = []
+        text = Text()
+        if refusal:
+            text.append("Refused: " + refusal + "\n", style="bold red")
+        if ch.kind or ch.files or ch.parameters:
+            text.append(f"kind: {ch.kind.value if ch.kind else '-'}\n")
+            text.append("files: " + (", ".join(ch.files) or "none") + "\n")
+            for p in ch.parameters:
+                text.append(f"  {p.name}: {p.old} → {p.new}\n", style="cyan")
+            for risk in ch.high_risk:
+                text.append(f"  high risk: {risk}\n", style="bold yellow")
+            if ch.high_risk and not ch.risk_justification:
+                text.append("  a high-risk change needs a justification (field above)\n",
+                            style="yellow")
+        else:
+            text.append("no changes recorded yet", style="dim")
+        parts.append(text)
+        patch = self.session.layout.round_dir(r.number) / "patch.diff"
+        if ch.files and patch.is_file():
+            lines = read_text(patch).splitlines()
+            shown = "\n".join(lines[:MAX_DIFF_LINES])
+            if len(lines) > MAX_DIFF_LINES:
+                shown += f"\n… {len(lines) - MAX_DIFF_LINES} more lines in patch.diff"
+            parts.append(Syntax(shown, "diff", theme="ansi_dark", word_wrap=False))
+        self.query_one("#or-changes", Static).update(Group(*parts))  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------ writing
+
+    def _write(self, call: Callable[[], T], title: str) -> T | None:
+        """Run one campaign call; a refusal or bad input becomes a visible notice."""
+        try:
+            result = call()
+        except PtoError as error:
+            self.app.report_error(error, title=title)  # type: ignore[attr-defined]
+            return None
+        for warning in self.campaign.warnings:
+            self.app.notify(warning, title="warning", severity="warning")
+        self.campaign.warnings.clear()
+        self.post_message(ProjectChanged(title))
+        return result
+
+    def on_start_requested(self, event: StartRequested) -> None:
+        event.stop()
+        record = self._write(
+            lambda: self.campaign.start_round(
+                event.pre, phase=event.phase, title=event.title, restore=event.restore
+            ),
+            "start round",
+        )
+        if record is not None:
+            self.app.notify(f"{iter_name(record.number)} started: now make the change",
+                            title="round")
+            self.query_one(PreEditForm).clear()
+
+    def attach_evidence(self, text: str) -> None:
+        self.query_one(PreEditForm).attach_evidence(text)
+        if self.snapshot is not None and self.snapshot.open_round is not None:
+            self.app.notify("a round is open: the evidence is kept for the next Pre-Edit form",
+                            title="evidence")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        actions = {
+            "or-edit": self.edit_source,
+            "or-params": self.change_parameters,
+            "or-record": self.record_changes,
+            "or-measure": self.record_measurement,
+            "or-close": self.close_round,
+        }
+        action = actions.get(event.button.id or "")
+        if action is not None:
+            event.stop()
+            action()
+
+    def _value(self, widget_id: str) -> str:
+        return self.query_one(f"#{widget_id}", Input).value.strip()
+
+    def _select(self, widget_id: str) -> str:
+        value = self.query_one(f"#{widget_id}", Select).value
+        return value if isinstance(value, str) else ""
+
+    def edit_source(self) -> None:
+        from pto_tui.tui.screens.editor import FilePicker, TextEditor, open_in_editor
+
+        config = self.campaign.config
+        root = self.session.layout.workspace / config.operator.kind.workspace_subdir
+
+        def picked(path: object) -> None:
+            if path is None:
+                return
+            if not open_in_editor(self.app, path):  # type: ignore[arg-type]
+                self.app.push_screen(TextEditor(path))  # type: ignore[arg-type]
+
+        self.app.push_screen(FilePicker(root), picked)
+
+    def change_parameters(self) -> None:
+        from pto_tui.tui.screens.params import ParamScreen
+
+        def chosen(values: dict[str, Scalar] | None) -> None:
+            if values:
+                self._record(parameters=values)
+
+        self.app.push_screen(ParamScreen(self.campaign.config.tunables), chosen)
+
+    def record_changes(self) -> None:
+        self._record(parameters=None)
+
+    def _record(self, parameters: dict[str, Scalar] | None) -> None:
+        kind = self._select("or-kind")
+        try:
+            record = self.campaign.record_changes(
+                kind=ChangeKind(kind) if kind else None,
+                description=self._value("or-describe"),
+                parameters=parameters,
+                bug_fix=self._value("or-bugfix"),
+                risk_justification=self._value("or-justify"),
+                tolerance_approval=self._value("or-approve"),
+            )
+        except PtoError as error:
+            self.app.report_error(error, title="changes")  # type: ignore[attr-defined]
+            open_round = self.snapshot.open_round if self.snapshot else None
+            if open_round is not None:
+                self._show_changes(open_round, refusal=error.render())
+            return
+        self._show_changes(record)
+        self.app.notify(f"changes recorded: {len(record.changes.files)} file(s), "
+                        f"{len(record.changes.parameters)} parameter(s)", title="changes")
+        self.post_message(ProjectChanged("changes"))
+
+    def record_measurement(self) -> None:
+        def call() -> Round:
+            tflops = self._value("or-tflops")
+            try:
+                tflops_value = float(tflops) if tflops else None
+            except ValueError:
+                raise InputError(f"TFLOPS: {tflops!r} is not a number") from None
+            measurement = Measurement(
+                build=self._select("or-build"),
+                correctness=self._select("or-correct"),
+                samples_us=parse_samples(self._value("or-samples")),
+                tflops=tflops_value,
+                problem=self._value("or-problem"),
+            )
+            if not measurement.build:
+                raise InputError("choose the build outcome first")
+            return self.campaign.record_measurement(measurement)
+
+        record = self._write(call, "measurement")
+        if record is not None:
+            self.app.notify(f"measurement recorded: median {duration(record.measurement.median_us)}",
+                            title="measurement")
+
+    def close_round(self) -> None:
+        record = self._write(
+            lambda: self.campaign.close_round(
+                analysis=self._value("or-analysis"), next_step=self._value("or-next")
+            ),
+            "close round",
+        )
+        if record is not None:
+            self.last_closed = record
+            for widget_id in ("or-describe", "or-bugfix", "or-justify", "or-approve", "or-samples",
+                              "or-tflops", "or-problem", "or-analysis", "or-next"):
+                self.query_one(f"#{widget_id}", Input).value = ""
+            for widget_id in ("or-kind", "or-build", "or-correct"):
+                self.query_one(f"#{widget_id}", Select).clear()
+            verdict = record.effective_verdict()
+            self.app.notify(
+                f"{iter_name(record.number)}: {verdict.value if verdict else '-'} - "
+                f"{record.verdict_reason}",
+                title="verdict", timeout=10,
+            )

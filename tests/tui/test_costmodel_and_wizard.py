@@ -1,0 +1,72 @@
+"""The costmodel console on the stand-in query tool, and a project made by the wizard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import DataTable, Static, TextArea
+
+from pto_tui.tui.app import PtoApp
+from pto_tui.tui.screens.launcher import LauncherScreen
+from pto_tui.tui.screens.project import ProjectScreen
+from pto_tui.tui.screens.wizard import WizardScreen
+from pto_tui.tui.widgets.costmodel_pane import complete
+from tests.tui.keys import loaded, tab_to, type_into, wait_for
+from tests.tui.projects import OPERATOR
+from tests.tui.text import static_text
+
+
+def test_completion_of_instructions_dtypes_and_flags() -> None:
+    assert complete("TMATM") == "TMATMUL"
+    assert complete("tad") == "TADD"
+    assert complete("TADD ha") == "TADD half"
+    assert complete("TADD half --") == "TADD half --k"
+    assert complete("TADD ") is None
+
+
+async def test_query_sweep_validation_and_attach_to_evidence(fresh_root: Path) -> None:
+    app = PtoApp(fresh_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("5", *"TAD", "tab", *"ha", "tab")
+        assert app.screen.query_one("#cm-query").value == "TADD half "
+        prompt = app.screen.query_one("#cm-prompt", Static)
+        assert "-r ROWS -c COLS" in static_text(prompt)  # the guide's prompt, inline
+        await pilot.press(*"-r 16 -c 64", "enter")
+        table = app.screen.query_one("#cm-results", DataTable)
+        await wait_for(pilot, lambda: table.row_count == 1)
+        summary = static_text(app.screen.query_one("#cm-summary", Static))
+        assert "costmodel external" in summary and "TADD.half_16x64" in summary
+
+        await pilot.press("ctrl+u", *"TEXP half -r 16,32 -c 64", "enter")
+        await wait_for(pilot, lambda: table.row_count == 2)
+        await pilot.press("escape", "s")  # out of the prompt; sort by cycles
+        assert app.screen.query_one("#costmodel").sort_column == "cycles"
+        await pilot.press("a")
+        assert app.screen.current == "round"
+        evidence = app.screen.query_one("#pe-evidence", TextArea).text
+        assert "Costmodel" in evidence and "TEXP.half_32x64" in evidence
+
+
+async def test_wizard_creates_a_project_and_opens_it(tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copytree(OPERATOR, tmp_path / "fa")
+    app = PtoApp(None, start_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert isinstance(app.screen, LauncherScreen)
+        await pilot.press("n")
+        assert isinstance(app.screen, WizardScreen)
+        await pilot.press("f", "a", "enter")  # classify ./fa
+        evidence = static_text(app.screen.query_one("#wz-evidence", Static))
+        assert "pto-tile-lib" in evidence and "TMATMUL" in evidence
+        await type_into(pilot, "wz-spec", "1,2")
+        await pilot.press("ctrl+s")
+        root = tmp_path / "projects" / "fa"
+        assert (root / "project.toml").is_file()
+        assert "1,2" in (root / "project.toml").read_text()
+        await tab_to(pilot, "wz-open")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ProjectScreen))
+        await loaded(pilot)
+        assert app.session is not None and app.session.root == root

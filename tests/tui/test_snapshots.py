@@ -1,0 +1,56 @@
+"""Screenshots of every main screen at 80x24 and 120x40 (pytest-textual-snapshot).
+
+Deterministic: projects are made by the CLI with fixed numbers; no time, job id or
+temporary path is on these screens; cursors do not blink.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pto_tui.tui.app import PtoApp
+from tests.tui.keys import loaded
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+
+# screen name -> keys pressed after the project has loaded
+SCREENS: dict[str, tuple[str, ...]] = {
+    "rounds": ("p",),
+    "context": ("1",),
+    "round_form": ("3",),
+    "run": ("4",),
+    "costmodel": ("5", *"TMATMUL half"),
+    "round_detail": ("j", "enter"),
+    "compare": ("j", "space", "j", "j", "j", "space", "c"),
+    "help": ("question_mark",),
+}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_project_screens(snap_compare, campaign_root: Path, screen: str,  # noqa: ANN001
+                         size: tuple[int, int]) -> None:
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await loaded(pilot)
+        await pilot.press(*SCREENS[screen])
+        await pilot.pause(0.3)
+
+    assert snap_compare(PtoApp(campaign_root), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_launcher(snap_compare, campaign_root: Path, size: tuple[int, int]) -> None:  # noqa: ANN001
+    start = campaign_root.parent.parent  # holds projects/fa_tilelib
+    assert snap_compare(PtoApp(None, start_dir=start), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_wizard(snap_compare, tmp_path: Path, size: tuple[int, int]) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await pilot.press("n")
+        await pilot.pause(0.2)
+
+    assert snap_compare(PtoApp(None, start_dir=tmp_path), terminal_size=size,
+                        run_before=run_before)
