@@ -86,6 +86,7 @@ async def run_environment(
     """Probe the target, upload the workspace, build once and get one valid result."""
     config = campaign.config
     site = site_for(campaign, runner, on_event)
+    site.label = "iter-000 environment"
     notes = EnvironmentNotes()
     # from "/": the work dir may not exist before the first upload
     reach = await _probe(site, Probe("target reachable", "echo ok; uname -srm", "target"), notes, cwd="/")

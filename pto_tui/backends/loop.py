@@ -11,6 +11,7 @@ from __future__ import annotations
 from pto_tui.backends.kinds import Backend, backend_for
 from pto_tui.backends.site import EventSink, OperatorSite
 from pto_tui.core.campaign import Campaign
+from pto_tui.core.layout import round_dir_name
 from pto_tui.core.project import CaseConfig, Scalar
 from pto_tui.core.records import Measurement, Round
 from pto_tui.core.reports import attention_flops
@@ -85,6 +86,7 @@ async def run_round(campaign: Campaign, runner: JobRunner, on_event: EventSink |
     record = campaign.record_changes(record.number)  # files and diff as measured
     campaign.preflight(record)
     site = site_for(campaign, runner, on_event)
+    site.label = round_dir_name(record.number)
     await site.sync()
     backend = backend_for(site, case_flops(campaign.config.case))
     measurement = await measure(backend, dict(record.changes.snapshot), campaign.config.discipline.repeats)
@@ -95,6 +97,7 @@ async def run_round(campaign: Campaign, runner: JobRunner, on_event: EventSink |
 async def run_baseline(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None) -> Round:
     """Measure the unmodified operator and record it as iter-000."""
     site = site_for(campaign, runner, on_event)
+    site.label = round_dir_name(0)
     await site.sync()
     backend = backend_for(site, case_flops(campaign.config.case))
     parameters = {name: t.value for name, t in campaign.config.tunables.items()}

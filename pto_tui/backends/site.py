@@ -81,6 +81,8 @@ class OperatorSite:
         self.target = target
         self.subdir = config.operator.kind.workspace_subdir
         self.current: Job | None = None
+        # prefixed to job names so a round's logs can be found again (e.g. "iter-003")
+        self.label = ""
 
     @property
     def synced(self) -> bool:
@@ -127,7 +129,7 @@ class OperatorSite:
             cwd=self.subdir if cwd is None else cwd,
             env=env,
             timeout=timeout,
-            name=step,
+            name=f"{self.label} {step}".strip(),
         )
         emit = (lambda _event: None) if quiet else self.on_event
         job = await self.runner.submit(self.target, spec)

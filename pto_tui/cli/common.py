@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.layout import ProjectLayout, find_project_root
-from pto_tui.core.project import ProjectFile
+from pto_tui.core.project import ProjectFile, parse_scalar  # noqa: F401 (re-exported)
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -34,15 +34,3 @@ def load_project_file(args: argparse.Namespace) -> tuple[ProjectLayout, ProjectF
 def path_arg(text: str) -> Path:
     return Path(text).expanduser()
 
-
-def parse_scalar(text: str) -> int | float | bool | str:
-    """A value typed on the command line: integer, number, true/false, else the text."""
-    lowered = text.strip().lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text

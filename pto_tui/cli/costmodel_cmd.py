@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from pto_tui.cli.common import add_json_flag, print_json, project_layout
@@ -40,6 +39,7 @@ from pto_tui.costmodel import (
     make_engine,
     run_queries_sync,
 )
+from pto_tui.costmodel.service import Settings, resolve_settings
 
 DESCRIPTION = """\
 Simulated A2/A3 cycles of one PTO instruction at a tile shape, from the pto-isa
@@ -120,16 +120,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run_costmodel)
 
 
-@dataclass(frozen=True)
-class Settings:
-    engine: str
-    pto_isa: str
-    tool: str
-    compiler: str
-    on_target: bool
-    cache_path: Path
-
-
 def _query_words(args: argparse.Namespace) -> list[str]:
     words = list(args.words)
     for flag, value in (("-r", args.rows), ("-c", args.cols), ("--m", args.m),
@@ -154,25 +144,9 @@ def _settings(args: argparse.Namespace) -> Settings:
         base = layout.root
         if layout.project_file.is_file():
             config = ProjectFile(layout.project_file).config.costmodel
-
-    def path(flag: str | None, configured: str) -> str:
-        if flag:
-            return str(Path(flag).expanduser())
-        if configured:
-            return str((base / Path(configured).expanduser()).resolve())
-        return ""
-
-    pto_isa = path(args.pto_isa, config.pto_isa)
-    tool = path(args.tool, config.tool)
-    if not tool and pto_isa:
-        tool = str(Path(pto_isa) / "tools" / "query_pto_cycles.py")
-    return Settings(
-        engine=args.engine or config.engine or "builtin",
-        pto_isa=pto_isa,
-        tool=tool,
-        compiler=args.compiler or config.compiler or "g++",
-        on_target=config.on_target and not args.engine,
-        cache_path=cache_path,
+    return resolve_settings(
+        config, base, cache_path,
+        engine=args.engine, pto_isa=args.pto_isa, tool=args.tool, compiler=args.compiler,
     )
 
 

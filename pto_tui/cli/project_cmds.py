@@ -13,12 +13,10 @@ from pto_tui.cli.common import add_json_flag, parse_scalar, print_json, project_
 from pto_tui.core.campaign import Campaign, CampaignStatus
 from pto_tui.core.errors import InputError
 from pto_tui.core.importer import import_project
-from pto_tui.core.project import CaseConfig, CostmodelConfig, OperatorConfig, Target
 from pto_tui.core.records import EnvironmentNotes, Measurement, Round, round_to_dict
 from pto_tui.core.render import TorchBaseline, format_duration
-from pto_tui.core.scaffold import NewProject, case_from_choice, create_project, merge_tunables
-from pto_tui.core.scan import Candidate, classify, scan
-from pto_tui.core.tunables import discover
+from pto_tui.core.scaffold import ProjectAnswers, create_project, parse_target, plan_project
+from pto_tui.core.scan import Candidate, scan
 from pto_tui.core.vocabulary import OperatorKind
 
 
@@ -221,79 +219,25 @@ def cmd_scan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _target_from_args(args: argparse.Namespace) -> Target:
-    if args.target == "local":
-        return Target(kind="local", env_setup=args.env_setup, npu_id=args.npu)
-    if args.target.startswith("ssh:") and args.target[4:]:
-        if not args.work_dir:
-            raise InputError("an ssh target needs --work-dir (the remote work directory)")
-        return Target(
-            kind="ssh",
-            host=args.target[4:],
-            work_dir=args.work_dir,
-            env_setup=args.env_setup,
-            npu_id=args.npu,
-        )
-    raise InputError(f"--target must be 'local' or 'ssh:ALIAS', got {args.target!r}")
-
-
 def cmd_new(args: argparse.Namespace) -> int:
-    source: Path = args.source.expanduser()
-    if not source.exists():
-        raise InputError(f"operator source not found: {source}")
-    candidate = classify(source) if source.is_dir() else None
-    kind = OperatorKind(args.kind) if args.kind else (candidate.kind if candidate else None)
-    if kind is None:
-        evidence = "\n  ".join(candidate.evidence) if candidate else "no PTO evidence found"
-        status = candidate.status if candidate else "unclear"
-        raise InputError(
-            f"cannot classify {source} ({status}):\n  {evidence}",
-            hint="choose the kind yourself with --kind pto-dsl or --kind pto-tile-lib",
-        )
-    shape = {k: parse_scalar(v) for k, v in _pairs(args.shape, "--shape").items()}
-    case = CaseConfig(
-        name=args.case_name or "",
-        shape=shape,
-        dtype=args.dtype or "float16",
-        causal=args.causal,
-        spec=args.case_spec or "",
-        options={k: parse_scalar(v) for k, v in _pairs(args.option, "--option").items()},
-    )
-    if args.case_name and candidate and candidate.cases:
-        chosen = next((c for c in candidate.cases if c.name == args.case_name), None)
-        if chosen is None:
-            names = ", ".join(c.name for c in candidate.cases)
-            raise InputError(f"unknown case {args.case_name!r}; the operator lists: {names}")
-        listed = case_from_choice(chosen)
-        case = CaseConfig(
-            name=listed.name,
-            shape={**listed.shape, **shape},
-            dtype=args.dtype or listed.dtype,
-            causal=args.causal or listed.causal,
-            spec=args.case_spec or listed.spec,
-            options=case.options,
-        )
-    name = args.name if args.name is not None else (candidate.name if candidate else source.stem)
-    spec = NewProject(
-        operator=OperatorConfig(
-            name=name,
-            kind=kind,
-            source=str(source.resolve()),
-            demo=bool(candidate and candidate.demo),
-        ),
-        source=source,
-        case=case,
-        tunables=merge_tunables(discover(source) if source.is_dir() else [], candidate),
-        commands=dict(candidate.commands) if candidate else {},
-        target=_target_from_args(args),
-        costmodel=CostmodelConfig(
-            enabled=bool(args.pto_isa or args.costmodel_tool),
-            engine="external" if args.costmodel_tool and not args.pto_isa else "builtin",
+    spec, candidate = plan_project(
+        ProjectAnswers(
+            source=args.source,
+            kind=OperatorKind(args.kind) if args.kind else None,
+            name=args.name,
+            case_name=args.case_name or "",
+            shape={k: parse_scalar(v) for k, v in _pairs(args.shape, "--shape").items()},
+            dtype=args.dtype or "",
+            causal=args.causal,
+            case_spec=args.case_spec or "",
+            options={k: parse_scalar(v) for k, v in _pairs(args.option, "--option").items()},
+            target=parse_target(args.target, args.work_dir, args.env_setup, args.npu),
             pto_isa=args.pto_isa,
-            tool=args.costmodel_tool,
-        ),
-        requirements=args.requirements,
+            costmodel_tool=args.costmodel_tool,
+            requirements=args.requirements,
+        )
     )
+    name, kind = spec.operator.name, spec.operator.kind
     root = create_project(spec, args.projects_root, overwrite=args.overwrite)
     if args.json:
         print_json(

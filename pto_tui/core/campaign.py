@@ -129,6 +129,7 @@ class Campaign:
         self.ledger = Ledger(self.layout)
         self.snapshots = SnapshotStore(root)
         self.warnings: list[str] = []
+        self.problems = LedgerProblems()  # of the last rounds() read
 
     def close(self) -> None:
         self.lock.release()
@@ -184,8 +185,10 @@ class Campaign:
         ]
         return min(candidates, key=lambda r: r.measurement.median_us or 0.0, default=None)
 
-    def status(self) -> CampaignStatus:
-        rounds = self.rounds()
+    def status(self, rounds: list[Round] | None = None) -> CampaignStatus:
+        """The campaign at a glance; pass the rounds just read by rounds() to avoid a re-read."""
+        if rounds is None:
+            rounds = self.rounds()
         last = int(self.project.get_state("last_round", 0))
         on_disk = set(self.ledger.round_numbers())
         self.problems.missing = sorted(
@@ -376,6 +379,7 @@ class Campaign:
     def preflight(self, record: Round) -> None:
         """Everything that would refuse this round's measurements, checked before spending
         time on a build and a benchmark."""
+        self._check_workload()
         self._check_integrity(record)
         _refuse(risk_findings(record.changes.high_risk, record.changes.risk_justification))
 
@@ -501,6 +505,18 @@ class Campaign:
         }
         return [f for f in files if f not in explained]
 
+    def _check_workload(self) -> str:
+        """The workload fingerprint, refused when it differs from the baseline's."""
+        baseline = self.ledger.load(0) if self.ledger.has_record(0) else None
+        fingerprint = workload_fingerprint(self.config)
+        if baseline and baseline.measurement.fingerprint and baseline.measurement.fingerprint != fingerprint:
+            raise RuleViolation(
+                SAME_WORKLOAD,
+                "the workload (case, shapes, benchmark settings) differs from the baseline's: "
+                "the comparison is refused",
+            )
+        return fingerprint
+
     def _reference_record(self) -> Round | None:
         """The newest closed round that set the protected-file reference (baseline or bug fix)."""
         closed = [r for r in self.rounds() if r.is_closed]
@@ -538,19 +554,7 @@ class Campaign:
         )
         self._check_integrity(record)
         _refuse(risk_findings(record.changes.high_risk, record.changes.risk_justification))
-        baseline = self.ledger.load(0) if self.ledger.has_record(0) else None
-        fingerprint = workload_fingerprint(self.config)
-        if (
-            baseline
-            and baseline.measurement.fingerprint
-            and baseline.measurement.fingerprint != fingerprint
-        ):
-            raise RuleViolation(
-                SAME_WORKLOAD,
-                "the workload (case, shapes, benchmark settings) differs from the baseline's: "
-                "the comparison is refused",
-            )
-        measurement.fingerprint = fingerprint
+        measurement.fingerprint = self._check_workload()
         record.measurement = measurement
         self._publish(record)
         return record

@@ -495,6 +495,19 @@ def parse_config(path: Path, text: str) -> ProjectConfig:
     )
 
 
+def parse_scalar(text: str) -> Scalar:
+    """A value typed by a person: integer, number, true/false, else the text itself."""
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text.strip()
+
+
 def valid_operator_name(name: str) -> bool:
     """An operator name is one path component inside projects/: no '..', no '/', not empty."""
     return bool(re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*", name)) and ".." not in name

@@ -20,13 +20,16 @@ from pto_tui.core.project import (
     CaseConfig,
     CostmodelConfig,
     OperatorConfig,
+    Scalar,
     Target,
     Tunable,
     new_project_document,
     parse_config,
     valid_operator_name,
 )
-from pto_tui.core.scan import Candidate, CaseChoice
+from pto_tui.core.scan import Candidate, CaseChoice, classify
+from pto_tui.core.tunables import discover
+from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.core.workspace import DEFAULT_EXCLUDES, is_excluded
 
 
@@ -62,6 +65,89 @@ def case_from_choice(choice: CaseChoice) -> CaseConfig:
         causal=choice.causal,
         spec=choice.spec,
     )
+
+
+def parse_target(choice: str, work_dir: str = "", env_setup: str = "", npu: int = 0) -> Target:
+    """"local", or "ssh:ALIAS" with the remote work directory."""
+    if choice in ("", "local"):
+        return Target(kind="local", env_setup=env_setup, npu_id=npu)
+    if choice.startswith("ssh:") and choice[4:]:
+        if not work_dir:
+            raise InputError("an ssh target needs the remote work directory (--work-dir)")
+        return Target(kind="ssh", host=choice[4:], work_dir=work_dir, env_setup=env_setup, npu_id=npu)
+    raise InputError(f"target must be 'local' or 'ssh:ALIAS', got {choice!r}")
+
+
+@dataclass
+class ProjectAnswers:
+    """What a person says about a new project (WORKFLOW.md steps 1-3), from flags or a wizard."""
+
+    source: Path
+    kind: OperatorKind | None = None  # overrides the classification
+    name: str | None = None
+    case_name: str = ""  # one of the cases the operator lists
+    shape: dict[str, Scalar] = field(default_factory=dict)
+    dtype: str = ""
+    causal: bool = False
+    case_spec: str = ""
+    options: dict[str, Scalar] = field(default_factory=dict)
+    target: Target = field(default_factory=Target)
+    engine: str = ""
+    pto_isa: str = ""
+    costmodel_tool: str = ""
+    requirements: str = ""
+
+
+def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]:
+    """Classify the source, choose the case, discover tunables: the project to create."""
+    source = answers.source.expanduser()
+    if not source.exists():
+        raise InputError(f"operator source not found: {source}")
+    candidate = classify(source) if source.is_dir() else None
+    kind = answers.kind or (candidate.kind if candidate else None)
+    if kind is None:
+        evidence = "\n  ".join(candidate.evidence) if candidate else "no PTO evidence found"
+        status = candidate.status if candidate else "unclear"
+        raise InputError(
+            f"cannot classify {source} ({status}):\n  {evidence}",
+            hint="choose the kind yourself (--kind pto-dsl or --kind pto-tile-lib)",
+        )
+    listed = CaseConfig()
+    if answers.case_name:
+        cases = candidate.cases if candidate else ()
+        chosen = next((c for c in cases if c.name == answers.case_name), None)
+        if chosen is None:
+            names = ", ".join(c.name for c in cases) or "none"
+            raise InputError(f"unknown case {answers.case_name!r}; the operator lists: {names}")
+        listed = case_from_choice(chosen)
+    case = CaseConfig(
+        name=listed.name or answers.case_name,
+        shape={**listed.shape, **answers.shape},
+        dtype=answers.dtype or (listed.dtype if answers.case_name else "") or "float16",
+        causal=answers.causal or listed.causal,
+        spec=answers.case_spec or listed.spec,
+        options=dict(answers.options),
+    )
+    name = answers.name if answers.name is not None else (candidate.name if candidate else source.stem)
+    spec = NewProject(
+        operator=OperatorConfig(
+            name=name, kind=kind, source=str(source.resolve()), demo=bool(candidate and candidate.demo)
+        ),
+        source=source,
+        case=case,
+        tunables=merge_tunables(discover(source) if source.is_dir() else [], candidate),
+        target=answers.target,
+        costmodel=CostmodelConfig(
+            enabled=bool(answers.pto_isa or answers.costmodel_tool),
+            engine=answers.engine
+            or ("external" if answers.costmodel_tool and not answers.pto_isa else "builtin"),
+            pto_isa=answers.pto_isa,
+            tool=answers.costmodel_tool,
+        ),
+        requirements=answers.requirements,
+        commands=dict(candidate.commands) if candidate else {},
+    )
+    return spec, candidate
 
 
 def render_requirements(spec: NewProject) -> str:

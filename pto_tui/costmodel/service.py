@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from pto_tui.core.costmodel_query import CycleResult, Query
+from pto_tui.core.project import CostmodelConfig
 from pto_tui.costmodel.builtin import BuiltinEngine
 from pto_tui.costmodel.cache import CostmodelCache
 from pto_tui.costmodel.engine import Engine, Progress, ProgressFn, Runner, unique_queries
@@ -94,3 +96,49 @@ def make_engine(
             )
         return ExternalEngine(tool, python=python, runner=runner, jobs=jobs)
     raise CostmodelError(f"unknown costmodel engine {kind!r}; expected builtin or external")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Which engine to run and where its files are, resolved for one project (or none)."""
+
+    engine: str
+    pto_isa: str
+    tool: str
+    compiler: str
+    on_target: bool
+    cache_path: Path
+
+
+def resolve_settings(
+    config: CostmodelConfig,
+    base: Path,
+    cache_path: Path,
+    *,
+    engine: str | None = None,
+    pto_isa: str | None = None,
+    tool: str | None = None,
+    compiler: str | None = None,
+) -> Settings:
+    """The project's [costmodel] section with command-line overrides; configured paths are
+    relative to the project root (`base`), given ones to the current directory."""
+
+    def path(given: str | None, configured: str) -> str:
+        if given:
+            return str(Path(given).expanduser())
+        if configured:
+            return str((base / Path(configured).expanduser()).resolve())
+        return ""
+
+    isa = path(pto_isa, config.pto_isa)
+    tool_path = path(tool, config.tool)
+    if not tool_path and isa:
+        tool_path = str(Path(isa) / "tools" / "query_pto_cycles.py")
+    return Settings(
+        engine=engine or config.engine or "builtin",
+        pto_isa=isa,
+        tool=tool_path,
+        compiler=compiler or config.compiler or "g++",
+        on_target=config.on_target and not engine,
+        cache_path=cache_path,
+    )

@@ -1,8 +1,5 @@
-"""The wizard's answers as a core NewProject (the same assembly as `pto-tui new`).
-
-Only core calls: classify, discover, create_project. The CLI's cmd_new does the same
-from flags; the lead may lift this into core so both share one function.
-"""
+"""The wizard's answers as a core NewProject, planned by core.scaffold.plan_project
+exactly as `pto-tui new` plans it from flags."""
 
 from __future__ import annotations
 
@@ -10,23 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.project import CaseConfig, CostmodelConfig, OperatorConfig, Scalar, Target
-from pto_tui.core.scaffold import NewProject, create_project
+from pto_tui.core.project import Scalar, parse_scalar
+from pto_tui.core.scaffold import NewProject, ProjectAnswers, create_project, parse_target, plan_project
 from pto_tui.core.scan import Candidate, CaseChoice
-from pto_tui.core.tunables import discover
 from pto_tui.core.vocabulary import OperatorKind
-
-
-def parse_value(text: str) -> Scalar:
-    lowered = text.strip().lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text.strip()
 
 
 def parse_pairs(text: str, what: str) -> dict[str, Scalar]:
@@ -38,7 +22,7 @@ def parse_pairs(text: str, what: str) -> dict[str, Scalar]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise InputError(f"{what}: expected KEY=VALUE, got {item.strip()!r}")
-        out[key.strip()] = parse_value(value)
+        out[key.strip()] = parse_scalar(value)
     return out
 
 
@@ -63,48 +47,28 @@ class Answers:
     requirements: str = ""
 
 
-def _target(a: Answers) -> Target:
-    if a.target in ("", "local"):
-        return Target(kind="local", env_setup=a.env_setup, npu_id=a.npu)
-    if a.target.startswith("ssh:") and a.target[4:]:
-        if not a.work_dir:
-            raise InputError("an ssh target needs the remote work directory")
-        return Target(kind="ssh", host=a.target[4:], work_dir=a.work_dir,
-                      env_setup=a.env_setup, npu_id=a.npu)
-    raise InputError(f"target must be 'local' or 'ssh:ALIAS', got {a.target!r}")
-
-
 def build_spec(a: Answers) -> NewProject:
-    source = a.source.expanduser()
-    if not source.exists():
-        raise InputError(f"operator source not found: {source}")
+    """The wizard's answers through the same core planning as `pto-tui new`."""
     if a.kind is None:
         raise InputError("choose the operator kind (the classification was unclear)")
-    chosen = a.case
-    case = CaseConfig(
-        name=chosen.name if chosen else "",
-        shape={**(chosen.shape if chosen else {}), **a.shape},
-        dtype=a.dtype or (chosen.dtype if chosen else "") or "float16",
-        causal=a.causal or bool(chosen and chosen.causal),
-        spec=a.case_spec or (chosen.spec if chosen else ""),
-    )
-    candidate = a.candidate
-    name = a.name or (candidate.name if candidate else source.stem)
-    return NewProject(
-        operator=OperatorConfig(name=name, kind=a.kind, source=str(source.resolve()),
-                                demo=bool(candidate and candidate.demo)),
-        source=source,
-        case=case,
-        tunables=discover(source) if source.is_dir() else [],
-        target=_target(a),
-        costmodel=CostmodelConfig(
-            enabled=bool(a.pto_isa or a.tool),
-            engine=a.engine or "builtin",
+    spec, _candidate = plan_project(
+        ProjectAnswers(
+            source=a.source,
+            kind=a.kind,
+            name=a.name or None,
+            case_name=a.case.name if a.case else "",
+            shape=dict(a.shape),
+            dtype=a.dtype,
+            causal=a.causal,
+            case_spec=a.case_spec,
+            target=parse_target(a.target, a.work_dir, a.env_setup, a.npu),
+            engine=a.engine,
             pto_isa=a.pto_isa,
-            tool=a.tool,
-        ),
-        requirements=a.requirements,
+            costmodel_tool=a.tool,
+            requirements=a.requirements,
+        )
     )
+    return spec
 
 
 def create(a: Answers, projects_root: Path) -> Path:

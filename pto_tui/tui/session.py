@@ -7,21 +7,27 @@ and write through the campaign's methods, the same calls the CLI makes.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pto_tui.core.campaign import Campaign, CampaignStatus
 from pto_tui.core.errors import LockedError, PtoError
 from pto_tui.core.records import Round
+from pto_tui.jobs.model import JobRecord, list_records
 
 
 @dataclass
 class Snapshot:
     status: CampaignStatus
     rounds: list[Round]
+    jobs: list[JobRecord] = field(default_factory=list)  # every job of the project, oldest first
 
     def round(self, number: int) -> Round | None:
         return next((r for r in self.rounds if r.number == number), None)
+
+    def jobs_of(self, prefix: str) -> list[JobRecord]:
+        """Jobs whose name starts with prefix, e.g. "iter-003 " (the services name them so)."""
+        return [job for job in self.jobs if job.name.startswith(prefix)]
 
     @property
     def open_round(self) -> Round | None:
@@ -52,8 +58,9 @@ class Session:
 
     def load(self) -> Snapshot:
         """Read rounds and status (blocking: call from a thread worker)."""
-        status = self.campaign.status()
-        snapshot = Snapshot(status=status, rounds=self.campaign.rounds())
+        rounds = self.campaign.rounds()
+        snapshot = Snapshot(status=self.campaign.status(rounds), rounds=rounds,
+                            jobs=list_records(self.layout.jobs_dir))
         self.snapshot = snapshot
         return snapshot
 

@@ -210,21 +210,15 @@ class CostmodelPane(Vertical, can_focus=True):
 
     def _engine_and_cache(self):  # noqa: ANN202 - (Engine, CostmodelCache)
         from pto_tui.costmodel import CostmodelCache, make_engine
+        from pto_tui.costmodel.service import resolve_settings
 
         layout = self.session.layout
-        cm = self.session.campaign.config.costmodel
-
-        def path(configured: str) -> str:
-            if not configured:
-                return ""
-            return str((layout.root / Path(configured).expanduser()).resolve())
-
-        pto_isa = path(cm.pto_isa)
-        tool = path(cm.tool) or (str(Path(pto_isa) / "tools" / "query_pto_cycles.py")
-                                 if pto_isa else "")
-        engine = make_engine(cm.engine or "builtin", pto_isa=pto_isa, tool=tool,
-                             compiler=cm.compiler or "g++")
-        return engine, CostmodelCache(layout.cache_dir / "costmodel.json")
+        settings = resolve_settings(
+            self.session.campaign.config.costmodel, layout.root, layout.cache_dir / "costmodel.json"
+        )
+        engine = make_engine(settings.engine, pto_isa=settings.pto_isa, tool=settings.tool,
+                             compiler=settings.compiler)
+        return engine, CostmodelCache(settings.cache_path)
 
     @work(exclusive=True, group="costmodel", exit_on_error=False)
     async def run_queries(self, queries: list[Query]) -> None:

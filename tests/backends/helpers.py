@@ -1,0 +1,70 @@
+"""Demo projects in tmp dirs, configured for tests, and the round steps as core calls."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from pto_tui.core.campaign import Campaign
+from pto_tui.core.demo_project import create_demo_project
+from pto_tui.core.project import ProjectFile, Scalar, Target
+from pto_tui.core.records import ChecklistItem, PreEdit
+from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
+
+DSL_KERNEL = "workspace/pto-kernels/attention_kernel.py"
+FA_KERNEL = "workspace/kernel/fa_kernel.cpp"
+
+
+def demo_project(
+    tmp_path: Path, which: str, *, repeats: int = 3, max_spread: float = 0.9, target: Target | None = None
+) -> Path:
+    """A demo project whose discipline suits a test: few repeats, and a spread limit wide
+    enough that a busy machine cannot turn a 5x gain into 'inconclusive' (tests of the
+    noisy path set it tight on purpose)."""
+    root = create_demo_project(which, tmp_path / "projects")
+    project = ProjectFile(root / "project.toml")
+    project.set("discipline.repeats", repeats)
+    project.set("discipline.max_spread", max_spread)
+    if target is not None:
+        project.set("target.kind", target.kind)
+        project.set("target.host", target.host)
+        project.set("target.work_dir", target.work_dir)
+        project.set("target.ssh_config", target.ssh_config)
+        # the remote shell finds this interpreter (with numpy) first, as an env_setup line would
+        project.set("target.env_setup", f"export PATH={Path(sys.executable).parent}:$PATH")
+    project.save()
+    return root
+
+
+def pre_edit(scope: list[str], hypothesis: str = "bigger tiles cut per-tile overhead") -> PreEdit:
+    return PreEdit(
+        kernel="demo operator, default case",
+        bottleneck="bad tile shape",
+        evidence="iter-000 timings",
+        hypothesis=hypothesis,
+        why_ascend="fewer tile steps",
+        expected_metric="median duration",
+        main_risk="bigger working set",
+        correctness_plan="the benchmark checks against the reference every run",
+        checklist={key: ChecklistItem(True, "checked") for key in HARDWARE_CHECKLIST},
+        scope=scope,
+        bottleneck_recheck="re-checked",
+        new_direction="another dimension",
+    )
+
+
+def start(
+    campaign: Campaign,
+    scope: list[str],
+    parameters: dict[str, Scalar] | None = None,
+    edit: tuple[str, str, str] | None = None,
+) -> None:
+    """Open a round from the frontier, make its change and record it."""
+    campaign.start_round(pre_edit(scope), restore=True)
+    if edit:
+        rel, old, new = edit
+        path = campaign.layout.root / rel
+        text = path.read_text()
+        assert old in text, f"{old!r} not in {rel}"
+        path.write_text(text.replace(old, new))
+    campaign.record_changes(parameters=parameters or {}, risk_justification="a test round")
