@@ -9,10 +9,11 @@ command line can be pasted as is.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from pathlib import Path
 
-from pto_tui.cli.common import add_json_flag, print_json, project_layout
+from pto_tui.cli.common import add_json_flag, load_project_file, print_json, project_layout
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.costmodel_query import (
     SORT_COLUMNS,
@@ -164,12 +165,6 @@ def run_costmodel(args: argparse.Namespace) -> int:
     if args.sort:
         sort_results([], args.sort)  # reject an unknown column before any work
     settings = _settings(args)
-    if settings.engine == "external" and settings.on_target:
-        raise CostmodelError(
-            "running the costmodel tool on the target is not wired to the job layer yet",
-            hint="set on_target = false in [costmodel], or pass --engine external to run "
-                 "the tool locally",
-        )
     if args.jobs is not None and args.jobs < 1:
         raise InputError("--jobs must be at least 1")
     engine = make_engine(settings.engine, pto_isa=settings.pto_isa, tool=settings.tool,
@@ -178,8 +173,34 @@ def run_costmodel(args: argparse.Namespace) -> int:
     show = args.progress if args.progress is not None else (
         len(queries) > 1 and sys.stderr.isatty() and not args.json)
     progress = _progress_printer() if show else None
-    results = run_queries_sync(queries, engine, cache, progress)
+    if settings.engine == "external" and settings.on_target:
+        results = asyncio.run(_run_on_target(args, queries, cache, progress))
+    else:
+        results = run_queries_sync(queries, engine, cache, progress)
     return _report(args, queries, results)
+
+
+async def _run_on_target(
+    args: argparse.Namespace, queries: list[Query], cache: CostmodelCache | None, progress: ProgressFn | None
+) -> list[CycleResult]:
+    """The project's [costmodel] tool run on its target (the path is the target's own)."""
+    from pto_tui.costmodel.remote import job_layer_runner
+    from pto_tui.costmodel.service import run_queries
+    from pto_tui.jobs.runner import JobRunner
+
+    layout, project = load_project_file(args)
+    config = project.config
+    if not config.costmodel.tool:
+        raise CostmodelError("on_target needs [costmodel] tool: the tool's path on the target")
+    runner = JobRunner(layout.jobs_dir)
+    try:
+        engine = make_engine(
+            "external", pto_isa="", tool=config.costmodel.tool, compiler=config.costmodel.compiler,
+            runner=job_layer_runner(runner, config.target),
+        )
+        return await run_queries(queries, engine, cache, progress)
+    finally:
+        await runner.close()
 
 
 def _report(args: argparse.Namespace, queries: list[Query], results: list[CycleResult]) -> int:
