@@ -41,15 +41,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
         return _open_tui(args)
     from pto_tui.backends.demo_campaign import run_demo_campaign
-    from pto_tui.cli.live import printer, run_service
+    from pto_tui.cli.live import run_campaign_service
     from pto_tui.cli.project_cmds import _console as console
     from pto_tui.cli.project_cmds import open_campaign, print_status, round_summary
     from pto_tui.core.chart import write_campaign_chart
 
     with open_campaign(args, write=True, command="pto-tui demo --run") as campaign:
-        show = printer(quiet=args.quiet or args.json)
-        rounds = run_service(
-            campaign.layout, lambda runner: run_demo_campaign(campaign, runner, show, args.rounds)
+        rounds = run_campaign_service(
+            campaign, run_demo_campaign, quiet=args.quiet or args.json, rounds=args.rounds
         )
         status = campaign.status()
         chart = write_campaign_chart(campaign) if any(r.is_baseline and r.is_closed for r in rounds) else None

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from pto_tui.backends.site import StepEvent
+from pto_tui.core.campaign import Campaign
 from pto_tui.core.layout import ProjectLayout
 from pto_tui.jobs.runner import JobRunner
 
@@ -47,3 +48,15 @@ def run_service(layout: ProjectLayout, work: Callable[[JobRunner], Awaitable[T]]
             await runner.close()
 
     return asyncio.run(main())
+
+
+def run_campaign_service(
+    campaign: Campaign,
+    service: Callable[..., Awaitable[T]],
+    *,
+    quiet: bool = False,
+    **options: object,
+) -> T:
+    """Run service(campaign, runner, on_event, **options) with live output on the terminal."""
+    show = printer(quiet)
+    return run_service(campaign.layout, lambda runner: service(campaign, runner, show, **options))

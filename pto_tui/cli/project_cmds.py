@@ -418,10 +418,9 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     with open_campaign(args, write=True) as campaign:
         if args.build is None:
             from pto_tui.backends.loop import run_baseline
-            from pto_tui.cli.live import printer, run_service
+            from pto_tui.cli.live import run_campaign_service
 
-            show = printer(quiet=args.json)
-            record = run_service(campaign.layout, lambda runner: run_baseline(campaign, runner, show))
+            record = run_campaign_service(campaign, run_baseline, quiet=args.json)
         else:
             record = campaign.record_baseline(measurement_from_args(args), analysis=args.analysis)
         warnings = campaign.warnings
@@ -438,11 +437,10 @@ def cmd_torch_baseline(args: argparse.Namespace) -> int:
     given = [args.avg, args.minimum, args.maximum]
     if all(v is None for v in given):
         from pto_tui.backends.reference import run_reference
-        from pto_tui.cli.live import printer, run_service
+        from pto_tui.cli.live import run_campaign_service
 
         with open_campaign(args, write=True) as campaign:
-            show = printer(quiet=args.json)
-            measured = run_service(campaign.layout, lambda runner: run_reference(campaign, runner, show))
+            measured = run_campaign_service(campaign, run_reference, quiet=args.json)
             warnings = campaign.warnings
         _finish(
             args,
@@ -483,11 +481,10 @@ def cmd_amend(args: argparse.Namespace) -> int:
 
 def _run_environment(args: argparse.Namespace) -> int:
     from pto_tui.backends.environment import run_environment
-    from pto_tui.cli.live import printer, run_service
+    from pto_tui.cli.live import run_campaign_service
 
     with open_campaign(args, write=True, command="pto-tui env") as campaign:
-        show = printer(quiet=args.json)
-        notes = run_service(campaign.layout, lambda runner: run_environment(campaign, runner, show))
+        notes = run_campaign_service(campaign, run_environment, quiet=args.json)
         warnings = campaign.warnings
     lines = [f"  {'ok    ' if ok else 'FAILED'} {name}" for name, ok in notes.probes.items()]
     lines += [f"  problem: {p}" for p in notes.problems]

@@ -284,11 +284,10 @@ def cmd_close(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from pto_tui.backends.loop import run_round
-    from pto_tui.cli.live import printer, run_service
+    from pto_tui.cli.live import run_campaign_service
 
     with open_campaign(args, write=True, command="pto-tui round run") as campaign:
-        show = printer(quiet=args.quiet or args.json)
-        record = run_service(campaign.layout, lambda runner: run_round(campaign, runner, show))
+        record = run_campaign_service(campaign, run_round, quiet=args.quiet or args.json)
         warnings = campaign.warnings
     m = record.measurement
     verdict = record.verdict.value if record.verdict else "-"

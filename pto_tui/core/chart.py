@@ -379,6 +379,12 @@ def _duration_panel(ax: Axes, model: ChartModel, fonts: ChartFonts) -> None:
     ax.set_xlim(-0.6, len(model.slots) - 0.4)
 
 
+def _wrap(text: str, width_in: float, fontsize: float) -> str:
+    """Wrap a figure-wide line so it stays inside the figure (about 0.6 em per character)."""
+    chars = max(40, int(width_in * 72 / (fontsize * 0.6)) - 4)
+    return "\n".join(textwrap.wrap(text, chars)) or text
+
+
 def draw(model: ChartModel, fonts: ChartFonts | None = None) -> Figure:
     """The two-panel figure of a chart model (Agg canvas attached, nothing saved)."""
     fonts = fonts or find_chart_fonts()
@@ -389,32 +395,38 @@ def draw(model: ChartModel, fonts: ChartFonts | None = None) -> Figure:
     top_ax, bottom_ax = fig.subplots(
         2, 1, sharex=True, gridspec_kw={"height_ratios": [1.15, 1.0], "hspace": 0.08}
     )
-    fig.subplots_adjust(left=0.07, right=0.98, top=0.855, bottom=0.17 if folded else 0.13)
+    fig.subplots_adjust(left=0.07, right=0.98, top=0.855, bottom=0.21 if folded else 0.17)
     operator = clean_text(model.operator, fonts, fallback="operator")
     title = f"{operator}: PTO optimisation summary"
     fig.suptitle(title, fontsize=14, y=0.975, gid="title", **fonts.bold(title))
+    width_in = fig.get_figwidth()
     fig.text(
         0.5,
         0.935,
-        clean_text(model.header, fonts),
+        _wrap(clean_text(model.header, fonts), width_in, 9.5),
         ha="center",
+        va="center",
         fontsize=9.5,
         gid="header",
         **_font_kw(fonts),
     )
     _speedup_panel(top_ax, model, fonts)
     _duration_panel(bottom_ax, model, fonts)
+    # footer and conclusion hang from fixed tops so wrapped lines never overlap
     fig.text(
         0.5,
-        0.045,
-        clean_text(model.footer, fonts),
+        0.09,
+        _wrap(clean_text(model.footer, fonts), width_in, 9),
         ha="center",
+        va="top",
         fontsize=9,
         gid="footer",
         **_font_kw(fonts),
     )
-    conclusion = "\n".join(textwrap.wrap(clean_text(model.conclusion, fonts), 170))
-    fig.text(0.5, 0.018, conclusion, ha="center", fontsize=9, gid="conclusion", **fonts.bold(conclusion))
+    conclusion = _wrap(clean_text(model.conclusion, fonts), width_in, 10)  # bold is wider
+    fig.text(
+        0.5, 0.045, conclusion, ha="center", va="top", fontsize=9, gid="conclusion", **fonts.bold(conclusion)
+    )
     return fig
 
 
