@@ -458,9 +458,11 @@ def parse_config(path: Path, text: str) -> ProjectConfig:
         raise r.fail("discipline.repeats", "repeats must be at least 1")
     if discipline.warmup < 0:
         raise r.fail("discipline.warmup", "warmup must be 0 or more")
-    for key in ("noise_floor", "max_spread"):
-        if not 0 <= getattr(discipline, key) < 1:
-            raise r.fail(f"discipline.{key}", f"{key} is a fraction: expected 0 <= value < 1")
+    if not 0 <= discipline.noise_floor < 1:
+        raise r.fail("discipline.noise_floor", "noise_floor is a fraction: expected 0 <= value < 1")
+    if not discipline.max_spread > 0:
+        # (max - min) / median can exceed 1 on a noisy machine, so no upper bound here
+        raise r.fail("discipline.max_spread", "max_spread is a fraction of the median: expected > 0")
     if discipline.review_gain <= 1:
         raise r.fail("discipline.review_gain", "review_gain must be greater than 1")
 
