@@ -121,6 +121,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(handler=cmd_torch_baseline)
 
+    p = sub.add_parser("phase", help="show the phases, or set the one new rounds fall in")
+    p.add_argument("name", nargs="?", help="one of [phases] names in project.toml")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_phase)
+
     p = sub.add_parser("amend", help="add a correction beside a closed round (the original stays)")
     p.add_argument("number", type=int)
     p.add_argument("--field", required=True, choices=("verdict", "analysis", "next"))
@@ -468,6 +473,20 @@ def cmd_torch_baseline(args: argparse.Namespace) -> int:
         campaign.set_torch_baseline(baseline)
         warnings = campaign.warnings
     _finish(args, baseline.__dict__, warnings, f"{baseline.label} baseline recorded")
+    return 0
+
+
+def cmd_phase(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=bool(args.name)) as campaign:
+        if args.name:
+            campaign.set_phase(args.name)
+        phases = list(campaign.config.phases)
+        current = str(campaign.project.document.get("phases", {}).get("current") or phases[0])
+    if args.json:
+        print_json({"phases": phases, "current": current})
+    else:
+        for name in phases:
+            print(("* " if name == current else "  ") + name)
     return 0
 
 

@@ -333,6 +333,11 @@ class Campaign:
             raise InputError(
                 f"cannot base a round on round {base_number}: it is not a closed round"
             )
+        if restore and not base.snapshot:
+            raise InputError(
+                f"iter-{base_number:03d} has no workspace snapshot (imported from Markdown): "
+                "it cannot be restored; start without --restore"
+            )
         if restore:
             self.snapshots.restore(base.snapshot)
             for name, value in base.changes.snapshot.items():
@@ -363,6 +368,14 @@ class Campaign:
         record.changes.snapshot = dict(base.changes.snapshot) or self._parameter_snapshot()
         self._publish(record)
         return record
+
+    def set_phase(self, phase: str) -> None:
+        """The phase new rounds fall in (the chart's background bands)."""
+        self._require_write()
+        if phase not in self.config.phases:
+            raise InputError(f"unknown phase {phase!r}; phases: {', '.join(self.config.phases)}")
+        self.project.set("phases.current", phase)
+        self.project.save()
 
     def _current_phase(self) -> str:
         """The project's current phase; tuning rounds never fall in the baseline phase."""

@@ -285,3 +285,16 @@ def test_new_with_a_listed_case(tmp_path: Path, capsys: pytest.CaptureFixture[st
     }
     requirements = (tmp_path / "attention_dsl/TASK_REQUIREMENTS.md").read_text()
     assert "S=4096" in requirements and "PTO_ATTENTION_QK_BASE_M" in requirements
+
+
+def test_phase_sets_where_new_rounds_fall(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = ready_project(tmp_path)
+    assert cli("--project", root, "phase", "fine-tune") == 0
+    assert cli("--project", root, "phase", "nope") == 2
+    run_round(root, "99,100,101", params=("TILE_S1=128",))
+    record = cli_json(capsys, "--project", root, "show", "1")["record"]
+    assert record["phase"] == "fine-tune"
+    assert cli_json(capsys, "--project", root, "phase") == {
+        "phases": ["baseline", "costmodel-guided", "parameter validation", "fine-tune"],
+        "current": "fine-tune",
+    }
