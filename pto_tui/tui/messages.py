@@ -41,3 +41,10 @@ class StartRequested(Message):
     title: str
     phase: str | None
     restore: bool = True
+
+
+@dataclass
+class RunLoopStep(Message):
+    """Run a loop step (environment, reference, baseline, round) in the Run pane."""
+
+    step: str

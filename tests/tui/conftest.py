@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.projects import campaign_project, new_project
+from tests.tui.projects import campaign_project, demo_ready_project, new_project
 
 
 @pytest.fixture(scope="session")
@@ -18,6 +18,11 @@ def _campaign_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def _fresh_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return new_project(tmp_path_factory.mktemp("fresh"))
+
+
+@pytest.fixture(scope="session")
+def _demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return demo_ready_project(tmp_path_factory.mktemp("demo"))
 
 
 def _copy(template: Path, tmp_path: Path) -> Path:
@@ -38,6 +43,12 @@ def campaign_root(_campaign_template: Path, tmp_path: Path) -> Path:
 def fresh_root(_fresh_template: Path, tmp_path: Path) -> Path:
     """Environment round passed and baseline recorded: ready for round 1."""
     return _copy(_fresh_template, tmp_path)
+
+
+@pytest.fixture
+def demo_root(_demo_template: Path, tmp_path: Path) -> Path:
+    """The DSL demo (CPU) after its environment round, CPU torch stand-in and iter-000."""
+    return _copy(_demo_template, tmp_path)
 
 
 @pytest.fixture(autouse=True)

@@ -112,3 +112,25 @@ async def test_keys_remap_from_keys_toml(campaign_root: Path) -> None:
         await loaded(pilot)
         await pilot.press("f2")
         assert app.screen.current == "context"
+
+
+async def test_amend_a_closed_round_from_its_detail(campaign_root: Path) -> None:
+    from pto_tui.core.campaign import Campaign
+
+    app = PtoApp(campaign_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("j", "enter", "a")  # iter-001; the field defaults to analysis
+        await pilot.press(*"tile fits", "enter")
+        await pilot.press("enter")  # no reason yet: refused, nothing written
+        with Campaign(campaign_root) as campaign:
+            assert campaign.round(1).amendments == []
+        await pilot.press(*"re-read", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, RoundScreen)
+        with Campaign(campaign_root) as campaign:
+            amendments = campaign.round(1).amendments
+        assert [(a.field, a.new, a.why) for a in amendments] == [("analysis", "tile fits", "re-read")]
+        await pilot.press("escape")  # back, and the table shows the amended mark
+        await pilot.pause(0.3)
+        assert str(app.screen.query_one("#rounds-table", DataTable).get_row_at(1)[3]) == "kept*"

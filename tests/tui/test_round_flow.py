@@ -20,7 +20,8 @@ def rounds_on_disk(root: Path) -> list[int]:
         return [r.number for r in campaign.rounds()]
 
 
-async def fill_pre_edit(pilot, *, checklist: bool = True) -> None:  # noqa: ANN001
+async def fill_pre_edit(pilot, *, checklist: bool = True,  # noqa: ANN001
+                        scope: str = "kFaTileS1") -> None:
     await type_into(pilot, "pe-title", "S1 128")
     await tab_to(pilot, "pe-bottleneck")
     await pilot.press("enter", *["down"] * 9, "enter")  # the 9th class: bad tile shape
@@ -31,7 +32,7 @@ async def fill_pre_edit(pilot, *, checklist: bool = True) -> None:  # noqa: ANN0
     await type_into(pilot, "pe-expected_metric", "time")
     await type_into(pilot, "pe-main_risk", "loads")
     await type_into(pilot, "pe-correctness_plan", "same")
-    await type_into(pilot, "pe-scope", "kFaTileS1")
+    await type_into(pilot, "pe-scope", scope)
     if checklist:
         for key in HARDWARE_CHECKLIST:
             await tab_to(pilot, f"pe-tick-{key}")

@@ -23,6 +23,7 @@ SCREENS: dict[str, tuple[str, ...]] = {
     "run": ("4",),
     "costmodel": ("5", *"TMATMUL half"),
     "round_detail": ("j", "enter"),
+    "amend": ("j", "enter", "a"),
     "compare": ("j", "space", "j", "j", "j", "space", "c"),
     "help": ("question_mark",),
 }

@@ -85,7 +85,8 @@ class TextEditor(Screen[bool]):
         yield Static(Text(f"{self.path.name}  (ctrl+s saves, esc closes)", style="bold"),
                      classes="topbar")
         text = self.path.read_text(encoding="utf-8", errors="replace")
-        yield TextArea(text, id="editor-area", show_line_numbers=True, tab_behavior="indent")
+        yield TextArea(text, id="editor-area", show_line_numbers=True, tab_behavior="indent",
+                       soft_wrap=False)  # code: one line a row, so a line number is a row
         yield Footer()
 
     def on_mount(self) -> None:

@@ -25,6 +25,8 @@ def find_projects(start: Path) -> list[Path]:
 class LauncherScreen(Screen[None]):
     BINDINGS = [
         Binding("n", "new_project", "New project", id="launcher.new"),
+        Binding("d", "demo('dsl')", "New demo", id="launcher.demo"),
+        Binding("D", "demo('tile-lib')", "Demo (tile-lib)", show=False, id="launcher.demo_tilelib"),
         Binding("r", "rescan", "Refresh", id="launcher.refresh"),
         Binding("q", "app.quit", "Quit", id="launcher.quit"),
         Binding("j", "cursor(1)", "Down", show=False, id="launcher.down"),
@@ -41,7 +43,8 @@ class LauncherScreen(Screen[None]):
         yield Static(id="launcher-where")
         yield OptionList(id="launcher-list")
         yield Static(Text("enter opens · n creates a project (operator → case → target → "
-                          "scaffold) · q quits", style="dim"))
+                          "scaffold) · d a CPU demo project (D: tile-lib demo) · q quits",
+                          style="dim"))
         yield Footer()
 
     def on_mount(self) -> None:
@@ -68,6 +71,21 @@ class LauncherScreen(Screen[None]):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
             self.app.open_project(Path(event.option.id))  # type: ignore[attr-defined]
+
+    def action_demo(self, which: str) -> None:
+        """A project on a built-in CPU demo operator under ./projects (opened if it exists)."""
+        from pto_tui.core.demo_project import DEMO_KINDS, create_demo_project
+        from pto_tui.core.errors import PtoError
+
+        root = self.start / "projects" / DEMO_KINDS[which]
+        if not is_project_dir(root):
+            try:
+                root = create_demo_project(which, self.start / "projects")
+            except PtoError as error:
+                self.app.report_error(error, title="demo")  # type: ignore[attr-defined]
+                return
+            self.app.notify(f"created {root}", title="demo project")
+        self.app.open_project(root)  # type: ignore[attr-defined]
 
     def action_new_project(self) -> None:
         from pto_tui.tui.screens.wizard import WizardScreen

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
+from pathlib import Path
 
 from rich.text import Text
 from textual import work
@@ -13,9 +14,10 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Input, Static, TextArea
 
+from pto_tui.core.errors import PtoError
 from pto_tui.tui.compact import make_compact
 from pto_tui.tui.format import duration, iter_name, speed
-from pto_tui.tui.messages import AttachEvidence, OpenRound, ProjectChanged, ShowPane
+from pto_tui.tui.messages import AttachEvidence, OpenRound, ProjectChanged, RunLoopStep, ShowPane
 from pto_tui.tui.session import Session, Snapshot
 from pto_tui.tui.widgets.context_pane import ContextPane
 from pto_tui.tui.widgets.costmodel_pane import CostmodelPane
@@ -43,12 +45,14 @@ class ProjectScreen(Screen[None]):
         Binding("escape", "home", "Back", show=False, id="project.back"),
         Binding("q", "close_project", "Close", id="project.close"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="project.reload"),
+        Binding("w", "write_chart", "Chart", id="project.chart"),
     ]
 
     def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
         self.current = "rounds"
+        self.last_chart: Path | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="topbar", classes="topbar")
@@ -177,7 +181,39 @@ class ProjectScreen(Screen[None]):
         record = snap.round(event.number) if snap else None
         if record is None:
             return
-        self.app.push_screen(RoundScreen(record, self.session.layout, []))
+
+        def closed(changed: bool | None) -> None:
+            if changed:
+                self.reload()
+
+        self.app.push_screen(RoundScreen(record, self.session), closed)
+
+    def on_run_loop_step(self, event: RunLoopStep) -> None:
+        event.stop()
+        self.action_show_pane("run")
+        self.query_one(RunPane).action_loop(event.step)
+
+    @work(exclusive=True, group="chart", exit_on_error=False)
+    async def action_write_chart(self) -> None:
+        """The summary chart (PNG and SVG) written by core, its path shown."""
+        import asyncio
+
+        from pto_tui.core.chart import write_campaign_chart
+
+        snap = self.session.snapshot
+        if snap is None or snap.round(0) is None or not snap.round(0).is_closed:  # type: ignore[union-attr]
+            self.app.notify("the chart needs the iter-000 baseline first (B in Run)",
+                            title="chart", severity="warning")
+            return
+        self.app.notify("writing the summary chart…", title="chart")
+        try:
+            chart = await asyncio.to_thread(write_campaign_chart, self.session.campaign)
+        except PtoError as error:
+            self.app.report_error(error, title="chart")  # type: ignore[attr-defined]
+            return
+        self.last_chart = chart.png
+        paths = "\n".join(str(path) for path in (chart.png, chart.svg) if path)
+        self.app.notify(paths, title="summary chart written", timeout=15)
 
     def on_attach_evidence(self, event: AttachEvidence) -> None:
         event.stop()
@@ -188,4 +224,11 @@ class ProjectScreen(Screen[None]):
         for i, (pid, title) in enumerate(PANES, 1):
             yield SystemCommand(f"Go to {title}", f"key: {i}", partial(self.action_show_pane, pid))
         yield SystemCommand("Reload the project", "key: ctrl+r", self.reload)
+        yield SystemCommand("Write the summary chart", "key: w", self.action_write_chart)
+        for step, key, title in (("environment", "E", "Run the environment round"),
+                                 ("reference", "T", "Measure the torch_npu baseline"),
+                                 ("baseline", "B", "Measure the iter-000 baseline"),
+                                 ("round", "r", "Run the open round")):
+            yield SystemCommand(title, f"key: {key} (Run pane)",
+                                partial(self.post_message, RunLoopStep(step)))
         yield SystemCommand("Close the project", "key: q", self.action_close_project)

@@ -1,4 +1,5 @@
-"""One round opened from the table: its notes rendered, its patch highlighted, its logs."""
+"""One round opened from the table: its notes rendered, its patch highlighted, its logs,
+and amendments (a closed round is never edited: a correction is kept beside it)."""
 
 from __future__ import annotations
 
@@ -8,34 +9,112 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static, TabbedContent, TabPane
+from textual.screen import ModalScreen, Screen
+from textual.widgets import (
+    Footer,
+    Input,
+    Label,
+    OptionList,
+    Select,
+    Static,
+    TabbedContent,
+    TabPane,
+    Tabs,
+)
 from textual.widgets.option_list import Option
 
-from pto_tui.core.layout import ProjectLayout
+from pto_tui.core.errors import PtoError
 from pto_tui.core.records import Round
+from pto_tui.core.vocabulary import Verdict
+from pto_tui.jobs.model import JobRecord, list_records
+from pto_tui.tui.compact import make_compact
 from pto_tui.tui.format import duration, iter_name, verdict_text
 from pto_tui.tui.screens.document import DocumentScreen, file_view
+from pto_tui.tui.session import Session
 
 # files of a round folder that are records, not logs
 RECORD_FILES = {"notes.md", "patch.diff", "files.txt", "round.toml"}
+AMENDABLE = ("analysis", "next", "verdict")
 
 
-class RoundScreen(Screen[None]):
+def round_jobs(jobs: list[JobRecord], number: int) -> list[JobRecord]:
+    """The jobs the services ran for a round (their names start with iter-XXX)."""
+    prefix = f"{iter_name(number)} "
+    found = [job for job in jobs if job.name.startswith(prefix)]
+    if number == 0:
+        found += [job for job in jobs if job.name == "torch_npu baseline"]
+    return found
+
+
+class AmendScreen(ModalScreen[tuple[str, str, str] | None]):
+    """Field, new value and the reason of an amendment (core validates and keeps it)."""
+
     BINDINGS = [
-        Binding("escape,q", "app.pop_screen", "Back", id="round.back"),
+        Binding("ctrl+s", "save", "Amend", id="amend.save"),
+        Binding("escape", "cancel", "Cancel", id="amend.cancel"),
+    ]
+
+    def __init__(self, record: Round) -> None:
+        super().__init__()
+        self.record = record
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="amend-body"):
+            yield Static(Text(f"Amend {iter_name(self.record.number)} (kept beside the original; "
+                              "ctrl+s saves, esc cancels)", style="bold"))
+            yield Label("Field", classes="field")
+            yield Select([(name, name) for name in AMENDABLE], value="analysis", id="amend-field",
+                         allow_blank=False)
+            yield Label("New value (verdict: " + ", ".join(v.value for v in Verdict) + ")",
+                        classes="field")
+            yield Input(id="amend-value", placeholder="the corrected text or verdict")
+            yield Label("Why (required)", classes="field")
+            yield Input(id="amend-why", placeholder="the reason for the amendment")
+
+    def on_mount(self) -> None:
+        make_compact(self)
+        self.query_one("#amend-value", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "amend-value":
+            self.query_one("#amend-why", Input).focus()
+        else:
+            self.action_save()
+
+    def action_save(self) -> None:
+        field = self.query_one("#amend-field", Select).value
+        value = self.query_one("#amend-value", Input).value.strip()
+        why = self.query_one("#amend-why", Input).value.strip()
+        if not value or not why:
+            self.app.notify("write the new value and why", title="amend", severity="warning")
+            return
+        self.dismiss((str(field), value, why))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class RoundScreen(Screen[bool]):
+    """Dismissed with True when the round was amended (the project reloads)."""
+
+    BINDINGS = [
+        Binding("escape,q", "back", "Back", id="round.back"),
         Binding("n", "tab('notes')", "Notes", id="round.notes"),
         Binding("d", "tab('patch')", "Diff", id="round.diff"),
         Binding("l", "tab('logs')", "Logs", id="round.logs"),
+        Binding("a", "amend", "Amend", id="round.amend"),
         Binding("j", "scroll('down')", "Down", show=False, id="round.down"),
         Binding("k", "scroll('up')", "Up", show=False, id="round.up"),
     ]
 
-    def __init__(self, record: Round, layout: ProjectLayout, jobs: list[Path]) -> None:
+    def __init__(self, record: Round, session: Session) -> None:
         super().__init__()
         self.record = record
-        self.folder = layout.round_dir(record.number)
-        self.jobs = jobs
+        self.session = session
+        self.folder = session.layout.round_dir(record.number)
+        self.jobs = round_jobs(list_records(session.layout.jobs_dir), record.number)
+        self.amended = False
 
     def compose(self) -> ComposeResult:
         r = self.record
@@ -59,8 +138,9 @@ class RoundScreen(Screen[None]):
             for path in sorted(self.folder.rglob("*")):
                 if path.is_file() and path.name not in RECORD_FILES:
                     options.append(Option(str(path.relative_to(self.folder)), id=str(path)))
-        for path in self.jobs:
-            options.append(Option(f"job {path.parent.name}", id=str(path)))
+        for index, job in enumerate(self.jobs):
+            label = Text.assemble(f"job {job.name}  ", (job.state.value, "dim"))
+            options.append(Option(label, id=f"job:{index}"))
         if not options:
             options.append(Option("no logs recorded for this round", disabled=True))
         return options
@@ -75,6 +155,35 @@ class RoundScreen(Screen[None]):
         for body in pane.query(VerticalScroll):
             body.scroll_down() if where == "down" else body.scroll_up()
 
+    def action_back(self) -> None:
+        self.dismiss(self.amended)
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        if event.option.id:
-            self.app.push_screen(DocumentScreen(Path(event.option.id)))
+        from pto_tui.tui.screens.job_log import JobLogScreen
+
+        option_id = event.option.id or ""
+        if option_id.startswith("job:"):
+            self.app.push_screen(JobLogScreen(self.jobs[int(option_id[4:])]))
+        elif option_id:
+            self.app.push_screen(DocumentScreen(Path(option_id)))
+
+    def action_amend(self) -> None:
+        if not self.record.is_closed:
+            self.app.notify("the round is open: change it in the Round pane (3); amendments "
+                            "are for closed rounds", title="amend", severity="warning")
+            return
+        self.app.push_screen(AmendScreen(self.record), self._amend)
+
+    async def _amend(self, answer: tuple[str, str, str] | None) -> None:
+        if answer is None:
+            return
+        field, value, why = answer
+        try:
+            self.record = self.session.campaign.amend(self.record.number, field, value, why)
+        except PtoError as error:
+            self.app.report_error(error, title="amend")  # type: ignore[attr-defined]
+            return
+        self.amended = True
+        self.app.notify(f"{iter_name(self.record.number)}: {field} amended", title="amend")
+        await self.recompose()
+        self.query_one(Tabs).focus()  # the focused widget was replaced: keys need a new one

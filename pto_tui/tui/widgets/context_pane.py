@@ -1,4 +1,9 @@
-"""Pane 1: the project context: who, what, where, how far, and the rules' state."""
+"""Pane 1: the project context: who, what, where, how far, and the rules' state.
+
+The environment round's probes are listed one a row with their evidence; enter opens the
+probe's job log. E, T and B run the environment round, the torch_npu baseline and the
+iter-000 baseline in the Run pane (4), where their logs stream live.
+"""
 
 from __future__ import annotations
 
@@ -14,12 +19,43 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from pto_tui.core.records import EnvironmentNotes
+from pto_tui.jobs.model import JobRecord
 from pto_tui.tui.format import duration, iter_name, speed
+from pto_tui.tui.messages import RunLoopStep
 from pto_tui.tui.session import Session, Snapshot
+
+ENVIRONMENT_JOBS = "iter-000 environment "
+# environment checks that are not probe jobs: the job that stands for them
+CHECK_JOBS = {"full build": "build", "one valid result": "first result"}
 
 
 def _ok(flag: bool) -> Text:
     return Text("ok", style="green") if flag else Text("FAILED", style="bold red")
+
+
+def probe_job(name: str, jobs: list[JobRecord]) -> JobRecord | None:
+    """The latest job of an environment check (probes are named "probe: <name>")."""
+    wanted = {ENVIRONMENT_JOBS + f"probe: {name}", ENVIRONMENT_JOBS + CHECK_JOBS.get(name, "\0")}
+    found = [job for job in jobs if job.name in wanted]
+    return found[-1] if found else None
+
+
+def probe_evidence(name: str, passed: bool, notes: EnvironmentNotes) -> str:
+    """What backs a probe's state: its problem when it failed, else a recorded version."""
+    if not passed:
+        problem = next((p for p in notes.problems if p.startswith(f"{name}:")), "")
+        return problem.removeprefix(f"{name}:").strip() or "failed (enter shows the log)"
+    key = name.split(" ")[0]
+    if name == "target reachable":
+        key = "target"
+    elif name == "workspace uploaded":
+        key = "sync"
+    elif name == "full build":
+        return notes.build_outcome
+    elif name == "one valid result":
+        return notes.first_valid_result
+    return notes.versions.get(key, "ok")
 
 
 class ContextPane(VerticalScroll):
@@ -27,6 +63,10 @@ class ContextPane(VerticalScroll):
 
     BINDINGS = [
         Binding("t", "test_target", "Test target", id="context.test_target"),
+        Binding("E", "loop('environment')", "Environment round", id="context.environment"),
+        Binding("T", "loop('reference')", "torch_npu baseline", show=False,
+                id="context.reference"),
+        Binding("B", "loop('baseline')", "Baseline", show=False, id="context.baseline"),
         Binding("j", "scroll_down", "Down", show=False, id="context.down"),
         Binding("k", "scroll_up", "Up", show=False, id="context.up"),
     ]
@@ -38,6 +78,11 @@ class ContextPane(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static(id="ctx-summary")
+        yield Label("Environment round: probes (enter shows a probe's log)", classes="section")
+        probes: DataTable[str | Text] = DataTable(id="ctx-probes", cursor_type="row")
+        probes.add_columns("probe", "state", "evidence")
+        yield probes
+        yield Static(id="ctx-loop-hint", classes="hint")
         yield Label("Documents (enter opens)", classes="section")
         yield OptionList(id="ctx-docs")
         yield Label("Tunable parameters", classes="section")
@@ -46,10 +91,11 @@ class ContextPane(VerticalScroll):
         yield table
 
     def focus_default(self) -> None:
-        self.query_one("#ctx-docs").focus()
+        self.query_one("#ctx-probes").focus()
 
     def refresh_from(self, snap: Snapshot) -> None:
         self.query_one("#ctx-summary", Static).update(self._summary(snap))
+        self._probes(snap)
         docs = self.query_one("#ctx-docs", OptionList)
         docs.clear_options()
         for path in self._documents():
@@ -60,6 +106,41 @@ class ContextPane(VerticalScroll):
         for name, t in self.session.campaign.config.tunables.items():
             allowed = ", ".join(str(v) for v in t.allowed) or "any"
             table.add_row(name, str(t.value), t.kind, allowed, t.where, key=name)
+
+    def _probes(self, snap: Snapshot) -> None:
+        table = self.query_one("#ctx-probes", DataTable)
+        table.clear()
+        self.probe_jobs: dict[str, JobRecord] = {}
+        baseline = snap.round(0)
+        notes = baseline.environment if baseline else None
+        hint = Text.assemble(("E", "bold"), " runs the environment round, ", ("T", "bold"),
+                             " the torch_npu baseline, ", ("B", "bold"),
+                             " the iter-000 baseline (live logs in Run, 4)")
+        self.query_one("#ctx-loop-hint", Static).update(hint)
+        if notes is None:
+            table.add_row(Text("not run yet: E runs it", style="yellow"), "", "", key="-")
+            return
+        for name, passed in notes.probes.items():
+            job = probe_job(name, snap.jobs)
+            if job is not None:
+                self.probe_jobs[name] = job
+            table.add_row(name, _ok(passed), probe_evidence(name, passed, notes), key=name)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id != "ctx-probes":
+            return
+        event.stop()
+        from pto_tui.tui.screens.job_log import JobLogScreen
+
+        name = str(event.row_key.value)
+        job = getattr(self, "probe_jobs", {}).get(name)
+        if job is None:
+            self.app.notify(f"no job log is kept for {name!r}", title="environment")
+            return
+        self.app.push_screen(JobLogScreen(job))
+
+    def action_loop(self, step: str) -> None:
+        self.post_message(RunLoopStep(step))
 
     def _documents(self) -> list[Path]:
         layout = self.session.layout
@@ -84,22 +165,19 @@ class ContextPane(VerticalScroll):
         baseline = snap.round(0)
         env = baseline.environment if baseline else None
         if env is None:
-            t.add_row("environment", Text("not run: tuning is locked", style="bold red"))
+            t.add_row("environment", Text("not run: tuning is locked (E runs it)",
+                                          style="bold red"))
         else:
-            probes = Text()
-            for name, passed in env.probes.items():
-                probes.append(f"{name} ")
-                probes.append_text(_ok(passed))
-                probes.append("  ")
+            ok = sum(env.probes.values())
             state = Text("passed", style="green") if env.passed else Text(
                 "NOT passed: tuning is locked", style="bold red"
             )
-            t.add_row("environment", Text.assemble(state, "  ", probes))
-            if env.versions:
-                t.add_row("", ", ".join(f"{k} {v}" for k, v in env.versions.items()))
+            t.add_row("environment", Text.assemble(
+                state, f"  {ok}/{len(env.probes)} probes ok (listed below)"))
             for problem in env.problems:
                 t.add_row("", Text(f"problem: {problem}", style="yellow"))
-        t.add_row("baseline", f"iter-000 {duration(st.baseline_us)}")
+        t.add_row("baseline", f"iter-000 {duration(st.baseline_us)}" if st.baseline_us
+                  else Text("not recorded (B measures it)", style="yellow"))
         if st.torch:
             t.add_row(
                 "torch_npu",
@@ -108,7 +186,7 @@ class ContextPane(VerticalScroll):
                 + (f", {st.torch.tflops:.2f} TFLOPS" if st.torch.tflops else ""),
             )
         else:
-            t.add_row("torch_npu", Text("not measured", style="yellow"))
+            t.add_row("torch_npu", Text("not measured (T measures it)", style="yellow"))
         t.add_row(
             "frontier",
             f"{iter_name(st.frontier_round)} {duration(st.frontier_us)}  "

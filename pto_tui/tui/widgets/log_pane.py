@@ -311,6 +311,32 @@ class LogPane(Vertical):
         self.state = state
         self._header()
 
+    # a service pushing lines through callbacks (StepEvent) instead of an async iterator
+
+    def begin(self, title: str, cancel: CancelFn | None = None) -> None:
+        """Start showing a new run (the earlier log is dropped from view)."""
+        view = self.view
+        view.reset()
+        view.cancel_fn = cancel
+        view.source_done = cancel is None
+        self.title = title
+        self.state = "running"
+        self._header()
+
+    def write(self, stream: str, text: str) -> None:
+        """Queue one line; it appears at the next batched flush."""
+        self.view.pending.append((stream, text))
+
+    def end(self, state: str) -> None:
+        view = self.view
+        view.source_done = True
+        view.flush()
+        self.set_state(state)
+
+    def set_title(self, title: str) -> None:
+        self.title = title
+        self._header()
+
     def on_log_view_changed(self, event: LogView.Changed) -> None:
         event.stop()
         self._header()
@@ -321,7 +347,8 @@ class LogPane(Vertical):
         text = Text(no_wrap=True, overflow="ellipsis")
         if self.state:
             style = {"succeeded": "green", "failed": "red", "cancelled": "yellow",
-                     "running": "cyan"}.get(self.state, "")
+                     "running": "cyan", "refused": "red", "error": "red",
+                     "interrupted": "yellow"}.get(self.state, "")
             text.append(f"{self.state} ", style=style)
         text.append(f"{len(view.store):,} lines", style="dim")
         text.append(" follow" if view.following else " PAUSED (f resumes)",
@@ -346,13 +373,13 @@ class LogPane(Vertical):
             self.view.focus()
             self.view.search(event.value.strip())
 
-    def action_close_search(self) -> None:
+    async def action_close_search(self) -> None:
         box = self.query_one("#log-search", Input)
         if not box.has_class("hidden"):
             box.add_class("hidden")
             self.view.focus()
         else:
-            self.screen.run_action("home")
+            await self.screen.run_action("home")
 
     def focus_default(self) -> None:
         self.view.focus()

@@ -65,9 +65,11 @@ class OpenRoundView(VerticalScroll):
                     placeholder="approval of a loosened tolerance (who, why): only if approved")
         yield Button("Record changes", id="or-record")
         yield Static(id="or-changes")
-        yield Label("3  Run, then the numbers (build → correctness → benchmark)", classes="step")
-        yield Static(Text("Run the steps in the Run pane (4). Numbers are entered here until "
-                          "the round runner reads them from the reports.", style="dim"))
+        yield Label("3  Run: r in the Run pane (4) (build → correctness → benchmark)",
+                    classes="step")
+        yield Static(Text("The run records the changes, measures and closes the round with its "
+                          "verdict; Analysis and Next are written there after it. Numbers "
+                          "measured elsewhere can be entered below instead.", style="dim"))
         with Horizontal(classes="measure-row"):
             yield Select([("build ok", "ok"), ("build failed", "failed")], id="or-build",
                          prompt="build", allow_blank=True)
@@ -127,7 +129,7 @@ class RoundPane(Vertical):
         if open_round is not None:
             state.update(Text.assemble(
                 (f"{iter_name(open_round.number)} is open", "bold magenta"),
-                "  edit → record changes → run → measure → close",
+                "  edit → record changes → run (r in Run, 4) → Post-Run",
             ))
             self._show_open(open_round)
         else:

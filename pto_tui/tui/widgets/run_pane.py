@@ -1,71 +1,428 @@
-"""Pane 4: run the round's steps as jobs on the target and follow their logs."""
+"""Pane 4: the loop. Environment round, torch_npu baseline, iter-000 and the open round,
+each run by the backends' services (the same calls the CLI makes) with live logs.
+
+The pane never builds commands or reads reports: it calls `run_environment`,
+`run_reference`, `run_baseline` or `run_round` and shows their StepEvents. Cancelling
+cancels the worker running the service; the site then cancels the current job
+(TERM, then KILL) and the open round stays open with nothing half-written.
+"""
 
 from __future__ import annotations
 
-import time
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input, OptionList, Static
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
 
-from pto_tui.tui.run_steps import Step, round_steps
+from pto_tui.core.errors import PtoError
+from pto_tui.core.records import EnvironmentNotes, Round
+from pto_tui.core.render import TorchBaseline
+from pto_tui.core.verdict import invalid_sample_reason, sample_stats
+from pto_tui.tui.format import duration, iter_name, verdict_text
+from pto_tui.tui.messages import ProjectChanged
 from pto_tui.tui.session import Session, Snapshot
 from pto_tui.tui.widgets.log_pane import LogPane
 
 STATE_STYLES = {"succeeded": "green", "failed": "red", "cancelled": "yellow", "running": "cyan",
-                "timed_out": "red", "lost": "red", "syncing": "cyan", "skipped": "dim"}
+                "timed_out": "red", "lost": "red", "done": "green", "interrupted": "yellow"}
+
+# loop step -> (key, label); the order is the order of the campaign
+LOOP_STEPS: dict[str, tuple[str, str]] = {
+    "environment": ("E", "Environment round"),
+    "reference": ("T", "torch_npu baseline"),
+    "baseline": ("B", "iter-000 baseline"),
+    "round": ("r", "Run the open round"),
+}
+POST_RUN_WHY = "written after the run"
+
+
+def spread_text(samples: list[float]) -> str:
+    if invalid_sample_reason(samples):
+        return "-"
+    return f"{sample_stats(samples).spread:.1%}"
 
 
 class RunPane(Vertical, can_focus=True):
     BINDINGS = [
-        Binding("r", "run_steps", "Run round steps", id="run.steps"),
-        Binding("exclamation_mark", "command", "Run a command", id="run.command"),
+        Binding("r", "loop('round')", "Run round", id="run.round"),
+        Binding("x", "cancel", "Cancel", id="run.cancel"),
+        Binding("E", "loop('environment')", "Environment round", show=False, id="run.environment"),
+        Binding("T", "loop('reference')", "torch_npu baseline", show=False, id="run.reference"),
+        Binding("B", "loop('baseline')", "Baseline iter-000", show=False, id="run.baseline"),
+        Binding("a", "analysis", "Analysis", show=False, id="run.analysis"),
+        Binding("ctrl+s", "save_post_run", "Save analysis", show=False, id="run.save"),
+        Binding("exclamation_mark", "command", "Run a command", show=False, id="run.command"),
         Binding("l", "focus_log", "Log", show=False, id="run.log"),
     ]
 
     def __init__(self, session: Session, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.session = session
-        self.busy = False
+        self.worker: Worker[None] | None = None
+        self.running = ""  # the loop step running now
+        self.closed: Round | None = None  # the round the last run closed (Post-Run)
+        self._step_started: dict[str, float] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-hint")
+        yield OptionList(id="run-loop")
         table: DataTable[str | Text] = DataTable(id="run-steps", cursor_type="row")
-        for column in ("step", "state", "time", "command"):
+        for column in ("step", "state", "time"):
             table.add_column(column, key=column)
         yield table
+        yield Static(id="run-verdict", classes="hidden")
+        with Vertical(id="run-post", classes="hidden"):
+            yield Input(id="run-analysis", placeholder="Analysis: why it worked or failed")
+            yield Input(id="run-next", placeholder="Next: what to try next (enter or ctrl+s saves)")
         yield Input(placeholder="command to run on the target (enter runs, esc cancels)",
                     id="run-command", classes="hidden")
         yield LogPane(id="run-log")
 
     def on_mount(self) -> None:
-        self._hint()
+        self._draw()
 
     def refresh_from(self, snap: Snapshot) -> None:
-        self._hint()
+        self._draw()
 
     def focus_default(self) -> None:
-        self.query_one("#run-steps").focus()
+        self.query_one("#run-loop").focus()
 
     @property
     def log(self) -> LogPane:
         return self.query_one(LogPane)
 
-    def _hint(self) -> None:
-        target = self.session.campaign.config.target
-        text = Text.assemble(
-            ("r", "bold"), " runs build → correctness → benchmark on ",
-            (target.label, "bold"), "   ", ("!", "bold"), " runs any command   ",
-            ("x", "bold"), " cancels (in the log)",
-        )
-        text.append("\nThe verdict needs the numbers: enter them in the Round pane (3) "
-                    "until the round runner reads the reports itself.", style="dim")
-        self.query_one("#run-hint", Static).update(text)
+    # ------------------------------------------------------------ what may run
 
-    # ------------------------------------------------------------ actions
+    def availability(self, step: str) -> str:
+        """Why the step cannot run now ("" when it can)."""
+        if self.session.read_only:
+            return "the project is open read-only (another pto-tui writes it)"
+        snap = self.session.snapshot
+        if snap is None:
+            return "the project is still loading"
+        passed = snap.status.environment_passed
+        baseline = snap.round(0)
+        recorded = baseline is not None and baseline.is_closed
+        if step in ("reference", "baseline") and not passed:
+            return "needs a passed environment round (E)"
+        if step == "baseline" and recorded:
+            return "recorded: never measured again"
+        if step == "round":
+            if not recorded:
+                return "needs the iter-000 baseline (B)"
+            if snap.open_round is None:
+                return "no open round: answer the Pre-Edit form in Round (3)"
+        return ""
+
+    def _state_of(self, step: str, snap: Snapshot) -> Text:
+        st = snap.status
+        baseline = snap.round(0)
+        if step == "environment":
+            env = baseline.environment if baseline else None
+            if env is None:
+                return Text("not run: tuning is locked", style="bold red")
+            ok = sum(env.probes.values())
+            if env.passed:
+                return Text(f"passed ({ok}/{len(env.probes)} probes)", style="green")
+            return Text(f"NOT passed ({ok}/{len(env.probes)} probes ok)", style="bold red")
+        if step == "reference":
+            if st.torch is None:
+                return Text("not measured", style="yellow")
+            return Text(f"avg {duration(st.torch.avg_us)} ({st.torch.label})")
+        if step == "baseline":
+            if baseline is None or not baseline.is_closed:
+                return Text("not recorded", style="yellow")
+            return Text(f"{duration(baseline.measurement.median_us)}, "
+                        f"{len(baseline.measurement.samples_us)} samples")
+        open_round = snap.open_round
+        if open_round is None:
+            return Text("")
+        return Text(f"{iter_name(open_round.number)} {open_round.short_hypothesis(40)}",
+                    style="magenta")
+
+    def _draw(self) -> None:
+        snap = self.session.snapshot
+        listing = self.query_one("#run-loop", OptionList)
+        highlighted = listing.highlighted
+        listing.clear_options()
+        for step, (key, label) in LOOP_STEPS.items():
+            text = Text(no_wrap=True, overflow="ellipsis")
+            text.append(f"{key} ", style="bold")
+            text.append(f"{label:<19}")
+            reason = self.availability(step)
+            if self.running == step:
+                text.append("running… (x cancels)", style="cyan")
+            elif snap is not None:
+                text.append_text(self._state_of(step, snap))
+            if reason and self.running != step:
+                text.append(f"  · {reason}", style="dim")
+            text.truncate(max(40, listing.size.width - 2) if listing.size.width else 78,
+                          overflow="ellipsis")
+            listing.add_option(Option(text, id=step, disabled=bool(reason)))
+        listing.highlighted = min(highlighted or 0, listing.option_count - 1)
+        target = self.session.campaign.config.target
+        hint = Text.assemble(
+            "on ", (target.label, "bold"), ": ", ("enter", "bold"), "/key runs a step, ",
+            ("x", "bold"), " cancels, ", ("l", "bold"), " log, ", ("!", "bold"), " any command",
+        )
+        self.query_one("#run-hint", Static).update(hint)
+
+    # ------------------------------------------------------------ running a step
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id == "run-loop" and event.option.id:
+            event.stop()
+            self.action_loop(event.option.id)
+
+    def action_loop(self, step: str) -> None:
+        if self.worker is not None and self.worker.is_running:
+            self.app.notify(f"{self.running} is running: x cancels it", title="run")
+            return
+        reason = self.availability(step)
+        if reason:
+            self.app.notify(f"{LOOP_STEPS[step][1]}: {reason}", title="not now", severity="warning")
+            return
+        self.worker = self.run_worker(self._run(step), group="loop", exit_on_error=False)
+
+    def _service(self, step: str) -> Callable[..., Awaitable[Any]]:
+        from pto_tui.backends.environment import run_environment
+        from pto_tui.backends.loop import run_baseline, run_round
+        from pto_tui.backends.reference import run_reference
+
+        return {"environment": run_environment, "reference": run_reference,
+                "baseline": run_baseline, "round": run_round}[step]
+
+    def _title(self, step: str) -> str:
+        snap = self.session.snapshot
+        if step == "round" and snap is not None and snap.open_round is not None:
+            return f"{iter_name(snap.open_round.number)} round"
+        return LOOP_STEPS[step][1]
+
+    async def _run(self, step: str) -> None:
+        from pto_tui.backends.site import StepInterrupted
+        from pto_tui.core.errors import RuleViolation
+
+        snap = self.session.snapshot
+        before = snap.status if snap is not None else None
+        title = self._title(step)
+        self.running = step
+        self.closed = None
+        self.query_one("#run-steps", DataTable).clear()
+        self._step_started.clear()
+        self._show_verdict(None)
+        self.query_one("#run-post").add_class("hidden")
+        self.log.begin(title, cancel=self.action_cancel)
+        self._draw()
+        campaign = self.session.campaign
+        service = self._service(step)
+        try:
+            result = await service(campaign, self.session.runner(), self._on_event)
+        except asyncio.CancelledError:
+            self._mark_running("cancelled")
+            self.log.end("cancelled")
+            self._show_verdict(self._interrupted_text(step, "cancelled"))
+            self.app.notify(self._interrupted_text(step, "cancelled").plain, title="cancelled",
+                            severity="warning", timeout=10)
+            raise
+        except PtoError as error:
+            state = "interrupted" if isinstance(error, StepInterrupted) else (
+                "refused" if isinstance(error, RuleViolation) else "failed")
+            self._mark_running("cancelled" if state == "interrupted" else "failed")
+            self.log.end(state)
+            text = Text(f"{title} {state}: ", style="bold red")
+            text.append(error.render(), style="")
+            if step == "round":
+                text.append("\nThe round stays open: fix it and press r again.", style="yellow")
+            self._show_verdict(text)
+            self.app.report_error(error, title=f"{title} {state}")  # type: ignore[attr-defined]
+        except Exception:
+            self._mark_running("failed")
+            self.log.end("error")
+            raise  # shown by on_worker_state_changed
+        else:
+            self.log.end("done")
+            self._show_result(step, result, before)
+        finally:
+            self.running = ""
+            self._warnings()
+            self.post_message(ProjectChanged(step))
+            self._draw()
+
+    def _interrupted_text(self, step: str, how: str) -> Text:
+        if step == "round":
+            return Text(f"{self._title(step)} {how}: the round stays open and nothing was recorded;"
+                        " r runs it again.", style="yellow")
+        return Text(f"{LOOP_STEPS[step][1]} {how}: nothing was recorded.", style="yellow")
+
+    def _warnings(self) -> None:
+        campaign = self.session.campaign
+        for warning in campaign.warnings:
+            self.app.notify(warning, title="warning", severity="warning")
+        campaign.warnings.clear()
+
+    def _on_event(self, event: Any) -> None:  # StepEvent (backends are imported lazily)
+        table = self.query_one("#run-steps", DataTable)
+        loop = asyncio.get_running_loop()
+        if event.kind == "line" and event.line is not None:
+            self.log.write(event.line.stream, event.line.text)
+        elif event.kind == "started":
+            self._step_started[event.step] = loop.time()
+            if event.step in table.rows:
+                table.update_cell(event.step, "state", Text("running", style="cyan"))
+            else:
+                table.add_row(event.step, Text("running", style="cyan"), "", key=event.step)
+            table.move_cursor(row=table.get_row_index(event.step))
+            self.log.write("meta", f"── {event.step}")
+            self.log.set_title(f"{self._title(self.running)}: {event.step}")
+        elif event.kind == "finished":
+            state = event.record.state.value if event.record is not None else "done"
+            took = loop.time() - self._step_started.get(event.step, loop.time())
+            if event.step not in table.rows:
+                table.add_row(event.step, "", "", key=event.step)
+            table.update_cell(event.step, "state", Text(state, style=STATE_STYLES.get(state, "")),
+                              update_width=True)
+            table.update_cell(event.step, "time", f"{took:.1f}s", update_width=True)
+            self.log.write("meta", f"── {event.step}: {state} in {took:.1f}s")
+
+    def _mark_running(self, state: str) -> None:
+        table = self.query_one("#run-steps", DataTable)
+        for key in list(table.rows):
+            cell = table.get_cell(key, "state")
+            if str(cell) == "running":
+                table.update_cell(key, "state", Text(state, style=STATE_STYLES.get(state, "")))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Worker messages do not bubble: an unexpected error is shown from here."""
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.app.report_error(event.worker.error)  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------ results
+
+    def _show_verdict(self, text: Text | None) -> None:
+        box = self.query_one("#run-verdict", Static)
+        box.set_class(text is None, "hidden")
+        box.update(text or "")
+
+    def _show_result(self, step: str, result: object, before: Any) -> None:
+        if isinstance(result, EnvironmentNotes):
+            self._show_verdict(self._environment_text(result))
+        elif isinstance(result, TorchBaseline):
+            self._show_verdict(Text.assemble(
+                ("torch_npu baseline recorded: ", "bold green"),
+                f"{result.label}: avg {duration(result.avg_us)} (min {duration(result.min_us)}, "
+                f"max {duration(result.max_us)}, {result.runs} runs)",
+            ))
+        elif isinstance(result, Round) and result.is_baseline:
+            m = result.measurement
+            self._show_verdict(Text.assemble(
+                ("iter-000 baseline recorded: ", "bold green"),
+                f"median {duration(m.median_us)}, {len(m.samples_us)} samples, "
+                f"spread {spread_text(m.samples_us)}",
+            ))
+        elif isinstance(result, Round):
+            self.closed = result
+            self._show_verdict(self.verdict_text(result, before))
+            self.query_one("#run-post").remove_class("hidden")
+            verdict = result.effective_verdict()
+            self.app.notify(f"{iter_name(result.number)}: {verdict.value if verdict else '-'} - "
+                            f"{result.verdict_reason}", title="verdict", timeout=10)
+
+    def _environment_text(self, notes: EnvironmentNotes) -> Text:
+        ok = sum(notes.probes.values())
+        if notes.passed:
+            text = Text(f"environment round passed: {ok}/{len(notes.probes)} probes ok",
+                        style="bold green")
+        else:
+            text = Text(f"environment round NOT passed: {ok}/{len(notes.probes)} probes ok",
+                        style="bold red")
+        for problem in notes.problems[:3]:
+            text.append(f"\n{problem}", style="yellow")
+        text.append("\nEach probe and its log: Context (1).", style="dim")
+        return text
+
+    def verdict_text(self, r: Round, before: Any) -> Text:
+        """The verdict with the numbers behind it (before: the status the round ran against)."""
+        m = r.measurement
+        text = Text.assemble((iter_name(r.number), "bold"), " ", verdict_text(r), "  ")
+        if m.samples_us:
+            text.append(f"median {duration(m.median_us)} · {len(m.samples_us)} samples · "
+                        f"spread {spread_text(m.samples_us)}")
+            frontier_us = before.frontier_us if before is not None else None
+            if frontier_us and m.median_us:
+                text.append(f" · {frontier_us / m.median_us:.2f}x vs frontier "
+                            f"{iter_name(before.frontier_round)} ({duration(frontier_us)})")
+        else:
+            text.append(f"build {m.build or '-'}, correctness {m.correctness or '-'}")
+        text.append(f"\n{r.verdict_reason}")
+        if m.problem:
+            text.append(f"\nproblem: {m.problem}", style="yellow")
+        for flag in r.flags:
+            text.append(f"\nflag: {flag}", style="bold yellow")
+        text.append("\nPost-Run: a writes Analysis, tab Next, ctrl+s saves", style="dim")
+        return text
+
+    # ------------------------------------------------------------ post-run
+
+    def action_analysis(self) -> None:
+        if self.closed is None:
+            self.app.notify("no round was just run here", title="analysis")
+            return
+        self.query_one("#run-analysis", Input).focus()
+
+    def action_save_post_run(self) -> None:
+        """Analysis and Next of the round the run just closed.
+
+        run_round closes the round itself, so with today's core they can only be kept
+        as amendments (the reason says they were written after the run)."""
+        record = self.closed
+        if record is None:
+            return
+        fields = {"analysis": self.query_one("#run-analysis", Input).value.strip(),
+                  "next": self.query_one("#run-next", Input).value.strip()}
+        if not any(fields.values()):
+            self.app.notify("write the Analysis or Next first", title="post-run")
+            return
+        try:
+            for name, value in fields.items():
+                if value:
+                    self.session.campaign.amend(record.number, name, value, why=POST_RUN_WHY)
+        except PtoError as error:
+            self.app.report_error(error, title="post-run")  # type: ignore[attr-defined]
+            return
+        for widget_id in ("#run-analysis", "#run-next"):
+            self.query_one(widget_id, Input).value = ""
+        self.query_one("#run-post").add_class("hidden")
+        box = self.query_one("#run-verdict", Static)
+        shown = box.content if isinstance(box.content, Text) else Text(str(box.content))
+        lines = shown.split("\n")
+        box.update(Text("\n").join([*lines[:-1], Text("Post-Run recorded (amendments, see the "
+                                                      "round in Rounds, 2)", style="dim")]))
+        self.closed = None
+        self.query_one("#run-loop").focus()
+        self.app.notify(f"{iter_name(record.number)}: analysis and next recorded", title="post-run")
+        self.post_message(ProjectChanged("post-run"))
+
+    # ------------------------------------------------------------ cancel, log, any command
+
+    async def action_cancel(self) -> None:
+        if self.worker is not None and self.worker.is_running:
+            self.app.notify(f"cancelling {self.running}…", title="run")
+            self.worker.cancel()
+            return
+        view = self.log.view
+        if view.cancel_fn is not None and view.cancel_fn != self.action_cancel \
+                and not view.source_done:
+            await view.action_cancel()
+            return
+        self.app.notify("nothing is running", title="run")
 
     def action_focus_log(self) -> None:
         self.log.focus_default()
@@ -76,6 +433,14 @@ class RunPane(Vertical, can_focus=True):
         box.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "run-next":
+            event.stop()
+            self.action_save_post_run()
+            return
+        if event.input.id == "run-analysis":
+            event.stop()
+            self.query_one("#run-next", Input).focus()
+            return
         if event.input.id != "run-command":
             return
         event.stop()
@@ -83,57 +448,18 @@ class RunPane(Vertical, can_focus=True):
         command = event.value.strip()
         event.input.value = ""
         if command:
-            self.run_steps([Step("command", command)])
+            self.run_command(command)
 
-    def action_run_steps(self) -> None:
-        steps = round_steps(self.session.campaign.config)
-        blocked = [s for s in steps if s.missing]
-        if blocked:
-            needs = {f"{s.name.split()[0]} needs {{{'}, {'.join(s.missing)}}}" for s in blocked}
-            names = "; ".join(sorted(needs))
-            self.app.notify(
-                f"not available yet: {names}. Filling these needs the round runner "
-                "(issue 6); run the commands with ! meanwhile.",
-                title="run", severity="warning", timeout=10,
-            )
-            return
-        if not steps:
-            self.app.notify("no commands configured in [commands]", title="run")
-            return
-        self.run_steps(steps)
-
-    @work(exclusive=True, group="run", exit_on_error=False)
-    async def run_steps(self, steps: list[Step]) -> None:
+    @work(exclusive=True, group="command", exit_on_error=False)
+    async def run_command(self, command: str) -> None:
+        """Any command, as one job on the target (nothing is recorded in the round)."""
         from pto_tui.jobs.model import JobSpec
 
-        if self.busy:
-            self.app.notify("a job is running: cancel it first (x in the log)", title="run")
-            return
-        self.busy = True
-        table = self.query_one("#run-steps", DataTable)
-        table.clear()
-        for i, step in enumerate(steps):
-            table.add_row(step.name, Text("queued", style="dim"), "", step.command, key=str(i))
-        runner = self.session.runner()
         layout = self.session.layout
         target = self.session.campaign.config.target
         sync_from = layout.workspace if layout.workspace.is_dir() else None
-        try:
-            for i, step in enumerate(steps):
-                started = time.monotonic()
-                table.update_cell(str(i), "state", Text("running", style="cyan"))
-                job = await runner.submit(target, JobSpec(command=step.command, name=step.name),
-                                          sync_from=sync_from)
-                self.log.follow(job.subscribe(), f"{step.name}: {step.command}", job.cancel)
-                record = await job.wait()
-                state = record.state.value
-                self.log.set_state(state)
-                table.update_cell(str(i), "state", Text(state, style=STATE_STYLES.get(state, "")),
-                                  update_width=True)
-                table.update_cell(str(i), "time", f"{time.monotonic() - started:.1f}s")
-                if state != "succeeded":
-                    for j in range(i + 1, len(steps)):
-                        table.update_cell(str(j), "state", Text("skipped", style="dim"))
-                    break
-        finally:
-            self.busy = False
+        job = await self.session.runner().submit(target, JobSpec(command=command, name="command"),
+                                                 sync_from=sync_from)
+        self.log.follow(job.subscribe(), f"command: {command}", job.cancel)
+        record = await job.wait()
+        self.log.set_state(record.state.value)
