@@ -80,8 +80,18 @@ def site_for(campaign: Campaign, runner: JobRunner, on_event: EventSink | None =
     return OperatorSite(campaign.layout, campaign.config, runner, on_event)
 
 
-async def run_round(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None) -> Round:
-    """Run the open round end to end and close it with its verdict."""
+async def run_round(
+    campaign: Campaign,
+    runner: JobRunner,
+    on_event: EventSink | None = None,
+    *,
+    close: bool = True,
+    analysis: str = "",
+    next_step: str = "",
+) -> Round:
+    """Run the open round end to end and close it with its verdict. With close=False the
+    measurements are recorded and the round stays open, so Analysis and Next can be written
+    (Campaign.preview shows the verdict it would get) before Campaign.close_round."""
     record = campaign.open_round()
     record = campaign.record_changes(record.number)  # files and diff as measured
     campaign.preflight(record)
@@ -90,8 +100,10 @@ async def run_round(campaign: Campaign, runner: JobRunner, on_event: EventSink |
     await site.sync()
     backend = backend_for(site, case_flops(campaign.config.case))
     measurement = await measure(backend, dict(record.changes.snapshot), campaign.config.discipline.repeats)
-    campaign.record_measurement(measurement, record.number)
-    return campaign.close_round(record.number)
+    measured = campaign.record_measurement(measurement, record.number)
+    if not close:
+        return measured
+    return campaign.close_round(record.number, analysis=analysis, next_step=next_step)
 
 
 async def run_baseline(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None) -> Round:

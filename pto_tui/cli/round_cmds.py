@@ -110,6 +110,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "closes the round. Ctrl-C cancels the running step and leaves the round open.",
     )
     s.add_argument("--quiet", action="store_true", help="show step headers only, not the output")
+    s.add_argument("--analysis", default="", help="Post-Run analysis, written as the round closes")
+    s.add_argument("--next", default="", dest="next_step", help="what to try next")
+    s.add_argument(
+        "--no-close",
+        action="store_true",
+        help="record the measurements but leave the round open (close it with `round close`)",
+    )
     add_json_flag(s)
     s.set_defaults(handler=cmd_run)
 
@@ -287,10 +294,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     from pto_tui.cli.live import run_campaign_service
 
     with open_campaign(args, write=True, command="pto-tui round run") as campaign:
-        record = run_campaign_service(campaign, run_round, quiet=args.quiet or args.json)
+        record = run_campaign_service(
+            campaign,
+            run_round,
+            quiet=args.quiet or args.json,
+            close=not args.no_close,
+            analysis=args.analysis,
+            next_step=args.next_step,
+        )
+        if args.no_close:
+            record = campaign.preview(record.number)
         warnings = campaign.warnings
     m = record.measurement
     verdict = record.verdict.value if record.verdict else "-"
+    if not record.is_closed:
+        verdict += " (when closed; the round is still open)"
     message = (
         f"round {record.number}: {verdict} — {record.verdict_reason}\n"
         f"  build {m.build or '-'}, correctness {m.correctness or '-'}, "

@@ -252,6 +252,12 @@ class Campaign:
         """The environment round's outcome, kept on iter-000 (created open if needed)."""
         self._require_write()
         record = self.ledger.load(0) if self.ledger.has_record(0) else None
+        if record is not None and record.is_closed and record.environment is not None:
+            raise RuleViolation(
+                HONEST_HISTORY,
+                "iter-000 is closed with its environment notes; they are not rewritten "
+                "(check a changed environment with `pto-tui exec`)",
+            )
         if record is None:
             record = Round(
                 number=0, phase=self.config.phases[0], opened_at=now_text(), title="baseline"
@@ -587,39 +593,7 @@ class Campaign:
         self._require_write()
         record = self._open_round(number)
         self._check_integrity(record)
-        m = record.measurement
-        if not m.build:
-            raise RuleViolation(
-                CORRECTNESS_FIRST, "no build recorded: record the measurement first"
-            )
-        if m.build == "ok" and not m.correctness and not m.problem:
-            raise RuleViolation(
-                CORRECTNESS_FIRST, "the build passed but no correctness result is recorded"
-            )
-        rounds = self.rounds()
-        frontier = self.frontier_of([r for r in rounds if r.number != record.number])
-        baseline = next((r for r in rounds if r.is_baseline), None)
-        same = not (
-            baseline
-            and baseline.measurement.fingerprint
-            and m.fingerprint
-            and m.fingerprint != baseline.measurement.fingerprint
-        )
-        d = self.config.discipline
-        result = decide(
-            build_ok=m.build == "ok",
-            correct=m.correctness == "pass",
-            same_workload=same,
-            samples=m.samples_us,
-            frontier=frontier.measurement.samples_us if frontier else [],
-            noise_floor=d.noise_floor,
-            max_spread=d.max_spread,
-            review_gain=d.review_gain,
-        )
-        if m.build == "ok" and m.correctness != "fail" and m.problem and not m.samples_us:
-            # the run produced no usable result (missing or malformed report, no
-            # "test success" line, blocked benchmark): an invalid round
-            result = VerdictResult(Verdict.FAILURE, f"invalid round: {m.problem}", "")
+        result = self._decide(record)
         if claimed is not None and claimed is not result.verdict:
             raise RuleViolation(
                 HONEST_VERDICT,
@@ -640,6 +614,46 @@ class Campaign:
         record.snapshot = self.snapshots.take()
         self._publish(record)
         return record
+
+    def preview(self, number: int | None = None) -> Round:
+        """The open round as it would close now: verdict, reason, stability and flags filled
+        in, nothing written (so Post-Run can be written before the round closes)."""
+        record = self._open_round(number)
+        result = self._decide(record)
+        record.verdict = result.verdict
+        record.verdict_reason = result.reason
+        record.stability = result.stability
+        record.flags = list(result.flags)
+        return record
+
+    def _decide(self, record: Round) -> VerdictResult:
+        """The verdict of an open round from its measurements against the frontier."""
+        m = record.measurement
+        if not m.build:
+            raise RuleViolation(CORRECTNESS_FIRST, "no build recorded: record the measurement first")
+        if m.build == "ok" and not m.correctness and not m.problem:
+            raise RuleViolation(
+                CORRECTNESS_FIRST, "the build passed but no correctness result is recorded"
+            )
+        if m.build == "ok" and m.correctness != "fail" and m.problem and not m.samples_us:
+            # the run produced no usable result (missing or malformed report, no
+            # "test success" line, blocked benchmark): an invalid round
+            return VerdictResult(Verdict.FAILURE, f"invalid round: {m.problem}", "")
+        rounds = self.rounds()
+        frontier = self.frontier_of([r for r in rounds if r.number != record.number])
+        baseline = next((r for r in rounds if r.is_baseline), None)
+        base_print = baseline.measurement.fingerprint if baseline else ""
+        d = self.config.discipline
+        return decide(
+            build_ok=m.build == "ok",
+            correct=m.correctness == "pass",
+            same_workload=not (base_print and m.fingerprint and m.fingerprint != base_print),
+            samples=m.samples_us,
+            frontier=frontier.measurement.samples_us if frontier else [],
+            noise_floor=d.noise_floor,
+            max_spread=d.max_spread,
+            review_gain=d.review_gain,
+        )
 
     def amend(self, number: int, field_name: str, new_value: str, why: str, who: str = "") -> Round:
         """A correction kept beside the original: the original record is never rewritten."""

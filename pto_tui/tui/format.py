@@ -22,8 +22,8 @@ VERDICT_STYLES: dict[str, str] = {
 def verdict_word(record: Round) -> str:
     if record.is_baseline:
         return "baseline"
-    if not record.is_closed:
-        return "open"
+    if not record.is_closed and record.verdict is None:
+        return "open"  # (a preview of an open round carries the verdict it would close with)
     verdict = record.effective_verdict()
     return verdict.value if verdict else "-"
 
@@ -31,7 +31,10 @@ def verdict_word(record: Round) -> str:
 def verdict_text(record: Round) -> Text:
     word = verdict_word(record)
     suffix = "*" if record.amendments else ""
-    return Text(word + suffix, style=VERDICT_STYLES.get(word, ""))
+    text = Text(word + suffix, style=VERDICT_STYLES.get(word, ""))
+    if not record.is_closed and record.verdict is not None:
+        text.append(" (when closed)", style="dim")
+    return text
 
 
 def speed(value: float | None) -> str:

@@ -154,22 +154,20 @@ async def test_round_refused_by_a_gate_then_kept_and_reviewed(demo_root: Path) -
 
         await pilot.press("escape", "4", "r")
         await run_finished(pilot, app)
+        # measured: the verdict is shown with its numbers, the round waits for its Post-Run
         record = read(demo_root, 1)
-        assert record.is_closed and record.verdict is Verdict.KEPT, record.verdict_reason
-        assert len(record.measurement.samples_us) == 7
+        assert not record.is_closed and len(record.measurement.samples_us) == 7
         shown = verdict_box(app)
         assert "iter-001 kept" in shown and "7 samples" in shown
-        assert "vs frontier iter-000" in shown and record.verdict_reason in shown
+        assert "vs frontier iter-000" in shown
 
-        # Post-Run: Analysis and Next, kept as amendments (run_round closed the round)
+        # Post-Run: Analysis and Next are written, then the round closes with them
         await pilot.press("a", *"amortised", "enter", *"KV 256", "enter")
         await pilot.pause()
         record = read(demo_root, 1)
-        assert [(a.field, a.new, a.why) for a in record.amendments] == [
-            ("analysis", "amortised", "written after the run"),
-            ("next", "KV 256", "written after the run"),
-        ]
-        assert "Post-Run recorded" in verdict_box(app)
+        assert record.is_closed and record.verdict is Verdict.KEPT, record.verdict_reason
+        assert (record.analysis, record.next, record.amendments) == ("amortised", "KV 256", [])
+        assert "closed: kept, with its Post-Run" in verdict_box(app)
 
         # review: the table filtered by verdict, the round opened with its job logs
         await pilot.press("2", "slash", *"verdict:kept", "enter")
@@ -224,10 +222,13 @@ async def test_failure_round_edited_in_the_builtin_editor(demo_root: Path) -> No
         await run_finished(pilot, app)
         record = read(demo_root, 1)
         assert record.changes.files == [f"workspace/pto-kernels/{kernel}"]
-        assert record.is_closed and record.verdict is Verdict.FAILURE
-        assert record.measurement.correctness == "fail"
+        assert record.measurement.correctness == "fail" and not record.measurement.samples_us
         assert "iter-001 failure" in verdict_box(app)
         assert "correctness" in verdict_box(app)
+        await pilot.press("a", *"the rescale is needed", "enter", *"keep it", "enter")
+        await pilot.pause()
+        record = read(demo_root, 1)
+        assert record.is_closed and record.verdict is Verdict.FAILURE
 
 
 async def test_cancel_a_running_round(demo_root: Path) -> None:

@@ -41,7 +41,6 @@ LOOP_STEPS: dict[str, tuple[str, str]] = {
     "baseline": ("B", "iter-000 baseline"),
     "round": ("r", "Run the open round"),
 }
-POST_RUN_WHY = "written after the run"
 
 
 def spread_text(samples: list[float]) -> str:
@@ -58,7 +57,7 @@ class RunPane(Vertical, can_focus=True):
         Binding("T", "loop('reference')", "torch_npu baseline", show=False, id="run.reference"),
         Binding("B", "loop('baseline')", "Baseline iter-000", show=False, id="run.baseline"),
         Binding("a", "analysis", "Analysis", show=False, id="run.analysis"),
-        Binding("ctrl+s", "save_post_run", "Save analysis", show=False, id="run.save"),
+        Binding("ctrl+s", "save_post_run", "Close the round", show=False, id="run.save"),
         Binding("exclamation_mark", "command", "Run a command", show=False, id="run.command"),
         Binding("l", "focus_log", "Log", show=False, id="run.log"),
     ]
@@ -68,7 +67,9 @@ class RunPane(Vertical, can_focus=True):
         self.session = session
         self.worker: Worker[None] | None = None
         self.running = ""  # the loop step running now
-        self.closed: Round | None = None  # the round the last run closed (Post-Run)
+        # the round the last run measured, open until its Post-Run is written (its verdict
+        # is a preview until then)
+        self.closed: Round | None = None
         self._step_started: dict[str, float] = {}
 
     def compose(self) -> ComposeResult:
@@ -81,7 +82,7 @@ class RunPane(Vertical, can_focus=True):
         yield Static(id="run-verdict", classes="hidden")
         with Vertical(id="run-post", classes="hidden"):
             yield Input(id="run-analysis", placeholder="Analysis: why it worked or failed")
-            yield Input(id="run-next", placeholder="Next: what to try next (enter or ctrl+s saves)")
+            yield Input(id="run-next", placeholder="Next: what to try next (enter or ctrl+s closes)")
         yield Input(placeholder="command to run on the target (enter runs, esc cancels)",
                     id="run-command", classes="hidden")
         yield LogPane(id="run-log")
@@ -224,7 +225,9 @@ class RunPane(Vertical, can_focus=True):
         campaign = self.session.campaign
         service = self._service(step)
         try:
-            result = await service(campaign, self.session.runner(), self._on_event)
+            # a round is measured, then closed only once its Post-Run is written
+            options = {"close": False} if step == "round" else {}
+            result = await service(campaign, self.session.runner(), self._on_event, **options)
         except asyncio.CancelledError:
             self._mark_running("cancelled")
             self.log.end("cancelled")
@@ -328,6 +331,7 @@ class RunPane(Vertical, can_focus=True):
                 f"spread {spread_text(m.samples_us)}",
             ))
         elif isinstance(result, Round):
+            result = self.session.campaign.preview(result.number)
             self.closed = result
             self._show_verdict(self.verdict_text(result, before))
             self.query_one("#run-post").remove_class("hidden")
@@ -366,7 +370,9 @@ class RunPane(Vertical, can_focus=True):
             text.append(f"\nproblem: {m.problem}", style="yellow")
         for flag in r.flags:
             text.append(f"\nflag: {flag}", style="bold yellow")
-        text.append("\nPost-Run: a writes Analysis, tab Next, ctrl+s saves", style="dim")
+        if not r.is_closed:
+            text.append("\nPost-Run: a writes Analysis, then Next; ctrl+s closes the round with them",
+                        style="dim")
         return text
 
     # ------------------------------------------------------------ post-run
@@ -378,22 +384,20 @@ class RunPane(Vertical, can_focus=True):
         self.query_one("#run-analysis", Input).focus()
 
     def action_save_post_run(self) -> None:
-        """Analysis and Next of the round the run just closed.
-
-        run_round closes the round itself, so with today's core they can only be kept
-        as amendments (the reason says they were written after the run)."""
+        """Close the measured round with its Analysis and Next (WORKFLOW.md: Post-Run is
+        written before the round closes)."""
         record = self.closed
         if record is None:
             return
-        fields = {"analysis": self.query_one("#run-analysis", Input).value.strip(),
-                  "next": self.query_one("#run-next", Input).value.strip()}
-        if not any(fields.values()):
-            self.app.notify("write the Analysis or Next first", title="post-run")
+        analysis = self.query_one("#run-analysis", Input).value.strip()
+        next_step = self.query_one("#run-next", Input).value.strip()
+        if not analysis or not next_step:
+            self.app.notify("write both the Analysis and the Next step first", title="post-run")
             return
         try:
-            for name, value in fields.items():
-                if value:
-                    self.session.campaign.amend(record.number, name, value, why=POST_RUN_WHY)
+            closed = self.session.campaign.close_round(
+                record.number, analysis=analysis, next_step=next_step
+            )
         except PtoError as error:
             self.app.report_error(error, title="post-run")  # type: ignore[attr-defined]
             return
@@ -403,11 +407,13 @@ class RunPane(Vertical, can_focus=True):
         box = self.query_one("#run-verdict", Static)
         shown = box.content if isinstance(box.content, Text) else Text(str(box.content))
         lines = shown.split("\n")
-        box.update(Text("\n").join([*lines[:-1], Text("Post-Run recorded (amendments, see the "
-                                                      "round in Rounds, 2)", style="dim")]))
+        verdict = closed.verdict.value if closed.verdict else "-"
+        box.update(Text("\n").join([*lines[:-1], Text(f"closed: {verdict}, with its Post-Run",
+                                                      style="dim")]))
         self.closed = None
+        self._warnings()
         self.query_one("#run-loop").focus()
-        self.app.notify(f"{iter_name(record.number)}: analysis and next recorded", title="post-run")
+        self.app.notify(f"{iter_name(closed.number)} closed: {verdict}", title="post-run")
         self.post_message(ProjectChanged("post-run"))
 
     # ------------------------------------------------------------ cancel, log, any command
