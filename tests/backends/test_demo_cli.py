@@ -29,3 +29,31 @@ def test_demo_run_headless(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["demo", "--run", "--rounds", "1", "--projects-root", str(projects), "--json"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert [r["round"] for r in again["rounds"]] == [0, 1, 2, 3]
+
+
+def test_round_run_no_close_then_post_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pto_tui.core.demo_project import create_demo_project
+    from pto_tui.core.project import ProjectFile
+    from tests.core.helpers import pre_edit_args
+
+    root = create_demo_project("dsl", tmp_path / "projects")
+    project = ProjectFile(root / "project.toml")
+    project.set("discipline.repeats", 2)
+    project.save()
+    p = ["--project", str(root)]
+    assert main([*p, "env"]) == 0
+    assert main([*p, "baseline"]) == 0
+    # the environment notes of a closed iter-000 are never rewritten
+    capsys.readouterr()
+    assert main([*p, "env"]) == 1
+    assert "refused by rule 'honest-history'" in capsys.readouterr().err
+    assert main([*p, "round", "start", *pre_edit_args(scope=("DEMO_ATTN_BLOCK_KV",))]) == 0
+    assert main([*p, "round", "changes", "--set", "DEMO_ATTN_BLOCK_KV=32", "--justify", "small"]) == 0
+    capsys.readouterr()
+    assert main([*p, "round", "run", "--no-close", "--quiet", "--json"]) == 0
+    preview = json.loads(capsys.readouterr().out)
+    assert preview["status"] == "open" and preview["verdict"] in ("kept", "neutral", "inconclusive")
+    assert main([*p, "round", "close", "--analysis", "tiles", "--next", "more", "--json"]) == 0
+    closed = json.loads(capsys.readouterr().out)
+    assert closed["status"] == "closed" and closed["verdict"] == preview["verdict"]
+    assert (closed["analysis"], closed["next"]) == ("tiles", "more")
