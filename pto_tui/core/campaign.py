@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import getpass
 import socket
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import tomlkit
 
@@ -44,15 +42,15 @@ from pto_tui.core.rules import (
     loosened_tolerances,
     measurement_findings,
     protected_findings,
+    refuse,
     risk_findings,
-    rounds_without_gain,
     scope_findings,
     start_findings,
-    three_round_rule_applies,
     tolerance_findings,
 )
 from pto_tui.core.scope import changed_protected, outside_scope, protected_hashes
 from pto_tui.core.snapshots import SnapshotStore
+from pto_tui.core.status import CampaignStatus, frontier_of, summarize
 from pto_tui.core.tunables import apply_parameter, discover
 from pto_tui.core.verdict import VerdictResult, decide, invalid_sample_reason
 from pto_tui.core.vocabulary import ChangeKind, Verdict
@@ -60,60 +58,6 @@ from pto_tui.core.vocabulary import ChangeKind, Verdict
 
 def now_text() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _refuse(findings: list[Finding]) -> None:
-    if findings:
-        first = findings[0]
-        rest = "".join(f"\n  also [{f.rule}] {f.message}" for f in findings[1:])
-        raise RuleViolation(first.rule, first.message + rest)
-
-
-@dataclass
-class CampaignStatus:
-    operator: str
-    kind: str
-    case: str
-    target: str
-    environment_passed: bool
-    baseline_us: float | None
-    torch: TorchBaseline | None
-    frontier_round: int | None
-    frontier_us: float | None
-    speedup_vs_initial: float | None
-    speedup_vs_torch: float | None
-    open_round: int | None
-    counts: dict[str, int]
-    recent_failures: list[tuple[int, str, str]]  # (round, hypothesis, reason)
-    rounds_without_gain: int
-    three_round_rule: bool
-    problems: LedgerProblems
-    warnings: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        torch = self.torch.__dict__ if self.torch else None
-        return {
-            "operator": self.operator,
-            "kind": self.kind,
-            "case": self.case,
-            "target": self.target,
-            "environment_passed": self.environment_passed,
-            "baseline_us": self.baseline_us,
-            "torch_baseline": torch,
-            "frontier_round": self.frontier_round,
-            "frontier_us": self.frontier_us,
-            "speedup_vs_initial": self.speedup_vs_initial,
-            "speedup_vs_torch": self.speedup_vs_torch,
-            "open_round": self.open_round,
-            "counts": self.counts,
-            "recent_failures": [
-                {"round": n, "hypothesis": h, "reason": r} for n, h, r in self.recent_failures
-            ],
-            "rounds_without_gain": self.rounds_without_gain,
-            "three_round_rule": self.three_round_rule,
-            "missing_rounds": self.problems.missing,
-            "unreadable_rounds": self.problems.unreadable,
-        }
 
 
 class Campaign:
@@ -173,17 +117,7 @@ class Campaign:
             **{k: (v.unwrap() if hasattr(v, "unwrap") else v) for k, v in raw.items()}
         )
 
-    @staticmethod
-    def frontier_of(rounds: list[Round]) -> Round | None:
-        """The best so far: the fastest kept round, else the baseline."""
-        candidates = [
-            r
-            for r in rounds
-            if r.is_closed
-            and r.measurement.median_us is not None
-            and (r.is_baseline or r.effective_verdict() is Verdict.KEPT)
-        ]
-        return min(candidates, key=lambda r: r.measurement.median_us or 0.0, default=None)
+    frontier_of = staticmethod(frontier_of)
 
     def status(self, rounds: list[Round] | None = None) -> CampaignStatus:
         """The campaign at a glance; pass the rounds just read by rounds() to avoid a re-read."""
@@ -194,42 +128,7 @@ class Campaign:
         self.problems.missing = sorted(
             set(self.problems.missing) | {n for n in range(last + 1) if n not in on_disk and n > 0}
         )
-        baseline = next((r for r in rounds if r.is_baseline), None)
-        frontier = self.frontier_of(rounds)
-        torch = self.torch_baseline()
-        base_us = baseline.measurement.median_us if baseline and baseline.is_closed else None
-        best_us = frontier.measurement.median_us if frontier else None
-        counts = {v.value: 0 for v in Verdict}
-        failures: list[tuple[int, str, str]] = []
-        for r in rounds:
-            verdict = r.effective_verdict()
-            if r.is_baseline or not r.is_closed or verdict is None:
-                continue
-            counts[verdict.value] += 1
-            if verdict in (Verdict.FAILURE, Verdict.NEUTRAL, Verdict.INCONCLUSIVE):
-                failures.append((r.number, r.short_hypothesis(), r.verdict_reason))
-        open_round = next((r.number for r in rounds if not r.is_closed and not r.is_baseline), None)
-        return CampaignStatus(
-            operator=self.config.operator.name,
-            kind=self.config.operator.kind.value,
-            case=self.config.case.describe(),
-            target=self.config.target.label,
-            environment_passed=bool(
-                baseline and baseline.environment and baseline.environment.passed
-            ),
-            baseline_us=base_us,
-            torch=torch,
-            frontier_round=frontier.number if frontier else None,
-            frontier_us=best_us,
-            speedup_vs_initial=(base_us / best_us) if base_us and best_us else None,
-            speedup_vs_torch=(torch.avg_us / best_us) if torch and best_us else None,
-            open_round=open_round,
-            counts=counts,
-            recent_failures=failures[-5:][::-1],
-            rounds_without_gain=rounds_without_gain(rounds),
-            three_round_rule=three_round_rule_applies(rounds),
-            problems=self.problems,
-        )
+        return summarize(self.config, rounds, self.torch_baseline(), self.problems)
 
     def gates(self, pre: PreEdit) -> list[Finding]:
         """What still blocks a round with these Pre-Edit answers (empty: may start)."""
@@ -329,7 +228,7 @@ class Campaign:
         to the base round's snapshot first (start again from the best)."""
         self._require_write()
         rounds = self.rounds()
-        _refuse(self.gates(pre))
+        refuse(self.gates(pre))
         if phase is not None and phase not in self.config.phases:
             raise InputError(f"unknown phase {phase!r}; phases: {', '.join(self.config.phases)}")
         frontier = self.frontier_of(rounds)
@@ -400,7 +299,7 @@ class Campaign:
         time on a build and a benchmark."""
         self._check_workload()
         self._check_integrity(record)
-        _refuse(risk_findings(record.changes.high_risk, record.changes.risk_justification))
+        refuse(risk_findings(record.changes.high_risk, record.changes.risk_justification))
 
     def _open_round(self, number: int | None) -> Round:
         rounds = self.rounds()
@@ -465,7 +364,7 @@ class Campaign:
         stray = outside_scope(
             self._files_not_explained(hand_files, edited_params, scope), list(requested), scope
         )
-        _refuse(scope_findings([*stray, *edited_stray], scope))
+        refuse(scope_findings([*stray, *edited_stray], scope))
         for name, value in requested.items():
             apply_parameter(source_root, self.config.tunables[name], value)
             self._note_parameter(changes, name, value)
@@ -548,11 +447,11 @@ class Campaign:
         if reference is not None:
             current = protected_hashes(self.layout.workspace, self.config.protected)
             changed = changed_protected(reference.protected_hashes, current)
-            _refuse(protected_findings(changed, record.changes.bug_fix))
+            refuse(protected_findings(changed, record.changes.bug_fix))
         baseline = self.ledger.load(0) if self.ledger.has_record(0) else None
         if baseline is not None:
             loosened = loosened_tolerances(baseline.tolerances, self.config.tolerances)
-            _refuse(tolerance_findings(loosened, record.changes.tolerance_approval))
+            refuse(tolerance_findings(loosened, record.changes.tolerance_approval))
 
     def _note_parameter(self, changes: Changes, name: str, value: Scalar) -> None:
         """Record old -> new against the base snapshot and keep project.toml current."""
@@ -568,11 +467,11 @@ class Campaign:
         """Build, correctness and benchmark samples of the open round."""
         self._require_write()
         record = self._open_round(number)
-        _refuse(
+        refuse(
             measurement_findings(measurement.build, measurement.correctness, measurement.samples_us)
         )
         self._check_integrity(record)
-        _refuse(risk_findings(record.changes.high_risk, record.changes.risk_justification))
+        refuse(risk_findings(record.changes.high_risk, record.changes.risk_justification))
         measurement.fingerprint = self._check_workload()
         record.measurement = measurement
         self._publish(record)

@@ -20,8 +20,8 @@ from pto_tui.core.project import (
     CostmodelConfig,
     OperatorConfig,
     Target,
-    new_project_document,
 )
+from pto_tui.core.project_writer import new_project_document
 from pto_tui.core.records import CLOSED, Changes, Measurement, PreEdit, Round
 from pto_tui.core.vocabulary import PRE_EDIT_FIELDS, OperatorKind, Verdict
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from pto_tui.core.errors import RuleViolation
 from pto_tui.core.records import PreEdit, Round, checklist_complete
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, PRE_EDIT_FIELDS, Verdict
 
@@ -40,6 +41,14 @@ class Finding:
 
     def render(self) -> str:
         return f"[{self.rule}] {self.message}"
+
+
+def refuse(findings: list[Finding]) -> None:
+    """Raise the first finding as a RuleViolation, the others listed after it."""
+    if findings:
+        first = findings[0]
+        rest = "".join(f"\n  also [{f.rule}] {f.message}" for f in findings[1:])
+        raise RuleViolation(first.rule, first.message + rest)
 
 
 # The four questions of WORKFLOW.md and the Pre-Edit fields that answer them.

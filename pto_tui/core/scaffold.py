@@ -23,10 +23,10 @@ from pto_tui.core.project import (
     Scalar,
     Target,
     Tunable,
-    new_project_document,
     parse_config,
     valid_operator_name,
 )
+from pto_tui.core.project_writer import new_project_document
 from pto_tui.core.scan import Candidate, CaseChoice, classify
 from pto_tui.core.tunables import discover
 from pto_tui.core.vocabulary import OperatorKind

@@ -16,8 +16,8 @@ from pto_tui.core.project import (
     CostmodelConfig,
     OperatorConfig,
     Target,
-    new_project_document,
 )
+from pto_tui.core.project_writer import new_project_document
 from pto_tui.core.vocabulary import OperatorKind
 
 MATMUL = ["TMATMUL", "half", "half", "float", "--m", "128", "--k", "64", "--n", "128"]

@@ -1,0 +1,111 @@
+"""The campaign at a glance: best so far, baseline, counts, recent failures, rule states.
+Pure functions over round records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pto_tui.core.ledger import LedgerProblems
+from pto_tui.core.project import ProjectConfig
+from pto_tui.core.records import Round
+from pto_tui.core.render import TorchBaseline
+from pto_tui.core.rules import rounds_without_gain, three_round_rule_applies
+from pto_tui.core.vocabulary import Verdict
+
+
+@dataclass
+class CampaignStatus:
+    operator: str
+    kind: str
+    case: str
+    target: str
+    environment_passed: bool
+    baseline_us: float | None
+    torch: TorchBaseline | None
+    frontier_round: int | None
+    frontier_us: float | None
+    speedup_vs_initial: float | None
+    speedup_vs_torch: float | None
+    open_round: int | None
+    counts: dict[str, int]
+    recent_failures: list[tuple[int, str, str]]  # (round, hypothesis, reason)
+    rounds_without_gain: int
+    three_round_rule: bool
+    problems: LedgerProblems
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        torch = self.torch.__dict__ if self.torch else None
+        return {
+            "operator": self.operator,
+            "kind": self.kind,
+            "case": self.case,
+            "target": self.target,
+            "environment_passed": self.environment_passed,
+            "baseline_us": self.baseline_us,
+            "torch_baseline": torch,
+            "frontier_round": self.frontier_round,
+            "frontier_us": self.frontier_us,
+            "speedup_vs_initial": self.speedup_vs_initial,
+            "speedup_vs_torch": self.speedup_vs_torch,
+            "open_round": self.open_round,
+            "counts": self.counts,
+            "recent_failures": [
+                {"round": n, "hypothesis": h, "reason": r} for n, h, r in self.recent_failures
+            ],
+            "rounds_without_gain": self.rounds_without_gain,
+            "three_round_rule": self.three_round_rule,
+            "missing_rounds": self.problems.missing,
+            "unreadable_rounds": self.problems.unreadable,
+        }
+
+
+def frontier_of(rounds: list[Round]) -> Round | None:
+    """The best so far: the fastest kept round, else the baseline."""
+    candidates = [
+        r
+        for r in rounds
+        if r.is_closed
+        and r.measurement.median_us is not None
+        and (r.is_baseline or r.effective_verdict() is Verdict.KEPT)
+    ]
+    return min(candidates, key=lambda r: r.measurement.median_us or 0.0, default=None)
+
+
+def summarize(
+    config: ProjectConfig, rounds: list[Round], torch: TorchBaseline | None, problems: LedgerProblems
+) -> CampaignStatus:
+    baseline = next((r for r in rounds if r.is_baseline), None)
+    frontier = frontier_of(rounds)
+    base_us = baseline.measurement.median_us if baseline and baseline.is_closed else None
+    best_us = frontier.measurement.median_us if frontier else None
+    counts = {v.value: 0 for v in Verdict}
+    failures: list[tuple[int, str, str]] = []
+    for r in rounds:
+        verdict = r.effective_verdict()
+        if r.is_baseline or not r.is_closed or verdict is None:
+            continue
+        counts[verdict.value] += 1
+        if verdict in (Verdict.FAILURE, Verdict.NEUTRAL, Verdict.INCONCLUSIVE):
+            failures.append((r.number, r.short_hypothesis(), r.verdict_reason))
+    open_round = next((r.number for r in rounds if not r.is_closed and not r.is_baseline), None)
+    return CampaignStatus(
+        operator=config.operator.name,
+        kind=config.operator.kind.value,
+        case=config.case.describe(),
+        target=config.target.label,
+        environment_passed=bool(baseline and baseline.environment and baseline.environment.passed),
+        baseline_us=base_us,
+        torch=torch,
+        frontier_round=frontier.number if frontier else None,
+        frontier_us=best_us,
+        speedup_vs_initial=(base_us / best_us) if base_us and best_us else None,
+        speedup_vs_torch=(torch.avg_us / best_us) if torch and best_us else None,
+        open_round=open_round,
+        counts=counts,
+        recent_failures=failures[-5:][::-1],
+        rounds_without_gain=rounds_without_gain(rounds),
+        three_round_rule=three_round_rule_applies(rounds),
+        problems=problems,
+    )
