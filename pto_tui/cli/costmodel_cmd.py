@@ -15,14 +15,12 @@ from pathlib import Path
 
 from pto_tui.cli.common import add_json_flag, load_project_file, print_json, project_layout
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.costmodel_query import (
+from pto_tui.core.costmodel_query import SWEEP_HELP, Query, expand_sweep
+from pto_tui.core.costmodel_results import (
     SORT_COLUMNS,
-    SWEEP_HELP,
     TABLE_COLUMNS,
     CycleResult,
-    Query,
     best_result,
-    expand_sweep,
     format_evidence,
     sort_results,
     table_rows,

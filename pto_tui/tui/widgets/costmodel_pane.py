@@ -17,16 +17,12 @@ from textual.containers import Vertical
 from textual.suggester import Suggester
 from textual.widgets import DataTable, Input, ProgressBar, Static
 
-from pto_tui.core.costmodel_query import (
-    DTYPE_ALIASES,
-    DTYPE_SIZES,
-    INSTRUCTIONS,
+from pto_tui.core.costmodel_query import DTYPE_ALIASES, DTYPE_SIZES, INSTRUCTIONS, Query, parse_query_text
+from pto_tui.core.costmodel_results import (
     TABLE_COLUMNS,
     CycleResult,
-    Query,
     best_result,
     format_evidence,
-    parse_query_text,
     sort_results,
     table_rows,
 )
