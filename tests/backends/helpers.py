@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+from pto_tui.backends.environment import run_environment
+from pto_tui.backends.loop import run_baseline
 from pto_tui.core.campaign import Campaign
 from pto_tui.core.demo_project import create_demo_project
 from pto_tui.core.project import ProjectFile, Scalar, Target
 from pto_tui.core.records import ChecklistItem, PreEdit
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
+from pto_tui.jobs.runner import JobRunner
 
 DSL_KERNEL = "workspace/pto-kernels/attention_kernel.py"
 FA_KERNEL = "workspace/kernel/fa_kernel.cpp"
@@ -69,3 +74,21 @@ def start(
         assert old in text, f"{old!r} not in {rel}"
         path.write_text(text.replace(old, new))
     campaign.record_changes(parameters=parameters or {}, risk_justification="a test round")
+
+
+@contextlib.asynccontextmanager
+async def open_loop(root: Path) -> AsyncIterator[tuple[Campaign, JobRunner]]:
+    """The project opened for writing, with a job runner whose logs go into it."""
+    with Campaign(root, write=True) as campaign:
+        runner = JobRunner(campaign.layout.jobs_dir)
+        try:
+            yield campaign, runner
+        finally:
+            await runner.close()
+
+
+async def bring_up(campaign: Campaign, runner: JobRunner) -> None:
+    """Environment round (which must pass) and iter-000."""
+    notes = await run_environment(campaign, runner)
+    assert notes.passed, notes.problems
+    await run_baseline(campaign, runner)

@@ -73,10 +73,14 @@ def make_project(tmp_path: Path, operator: str = "fa_tilelib", **kwargs: str) ->
 
 
 def ready_project(
-    tmp_path: Path, operator: str = "fa_tilelib", samples: str = "100,101,99"
+    tmp_path: Path, operator: str = "fa_tilelib", samples: str = "100,101,99", extra_toml: str = ""
 ) -> Path:
-    """A project with the environment round passed and the baseline recorded."""
+    """A project with the environment round passed and the baseline recorded (extra_toml is
+    appended to project.toml before the baseline, e.g. tolerances)."""
     root = make_project(tmp_path, operator)
+    if extra_toml:
+        with (root / "project.toml").open("a") as handle:
+            handle.write(extra_toml)
     assert cli("--project", root, "env", "--probe", "ssh=ok", "--probe", "build=ok") == 0
     assert (
         cli(
@@ -123,6 +127,4 @@ def run_round(
     if samples:
         measure += ["--samples", samples]
     assert cli("--project", root, "round", "measure", *measure) == 0
-    return cli(
-        "--project", root, "round", "close", "--analysis", "see numbers", "--next", "continue"
-    )
+    return cli("--project", root, "round", "close", "--analysis", "see numbers", "--next", "continue")

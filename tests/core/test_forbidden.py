@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.helpers import cli, cli_json, make_project, pre_edit_args
+from tests.core.helpers import cli, cli_json, pre_edit_args, ready_project
 
 BENCH = "workspace/pto-kernels/bench_attention.py"
 KERNEL = "workspace/pto-kernels/attention_kernel.py"
@@ -18,25 +18,12 @@ KERNEL = "workspace/pto-kernels/attention_kernel.py"
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = make_project(tmp_path, "attention_dsl")
-    with (root / "project.toml").open("a") as handle:
-        handle.write("\n[tolerances]\natol = 0.001\nrtol = 0.001\n")
-    assert cli("--project", root, "env", "--probe", "ssh=ok") == 0
-    assert (
-        cli(
-            "--project",
-            root,
-            "baseline",
-            "--build",
-            "ok",
-            "--correctness",
-            "pass",
-            "--samples",
-            "1000,1005,995",
-        )
-        == 0
+    return ready_project(
+        tmp_path,
+        "attention_dsl",
+        samples="1000,1005,995",
+        extra_toml="\n[tolerances]\natol = 0.001\nrtol = 0.001\n",
     )
-    return root
 
 
 def refused(capsys: pytest.CaptureFixture[str], rule: str, *args: object) -> str:
@@ -180,9 +167,7 @@ def test_claiming_kept_from_a_single_noisy_measurement(
     start(project)
     assert cli("--project", project, "round", "changes") == 0
     assert measure(project, samples="700") == 0
-    err = refused(
-        capsys, "honest-verdict", "--project", project, "round", "close", "--verdict", "kept"
-    )
+    err = refused(capsys, "honest-verdict", "--project", project, "round", "close", "--verdict", "kept")
     assert "inconclusive" in err and "single measurement" in err
     # allowed path: repeat the benchmark; a repeatable gain is kept
     assert measure(project, samples="700,702,701") == 0
@@ -223,9 +208,7 @@ def test_performance_without_a_passing_correctness_step(
         "900,901",
     )
     # a failed correctness is recorded without numbers, and the round is a failure
-    assert (
-        cli("--project", project, "round", "measure", "--build", "ok", "--correctness", "fail") == 0
-    )
+    assert cli("--project", project, "round", "measure", "--build", "ok", "--correctness", "fail") == 0
     data = cli_json(capsys, "--project", project, "round", "close")
     assert data["verdict"] == "failure"
     # allowed path: correctness passes, then numbers
@@ -234,9 +217,7 @@ def test_performance_without_a_passing_correctness_step(
     assert measure(project) == 0
 
 
-def test_two_unrelated_changes_in_one_round(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_two_unrelated_changes_in_one_round(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         cli(
             "--project",
@@ -337,9 +318,7 @@ def test_deleting_or_rewriting_a_closed_failed_round(
     assert (project / "runs/iter-002").is_dir() and not (project / "runs/iter-001").exists()
 
 
-def test_gain_above_10x_is_flagged_for_review(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_gain_above_10x_is_flagged_for_review(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     start(project)
     assert cli("--project", project, "round", "changes") == 0
     assert measure(project, samples="80,80.5,81") == 0
@@ -381,9 +360,7 @@ def test_gates_before_any_edit(project: Path, capsys: pytest.CaptureFixture[str]
     short = args[: checks[-1]] + args[checks[-1] + 2 :]
     err = refused(capsys, "hardware-checklist", "--project", project, "round", "start", *short)
     assert "bottleneck_shift" in err
-    refused(
-        capsys, "one-hypothesis", "--project", project, "round", "start", *pre_edit_args(scope=())
-    )
+    refused(capsys, "one-hypothesis", "--project", project, "round", "start", *pre_edit_args(scope=()))
     capsys.readouterr()
     assert cli("--project", project, "round", "gates", *pre_edit_args()) == 0
     assert "all gates pass" in capsys.readouterr().out

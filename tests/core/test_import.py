@@ -80,9 +80,7 @@ def test_new_rounds_append_to_a_handwritten_iterations_md(project: Path) -> None
         == 1
     )
     assert cli("--project", project, "round", "start", *pre_edit_args("softmax in UB")) == 0
-    assert (
-        cli("--project", project, "round", "changes", "--describe", "keep the row max in UB") == 0
-    )
+    assert cli("--project", project, "round", "changes", "--describe", "keep the row max in UB") == 0
     assert (
         cli(
             "--project",
@@ -105,9 +103,7 @@ def test_new_rounds_append_to_a_handwritten_iterations_md(project: Path) -> None
     assert (project / "runs/iter-000/notes.md").read_text() == notes0
 
 
-def test_malformed_iterations_md_is_a_named_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_malformed_iterations_md_is_a_named_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = tmp_path / "op"
     (root / "runs").mkdir(parents=True)
     (root / "workspace/kernel").mkdir(parents=True)

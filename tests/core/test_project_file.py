@@ -85,10 +85,7 @@ def test_wrong_type_names_key_and_line(tmp_path: Path) -> None:
 def test_value_rules(tmp_path: Path) -> None:
     assert "allowed" in error_for(tmp_path, GOOD.replace("value = 256", "value = 300")).message
     assert error_for(tmp_path, GOOD.replace('host = "npu-a"\n', "")).key == "target.host"
-    assert (
-        error_for(tmp_path, GOOD.replace('kind = "pto-tile-lib"', 'kind = "cuda"')).key
-        == "operator.kind"
-    )
+    assert error_for(tmp_path, GOOD.replace('kind = "pto-tile-lib"', 'kind = "cuda"')).key == "operator.kind"
     assert error_for(tmp_path, GOOD.replace('name = "fa"', 'name = "../x"')).key == "operator.name"
     assert error_for(tmp_path, GOOD + "noise_floor = 2.0\n").key == "discipline.noise_floor"
     assert error_for(tmp_path, GOOD + "\n[extra]\n").key == "extra"
@@ -120,9 +117,7 @@ def test_save_refuses_an_invalid_edit(tmp_path: Path) -> None:
 
 def test_fingerprint_tracks_the_workload(tmp_path: Path) -> None:
     base = parse_config(tmp_path / "p.toml", GOOD)
-    assert workload_fingerprint(base) == workload_fingerprint(
-        parse_config(tmp_path / "p.toml", GOOD)
-    )
+    assert workload_fingerprint(base) == workload_fingerprint(parse_config(tmp_path / "p.toml", GOOD))
     changed = parse_config(tmp_path / "p.toml", GOOD.replace("S1 = 1024", "S1 = 2048"))
     assert workload_fingerprint(base) != workload_fingerprint(changed)
     # tunables are not the workload

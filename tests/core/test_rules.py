@@ -113,9 +113,7 @@ def test_three_round_rule_counts_rounds_since_the_last_kept() -> None:
     assert THREE_ROUND_RULE not in [f.rule for f in start_findings(pre, history)]
 
 
-def test_three_round_rule_through_the_cli(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_three_round_rule_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = ready_project(tmp_path, "attention_dsl")
     for _ in range(3):
         assert cli("--project", root, "round", "start", "--restore", *pre_edit_args()) == 0

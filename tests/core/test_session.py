@@ -113,10 +113,7 @@ def test_tile_lib_session_writes_the_workflow_files(
     assert record2["changes"]["based_on"] == 1
     assert record2["changes"]["parameters"] == [{"name": "kFaQkPreload", "old": 4, "new": 6}]
     patch2 = (root / "runs/iter-002/patch.diff").read_text()
-    assert (
-        "-constexpr int kFaQkPreload = 4;" in patch2
-        and "+constexpr int kFaQkPreload = 6;" in patch2
-    )
+    assert "-constexpr int kFaQkPreload = 4;" in patch2 and "+constexpr int kFaQkPreload = 6;" in patch2
 
     # round 3: a code round: a real unified diff, files.txt derived from it
     patch3 = (root / "runs/iter-003/patch.diff").read_text()
@@ -141,10 +138,7 @@ def test_dsl_session_with_env_knobs(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert config["tunables"]["PTO_ATTENTION_QK_BASE_M"]["allowed"] == [16, 32, 64]
 
     assert (
-        run_round(
-            root, "1500,1510,1505", hypothesis="base M 32", params=("PTO_ATTENTION_QK_BASE_M=32",)
-        )
-        == 0
+        run_round(root, "1500,1510,1505", hypothesis="base M 32", params=("PTO_ATTENTION_QK_BASE_M=32",)) == 0
     )
     assert (
         run_round(
@@ -179,9 +173,7 @@ def test_dsl_session_with_env_knobs(tmp_path: Path, capsys: pytest.CaptureFixtur
         in (root / "workspace/pto-kernels/attention_kernel.py").read_text()
     )
     assert (
-        tomllib.loads((root / "project.toml").read_text())["tunables"]["PTO_ATTENTION_QK_BASE_M"][
-            "value"
-        ]
+        tomllib.loads((root / "project.toml").read_text())["tunables"]["PTO_ATTENTION_QK_BASE_M"]["value"]
         == 32
     )
     data = cli_json(capsys, "--project", root, "rounds")
@@ -192,9 +184,7 @@ def test_dsl_session_with_env_knobs(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert record3["changes"]["snapshot"]["PTO_ATTENTION_QK_BLOCK_DIM"] == 16
 
 
-def test_disallowed_parameter_value_is_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_disallowed_parameter_value_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = ready_project(tmp_path, "attention_dsl")
     from tests.core.helpers import pre_edit_args
 
@@ -236,18 +226,13 @@ def test_new_refuses_bad_names_and_existing_projects(
     assert not [p for p in projects.iterdir() if p.name.startswith(".")]  # no staging left behind
 
 
-def test_new_refuses_to_guess_a_mixed_folder(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_new_refuses_to_guess_a_mixed_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from tests.core.helpers import FIXTURES
 
     assert cli("new", FIXTURES / "mixed_op", "--projects-root", tmp_path) == 2
     err = capsys.readouterr().err
     assert "mixed" in err and "--kind" in err
-    assert (
-        cli("new", FIXTURES / "mixed_op", "--projects-root", tmp_path, "--kind", "pto-tile-lib")
-        == 0
-    )
+    assert cli("new", FIXTURES / "mixed_op", "--projects-root", tmp_path, "--kind", "pto-tile-lib") == 0
     assert (tmp_path / "mixed_op/workspace/kernel/k.cpp").is_file()
 
 
@@ -255,9 +240,7 @@ def test_new_with_a_listed_case(tmp_path: Path, capsys: pytest.CaptureFixture[st
     from tests.core.helpers import FIXTURES
 
     capsys.readouterr()
-    assert (
-        cli("new", FIXTURES / "attention_dsl", "--projects-root", tmp_path, "--case", "nope") == 2
-    )
+    assert cli("new", FIXTURES / "attention_dsl", "--projects-root", tmp_path, "--case", "nope") == 2
     assert "attention_s1024, attention_s4096" in capsys.readouterr().err
     assert (
         cli(
