@@ -19,8 +19,9 @@ from pto_tui.core.errors import PtoError
 from pto_tui.core.layout import ProjectLayout
 from pto_tui.core.project import ProjectConfig, Scalar, Target
 from pto_tui.jobs.errors import FetchError
+from pto_tui.jobs.job import Job
 from pto_tui.jobs.model import JobRecord, JobSpec, JobState, LogLine
-from pto_tui.jobs.runner import Job, JobRunner
+from pto_tui.jobs.runner import JobRunner
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,9 @@ from pto_tui.core.errors import InputError
 from pto_tui.core.project import Target
 from pto_tui.jobs.connect import scan_host_key
 from pto_tui.jobs.hostkeys import app_known_hosts, trust_host_key
+from pto_tui.jobs.job import Job
 from pto_tui.jobs.model import JobRecord, JobSpec, JobState, list_records
-from pto_tui.jobs.runner import Job, JobRunner
+from pto_tui.jobs.runner import JobRunner
 
 
 def register(sub: argparse._SubParsersAction) -> None:
