@@ -81,17 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _open_tui(args: argparse.Namespace) -> int:
-    try:
-        tui = importlib.import_module("pto_tui.tui.app")
-    except ModuleNotFoundError:
-        print(
-            "pto-tui: the terminal application is not built yet; "
-            "use the sub-commands (pto-tui --help).",
-            file=sys.stderr,
-        )
-        return 1
-    return int(tui.run(args) or 0)
+    from pto_tui.tui.app import run  # Textual loads only when the application is wanted
 
+    return int(run(args) or 0)
 
 if __name__ == "__main__":
     sys.exit(main())
