@@ -101,8 +101,12 @@ async def test_cancel_a_detached_job_kills_its_tree(place: Place, runner: JobRun
 async def test_killed_without_exit_status_is_lost(place: Place, runner: JobRunner) -> None:
     marker = unique_seconds()
     job = await runner.submit(place.target, JobSpec(f"sleep {marker}", detached=True))
-    assert await wait_until(lambda: len(live_processes(marker)) >= 1, 10)
-    pgid = int((Path(job.record.remote_dir) / "pgid").read_text())
+    pgid_file = Path(job.record.remote_dir) / "pgid"
+    # the launching shell's command line names the marker too: wait for the recorded pgid
+    assert await wait_until(
+        lambda: len(live_processes(marker)) >= 1 and pgid_file.is_file() and pgid_file.read_text().strip(), 10
+    )
+    pgid = int(pgid_file.read_text())
     os.killpg(pgid, signal.SIGKILL)  # the whole session, its exit-status writer included
     record = await asyncio.wait_for(job.wait(), 20)
     assert record.state is JobState.LOST

@@ -98,12 +98,12 @@ def campaign_project(base: Path) -> Path:
 def demo_ready_project(base: Path) -> Path:
     """projects/demo_attention, brought to iter-000 by `pto-tui demo --run --rounds 0`.
 
-    max_spread is raised to 0.9: the demo's CPU timings on a shared 2-core machine can
-    swing past the demo's own 0.35, and a test must not turn inconclusive on noise (a
-    5x gain stays far above the noise floor either way)."""
+    max_spread is raised to 5.0: the demo's CPU timings on a shared 2-core machine can
+    swing past the demo's own 0.35 (180% was seen under load), and a test must not turn
+    inconclusive on noise; a 5x gain must still exceed the measured noise to be kept."""
     run("demo", "--run", "--rounds", "0", "--quiet", "--projects-root", str(base / "projects"))
     root = base / "projects" / "demo_attention"
     project = ProjectFile(root / "project.toml")
-    project.set("discipline.max_spread", 0.9)
+    project.set("discipline.max_spread", 5.0)
     project.save()
     return root

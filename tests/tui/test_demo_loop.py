@@ -4,7 +4,7 @@ a failure round edited in the built-in editor, review, the chart, and cancelling
 
 Every check reads the records on disk. The demo's timings are real and noisy: the kept
 round changes two tile sizes 16 -> 128 (about 5x faster) and the demo project's
-max_spread is raised to 0.9 (see tests/tui/projects.py), so noise cannot make it
+max_spread is raised to 5.0 (see tests/tui/projects.py), so noise cannot make it
 inconclusive.
 """
 
