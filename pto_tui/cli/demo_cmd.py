@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 from pto_tui.cli.common import add_json_flag, print_json
@@ -43,22 +44,22 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from pto_tui.backends.demo_campaign import run_demo_campaign
     from pto_tui.cli.live import run_campaign_service
     from pto_tui.cli.project_cmds import _console as console
-    from pto_tui.cli.project_cmds import open_campaign, print_status, round_summary
+    from pto_tui.cli.project_cmds import open_campaign, print_status
     from pto_tui.core.chart import write_campaign_chart
+    from pto_tui.core.export import export_rows
 
     with open_campaign(args, write=True, command="pto-tui demo --run") as campaign:
         rounds = run_campaign_service(
             campaign, run_demo_campaign, quiet=args.quiet or args.json, rounds=args.rounds
         )
-        status = campaign.status()
+        status = campaign.status(rounds)
         chart = write_campaign_chart(campaign) if any(r.is_baseline and r.is_closed for r in rounds) else None
-    torch_us = status.torch.avg_us if status.torch else None
     if args.json:
         print_json(
             {
                 "project": str(root),
                 "status": status.to_json(),
-                "rounds": [round_summary(r, status.baseline_us, torch_us) for r in rounds],
+                "rounds": [asdict(row) for row in export_rows(rounds, status.torch)],
                 "chart": str(chart.png) if chart else None,
             }
         )

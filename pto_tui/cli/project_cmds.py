@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 from rich.console import Console
@@ -12,8 +13,9 @@ from rich.table import Table
 from pto_tui.cli.common import add_json_flag, parse_scalar, print_json, project_layout
 from pto_tui.core.campaign import Campaign
 from pto_tui.core.errors import InputError
+from pto_tui.core.export import export_rows
 from pto_tui.core.importer import import_project
-from pto_tui.core.records import EnvironmentNotes, Measurement, Round, round_to_dict
+from pto_tui.core.records import EnvironmentNotes, Measurement, round_to_dict
 from pto_tui.core.render import TorchBaseline, format_duration
 from pto_tui.core.scaffold import ProjectAnswers, create_project, parse_target, plan_project
 from pto_tui.core.scan import Candidate, scan
@@ -328,47 +330,30 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def round_summary(r: Round, baseline_us: float | None, torch_us: float | None) -> dict[str, object]:
-    median = r.measurement.median_us
-    verdict = r.effective_verdict()
-    return {
-        "round": r.number,
-        "status": r.status,
-        "phase": r.phase,
-        "hypothesis": r.short_hypothesis(200),
-        "bottleneck": r.pre_edit.bottleneck,
-        "verdict": "baseline" if r.is_baseline else (verdict.value if verdict else None),
-        "reason": r.verdict_reason,
-        "median_us": median,
-        "samples_us": r.measurement.samples_us,
-        "tflops": r.measurement.tflops,
-        "correctness": r.measurement.correctness,
-        "speedup_vs_initial": (baseline_us / median) if baseline_us and median else None,
-        "speedup_vs_torch": (torch_us / median) if torch_us and median else None,
-        "flags": r.flags,
-        "amended": bool(r.amendments),
-    }
-
-
 def cmd_rounds(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         rounds = campaign.rounds()
-        st = campaign.status()
-    torch_us = st.torch.avg_us if st.torch else None
-    rows = [round_summary(r, st.baseline_us, torch_us) for r in rounds]
+        st = campaign.status(rounds)
+    rows = export_rows(rounds, st.torch)
     if args.json:
-        print_json({"rounds": rows, "missing": st.problems.missing, "unreadable": st.problems.unreadable})
+        print_json(
+            {
+                "rounds": [asdict(row) for row in rows],
+                "missing": st.problems.missing,
+                "unreadable": st.problems.unreadable,
+            }
+        )
         return 0
     table = Table("Iter", "Phase", "Hypothesis", "Verdict", "PTO", "vs initial", "vs torch", box=None)
     for row in rows:
         table.add_row(
-            str(row["round"]),
-            str(row["phase"] or "-"),
-            str(row["hypothesis"])[:50],
-            str(row["verdict"] or row["status"]),
-            format_duration(row["median_us"]),  # type: ignore[arg-type]
-            _speed(row["speedup_vs_initial"]),  # type: ignore[arg-type]
-            _speed(row["speedup_vs_torch"]),  # type: ignore[arg-type]
+            str(row.round),
+            row.phase or "-",
+            (row.title or row.hypothesis or "-")[:50],
+            row.verdict or row.status,
+            format_duration(row.median_us),
+            _speed(row.speedup_vs_initial),
+            _speed(row.speedup_vs_torch),
         )
     console = _console()
     console.print(table)

@@ -130,9 +130,9 @@ class Campaign:
         )
         return summarize(self.config, rounds, self.torch_baseline(), self.problems)
 
-    def gates(self, pre: PreEdit) -> list[Finding]:
+    def gates(self, pre: PreEdit, rounds: list[Round] | None = None) -> list[Finding]:
         """What still blocks a round with these Pre-Edit answers (empty: may start)."""
-        return start_findings(pre, self.rounds())
+        return start_findings(pre, self.rounds() if rounds is None else rounds)
 
     # -------------------------------------------------------------- writing helpers
 
@@ -228,7 +228,7 @@ class Campaign:
         to the base round's snapshot first (start again from the best)."""
         self._require_write()
         rounds = self.rounds()
-        refuse(self.gates(pre))
+        refuse(self.gates(pre, rounds))
         if phase is not None and phase not in self.config.phases:
             raise InputError(f"unknown phase {phase!r}; phases: {', '.join(self.config.phases)}")
         frontier = self.frontier_of(rounds)
