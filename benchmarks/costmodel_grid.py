@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pto_tui.core.costmodel_query import CycleResult, expand_sweep  # noqa: E402
+from pto_tui.core.costmodel.query import CycleResult, expand_sweep  # noqa: E402
 from pto_tui.costmodel import BuiltinEngine, CostmodelCache, run_queries  # noqa: E402
 from pto_tui.costmodel.toolchain import default_jobs  # noqa: E402
 

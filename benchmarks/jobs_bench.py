@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pto_tui.core.project import Target  # noqa: E402
-from pto_tui.core.workspace import DEFAULT_EXCLUDES  # noqa: E402
+from pto_tui.core.project.config import Target  # noqa: E402
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES  # noqa: E402
 from pto_tui.jobs.hostkeys import trust_host_key  # noqa: E402
 from pto_tui.jobs.loopback_sshd import LoopbackSshd  # noqa: E402
 from pto_tui.jobs.model import JobSpec, JobState  # noqa: E402

@@ -111,9 +111,9 @@ async def bench_bare_log(count: int) -> dict[str, float]:
 def make_project(base: Path, rounds: int) -> Path:
     """A project with `rounds` closed rounds, written through the core ledger."""
     from pto_tui.cli.main import main as cli
-    from pto_tui.core.layout import ProjectLayout
-    from pto_tui.core.ledger import Ledger
-    from pto_tui.core.records import CLOSED, Measurement, PreEdit, Round
+    from pto_tui.core.project.layout import ProjectLayout
+    from pto_tui.core.rounds.ledger import Ledger
+    from pto_tui.core.rounds.records import CLOSED, Measurement, PreEdit, Round
     from pto_tui.core.vocabulary import Verdict
 
     operator = Path(__file__).resolve().parents[1] / "tests/fixtures/operators/fa_tilelib"

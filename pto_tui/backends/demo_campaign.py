@@ -13,9 +13,9 @@ from pto_tui.backends.environment import run_environment
 from pto_tui.backends.loop import run_baseline, run_round
 from pto_tui.backends.reference import run_reference
 from pto_tui.backends.site import EventSink
-from pto_tui.core.campaign import Campaign
-from pto_tui.core.project import Scalar
-from pto_tui.core.records import ChecklistItem, PreEdit, Round
+from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.project.config import Scalar
+from pto_tui.core.rounds.records import ChecklistItem, PreEdit, Round
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, OperatorKind
 from pto_tui.jobs.runner import JobRunner
 

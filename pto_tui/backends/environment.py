@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pto_tui.backends.kinds import backend_for
 from pto_tui.backends.loop import case_flops, site_for
 from pto_tui.backends.site import EventSink, OperatorSite, StepInterrupted
-from pto_tui.core.campaign import Campaign
+from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import PtoError
-from pto_tui.core.records import EnvironmentNotes
+from pto_tui.core.rounds.records import EnvironmentNotes
 from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.jobs.runner import JobRunner
 

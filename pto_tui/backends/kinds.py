@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pto_tui.backends.site import OperatorSite
-from pto_tui.core.project import Scalar
-from pto_tui.core.reports import (
+from pto_tui.core.project.config import Scalar
+from pto_tui.core.reports.parsers import (
     ReportError,
     count_csv_rows,
     parse_report_csv,

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pto_tui.backends.kinds import Backend, backend_for
 from pto_tui.backends.site import EventSink, OperatorSite
-from pto_tui.core.campaign import Campaign
-from pto_tui.core.layout import round_dir_name
-from pto_tui.core.project import CaseConfig, Scalar
-from pto_tui.core.records import Measurement, Round
-from pto_tui.core.reports import attention_flops
+from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.project.config import CaseConfig, Scalar
+from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.reports.parsers import attention_flops
+from pto_tui.core.rounds.records import Measurement, Round
 from pto_tui.jobs.runner import JobRunner
 
 

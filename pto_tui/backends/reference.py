@@ -12,9 +12,9 @@ import json
 
 from pto_tui.backends.loop import case_flops, site_for
 from pto_tui.backends.site import EventSink
-from pto_tui.core.campaign import Campaign
+from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import InputError, PtoError
-from pto_tui.core.render import TorchBaseline
+from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.jobs.runner import JobRunner
 
 MIN_WARMUP = 5

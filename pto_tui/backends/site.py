@@ -14,10 +14,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pto_tui.core.commands import env_parameters, render_command, template_values
 from pto_tui.core.errors import PtoError
-from pto_tui.core.layout import ProjectLayout
-from pto_tui.core.project import ProjectConfig, Scalar, Target
+from pto_tui.core.project.commands import env_parameters, render_command, template_values
+from pto_tui.core.project.config import ProjectConfig, Scalar, Target
+from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.jobs.errors import FetchError
 from pto_tui.jobs.job import Job
 from pto_tui.jobs.model import JobRecord, JobSpec, JobState, LogLine

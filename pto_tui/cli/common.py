@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pto_tui.core.layout import ProjectLayout, find_project_root
-from pto_tui.core.project import ProjectFile, parse_scalar  # noqa: F401 (re-exported)
+from pto_tui.core.project.config import ProjectFile, parse_scalar  # noqa: F401 (re-exported)
+from pto_tui.core.project.layout import ProjectLayout, find_project_root
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

@@ -1,6 +1,6 @@
 """`pto-tui costmodel`: cycles of PTO instructions from the costmodel, one query or a sweep.
 
-The query words are parsed by pto_tui.core.costmodel_query, not by argparse
+The query words are parsed by pto_tui.core.costmodel.query, not by argparse
 sub-commands: argparse only collects the positional words (instruction, dtypes,
 an optional leading `sweep`) and the dimension options, so the tool's own
 command line can be pasted as is.
@@ -15,8 +15,8 @@ from pathlib import Path
 
 from pto_tui.cli.common import add_json_flag, load_project_file, print_json, project_layout
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.costmodel_query import SWEEP_HELP, Query, expand_sweep
-from pto_tui.core.costmodel_results import (
+from pto_tui.core.costmodel.query import SWEEP_HELP, Query, expand_sweep
+from pto_tui.core.costmodel.results import (
     SORT_COLUMNS,
     TABLE_COLUMNS,
     CycleResult,
@@ -28,7 +28,7 @@ from pto_tui.core.costmodel_results import (
     to_markdown,
 )
 from pto_tui.core.errors import InputError
-from pto_tui.core.project import CostmodelConfig, ProjectFile
+from pto_tui.core.project.config import CostmodelConfig, ProjectFile
 from pto_tui.costmodel import (
     CostmodelCache,
     CostmodelError,

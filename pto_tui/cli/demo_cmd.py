@@ -8,8 +8,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from pto_tui.cli.common import add_json_flag, print_json
-from pto_tui.core.demo_project import DEMO_KINDS, create_demo_project
-from pto_tui.core.layout import is_project_dir
+from pto_tui.core.campaign.demo import DEMO_KINDS, create_demo_project
+from pto_tui.core.project.layout import is_project_dir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,8 +45,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from pto_tui.cli.live import run_campaign_service
     from pto_tui.cli.project_cmds import _console as console
     from pto_tui.cli.project_cmds import open_campaign, print_status
-    from pto_tui.core.chart import write_campaign_chart
-    from pto_tui.core.export import export_rows
+    from pto_tui.core.rounds.export import export_rows
+    from pto_tui.core.summary.chart import write_campaign_chart
 
     with open_campaign(args, write=True, command="pto-tui demo --run") as campaign:
         rounds = run_campaign_service(

@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from pto_tui.backends.site import StepEvent
-from pto_tui.core.campaign import Campaign
-from pto_tui.core.layout import ProjectLayout
+from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.jobs.runner import JobRunner
 
 T = TypeVar("T")

@@ -11,15 +11,15 @@ from rich.console import Console
 from rich.table import Table
 
 from pto_tui.cli.common import add_json_flag, parse_scalar, print_json, project_layout
-from pto_tui.core.campaign import Campaign
+from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.scaffold import ProjectAnswers, create_project, parse_target, plan_project
+from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import InputError
-from pto_tui.core.export import export_rows
-from pto_tui.core.importer import import_project
-from pto_tui.core.records import EnvironmentNotes, Measurement, round_to_dict
-from pto_tui.core.render import TorchBaseline, format_duration
-from pto_tui.core.scaffold import ProjectAnswers, create_project, parse_target, plan_project
-from pto_tui.core.scan import Candidate, scan
-from pto_tui.core.status import CampaignStatus
+from pto_tui.core.operators.scan import Candidate, scan
+from pto_tui.core.rounds.export import export_rows
+from pto_tui.core.rounds.importer import import_project
+from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, round_to_dict
+from pto_tui.core.rounds.render import TorchBaseline, format_duration
 from pto_tui.core.vocabulary import OperatorKind
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from pto_tui.cli.common import add_json_flag, path_arg, print_json
 from pto_tui.cli.project_cmds import open_campaign
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.export import FORMATS, export_rows, render_export
+from pto_tui.core.rounds.export import FORMATS, export_rows, render_export
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_chart(args: argparse.Namespace) -> int:
-    from pto_tui.core.chart import write_campaign_chart  # matplotlib loads only here
+    from pto_tui.core.summary.chart import write_campaign_chart  # matplotlib loads only here
 
     with open_campaign(args, write=False) as campaign:
         result = write_campaign_chart(campaign, args.output, svg=args.svg)
@@ -92,7 +92,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from pto_tui.core.report import write_campaign_report  # matplotlib loads only here
+    from pto_tui.core.summary.campaign_report import write_campaign_report  # matplotlib loads only here
 
     with open_campaign(args, write=False) as campaign:
         result = write_campaign_report(campaign, args.output)

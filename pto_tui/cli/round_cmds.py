@@ -17,8 +17,8 @@ from pto_tui.cli.project_cmds import (
     open_campaign,
 )
 from pto_tui.core.errors import InputError
-from pto_tui.core.records import ChecklistItem, PreEdit, round_to_dict
-from pto_tui.core.render import format_duration
+from pto_tui.core.rounds.records import ChecklistItem, PreEdit, round_to_dict
+from pto_tui.core.rounds.render import format_duration
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, ChangeKind, Verdict
 
 _FORM_FLAGS = (

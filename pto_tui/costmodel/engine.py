@@ -6,8 +6,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from pto_tui.core.costmodel_query import Query
-from pto_tui.core.costmodel_results import VersionStamp
+from pto_tui.core.costmodel.query import Query
+from pto_tui.core.costmodel.results import VersionStamp
 
 
 @dataclass(frozen=True)

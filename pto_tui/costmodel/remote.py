@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from pto_tui.core.project import Target
+from pto_tui.core.project.config import Target
 from pto_tui.costmodel.engine import Runner
 from pto_tui.jobs.model import JobSpec, JobState
 from pto_tui.jobs.runner import JobRunner

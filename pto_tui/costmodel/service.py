@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pto_tui.core.costmodel_query import Query
-from pto_tui.core.costmodel_results import CycleResult
-from pto_tui.core.project import CostmodelConfig
+from pto_tui.core.costmodel.query import Query
+from pto_tui.core.costmodel.results import CycleResult
+from pto_tui.core.project.config import CostmodelConfig
 from pto_tui.costmodel.builtin import BuiltinEngine
 from pto_tui.costmodel.cache import CostmodelCache
 from pto_tui.costmodel.engine import Engine, Progress, ProgressFn, Runner, unique_queries

@@ -14,7 +14,7 @@ from pathlib import Path
 import asyncssh
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.project import Target
+from pto_tui.core.project.config import Target
 from pto_tui.jobs.errors import AuthFailed, HostKeyChanged, SshConnectError, UnknownHostKey
 from pto_tui.jobs.hostkeys import HostKeyCheck, known_hosts_name, trust_host_key
 

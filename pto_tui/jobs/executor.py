@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pto_tui.core.project import Target
+from pto_tui.core.project.config import Target
 
 OutStream = Literal["stdout", "stderr"]
 CHUNK = 65536  # bytes per read: reading big chunks and splitting lines ourselves is ~4x faster

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pto_tui.core.errors import PtoError
-from pto_tui.core.project import Target
+from pto_tui.core.project.config import Target
 from pto_tui.jobs import shell
 from pto_tui.jobs.errors import JobError
 from pto_tui.jobs.executor import Executor, ExitInfo, OutStream, Process

@@ -15,8 +15,8 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 
-from pto_tui.core.project import Target
-from pto_tui.core.workspace import DEFAULT_EXCLUDES
+from pto_tui.core.project.config import Target
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES
 from pto_tui.jobs import shell
 from pto_tui.jobs.errors import JobError
 from pto_tui.jobs.job import CLOSE_GRACE, HELPER_TIMEOUT, KILL_GRACE, TERM_GRACE, Job

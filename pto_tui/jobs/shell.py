@@ -11,7 +11,7 @@ import re
 import shlex
 from collections.abc import Mapping
 
-from pto_tui.core.project import Target
+from pto_tui.core.project.config import Target
 from pto_tui.jobs.errors import JobError
 from pto_tui.jobs.model import JobSpec
 

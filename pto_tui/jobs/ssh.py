@@ -18,7 +18,7 @@ from pathlib import Path
 
 import asyncssh
 
-from pto_tui.core.project import Target
+from pto_tui.core.project.config import Target
 from pto_tui.jobs.connect import ConnectOptions, open_connection
 from pto_tui.jobs.errors import JobError, SshConnectError
 from pto_tui.jobs.executor import CHUNK, CommandResult, Executor, ExitInfo, OutStream, Process

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.project import Target
-from pto_tui.core.workspace import DEFAULT_EXCLUDES, is_excluded
+from pto_tui.core.project.config import Target
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded
 from pto_tui.jobs.errors import FetchError, SyncError
 from pto_tui.jobs.executor import Executor
 from pto_tui.jobs.shell import join_path, quote_path
@@ -57,7 +57,7 @@ class SyncReport:
 
 
 class ExcludeRule:
-    """core.workspace.is_excluded, split for speed: the patterns without '/' are matched
+    """core.workspace.files.is_excluded, split for speed: the patterns without '/' are matched
     against one path component at a time by one compiled regex (as fnmatch does), so a
     walk can skip excluded folders; patterns with '/' still go through is_excluded."""
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.project import Target
+from pto_tui.core.project.config import Target
 from pto_tui.jobs.executor import Executor
 from pto_tui.jobs.local import LocalExecutor
 from pto_tui.jobs.ssh import SshExecutor, SshPool

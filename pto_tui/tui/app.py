@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from pto_tui.core.errors import InputError, PtoError
-from pto_tui.core.layout import find_project_root
+from pto_tui.core.project.layout import find_project_root
 from pto_tui.tui.keys import load_keymap
 from pto_tui.tui.screens.help import HelpScreen, describe_key
 from pto_tui.tui.session import Session

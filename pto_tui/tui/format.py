@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from pto_tui.core.records import Round
-from pto_tui.core.render import format_duration
+from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.render import format_duration
 from pto_tui.core.vocabulary import Verdict
 
 # Verdict colours: the word is always shown too, so NO_COLOR loses nothing.

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from pto_tui.core.records import PreEdit
+from pto_tui.core.rounds.records import PreEdit
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The wizard's answers as a core NewProject, planned by core.scaffold.plan_project
+"""The wizard's answers as a core NewProject, planned by core.campaign.scaffold.plan_project
 exactly as `pto-tui new` plans it from flags."""
 
 from __future__ import annotations
@@ -6,10 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pto_tui.core.campaign.scaffold import (
+    NewProject,
+    ProjectAnswers,
+    create_project,
+    parse_target,
+    plan_project,
+)
 from pto_tui.core.errors import InputError
-from pto_tui.core.project import Scalar, parse_scalar
-from pto_tui.core.scaffold import NewProject, ProjectAnswers, create_project, parse_target, plan_project
-from pto_tui.core.scan import Candidate, CaseChoice
+from pto_tui.core.operators.scan import Candidate, CaseChoice
+from pto_tui.core.project.config import Scalar, parse_scalar
 from pto_tui.core.vocabulary import OperatorKind
 
 

@@ -10,10 +10,10 @@ import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pto_tui.core.campaign import Campaign
+from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import LockedError, PtoError
-from pto_tui.core.records import Round
-from pto_tui.core.status import CampaignStatus
+from pto_tui.core.rounds.records import Round
 from pto_tui.jobs.model import JobRecord, list_records
 
 

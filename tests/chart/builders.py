@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pto_tui.core.records import (
+from pto_tui.core.rounds.records import (
     CLOSED,
     OPEN,
     Changes,
@@ -12,7 +12,7 @@ from pto_tui.core.records import (
     PreEdit,
     Round,
 )
-from pto_tui.core.render import TorchBaseline
+from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.vocabulary import ChangeKind, Verdict
 
 PHASES = ("baseline", "costmodel-guided", "parameter validation", "fine-tune")

@@ -8,7 +8,7 @@ import pytest
 from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 
-from pto_tui.core.chart_fonts import ChartFonts, base_fonts
+from pto_tui.core.summary.chart_fonts import ChartFonts, base_fonts
 
 
 @pytest.fixture(scope="session")

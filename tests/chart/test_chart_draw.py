@@ -11,7 +11,9 @@ import pytest
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
-from pto_tui.core.chart import (
+from pto_tui.core.errors import InputError
+from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.summary.chart import (
     COLOURS,
     FRONTIER_COLOUR,
     SPEEDUP_COLOUR,
@@ -19,10 +21,8 @@ from pto_tui.core.chart import (
     draw,
     write_chart,
 )
-from pto_tui.core.chart_fonts import ChartFonts, clean_text, find_chart_fonts
-from pto_tui.core.chart_model import build_model
-from pto_tui.core.errors import InputError
-from pto_tui.core.render import TorchBaseline
+from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text, find_chart_fonts
+from pto_tui.core.summary.chart_model import build_model
 from tests.chart.builders import (
     PHASES,
     TORCH,

@@ -1,10 +1,11 @@
-"""What the chart shows, decided without drawing (pto_tui.core.chart_model)."""
+"""What the chart shows, decided without drawing (pto_tui.core.summary.chart_model)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pto_tui.core.chart_model import (
+from pto_tui.core.errors import InputError
+from pto_tui.core.summary.chart_model import (
     LOG_RATIO,
     axis_slots,
     build_model,
@@ -13,7 +14,6 @@ from pto_tui.core.chart_model import (
     milestones,
     use_log_scale,
 )
-from pto_tui.core.errors import InputError
 from tests.chart.builders import (
     PHASES,
     TORCH,

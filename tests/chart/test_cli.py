@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pto_tui.cli.main import main
-from pto_tui.core.campaign import Campaign
-from pto_tui.core.export import export_rows, read_csv, read_json
+from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.rounds.export import export_rows, read_csv, read_json
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "operators" / "fa_tilelib"
 CHECKS = [

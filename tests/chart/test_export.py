@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.export import (
+from pto_tui.core.rounds.export import (
     COLUMNS,
     ExportRow,
     export_rows,
@@ -22,7 +22,7 @@ from pto_tui.core.export import (
     to_json,
     to_markdown,
 )
-from pto_tui.core.records import ParamChange
+from pto_tui.core.rounds.records import ParamChange
 from tests.chart.builders import TORCH, K, eight_rounds, make_round, open_round
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.report import ReportContext, render_report
+from pto_tui.core.summary.campaign_report import ReportContext, render_report
 from tests.chart.builders import PHASES, TORCH, F, baseline, eight_rounds, make_round, open_round
 
 CTX = ReportContext(operator="fa", kind="pto-tile-lib", case="S=1024; float16", target="local")

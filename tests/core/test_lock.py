@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.campaign import Campaign
+from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import LockedError
-from pto_tui.core.lock import ProjectLock
+from pto_tui.core.project.lock import ProjectLock
 from tests.core.helpers import cli, make_project
 
 HOLD = """
 import sys, time
 from pathlib import Path
-from pto_tui.core.lock import ProjectLock
+from pto_tui.core.project.lock import ProjectLock
 lock = ProjectLock(Path(sys.argv[1]), command="holder")
 lock.acquire()
 print("held", flush=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.errors import ConfigError
-from pto_tui.core.project import ProjectFile, locate_key, parse_config, workload_fingerprint
+from pto_tui.core.project.config import ProjectFile, locate_key, parse_config, workload_fingerprint
 
 GOOD = """\
 # my project

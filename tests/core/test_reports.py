@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from pto_tui.core.reports import (
+from pto_tui.core.reports.parsers import (
     TILELIB_CSV_HEADER,
     ReportError,
     attention_flops,

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.records import ChecklistItem, PreEdit, Round
-from pto_tui.core.risk import diff_risks, parameter_risks
-from pto_tui.core.rules import (
+from pto_tui.core.rounds.records import ChecklistItem, PreEdit, Round
+from pto_tui.core.rules.gates import (
     THREE_ROUND_RULE,
     loosened_tolerances,
     pre_edit_findings,
     rounds_without_gain,
     start_findings,
 )
-from pto_tui.core.scope import glob_match, outside_scope
+from pto_tui.core.rules.risk import diff_risks, parameter_risks
+from pto_tui.core.rules.scope import glob_match, outside_scope
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, Verdict
 from tests.core.helpers import cli, pre_edit_args, ready_project
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.snapshots import SnapshotStore, content_hash
+from pto_tui.core.workspace.snapshots import SnapshotStore, content_hash
 
 
 def workspace(tmp_path: Path) -> SnapshotStore:

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from pto_tui.core.verdict import decide, invalid_sample_reason, sample_stats
+from pto_tui.core.rules.verdict import decide, invalid_sample_reason, sample_stats
 from pto_tui.core.vocabulary import Verdict
 
 FRONTIER = [100.0, 101.0, 99.0]  # median 100, spread 2%, noise 1%

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from pto_tui.cli.main import main
-from pto_tui.core.project import (
+from pto_tui.core.project.config import (
     CaseConfig,
     CostmodelConfig,
     OperatorConfig,
     Target,
 )
-from pto_tui.core.project_writer import new_project_document
+from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.vocabulary import OperatorKind
 
 MATMUL = ["TMATMUL", "half", "half", "float", "--m", "128", "--k", "64", "--n", "128"]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from pto_tui.cli.main import main
-from pto_tui.core.project import CaseConfig, CostmodelConfig, OperatorConfig
-from pto_tui.core.project_writer import new_project_document
+from pto_tui.core.project.config import CaseConfig, CostmodelConfig, OperatorConfig
+from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.vocabulary import OperatorKind
 from tests.plugins.sshd import SshTestTarget
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pto_tui.core.costmodel_query import (
+from pto_tui.core.costmodel.query import (
     DTYPE_SIZES,
     INSTRUCTIONS,
     PROMPT_CVT,
@@ -31,7 +31,7 @@ from pto_tui.core.costmodel_query import (
     parse_query_text,
     query_from_label,
 )
-from pto_tui.core.costmodel_results import (
+from pto_tui.core.costmodel.results import (
     SORT_COLUMNS,
     CycleResult,
     VersionStamp,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.reports import parse_report_json
+from pto_tui.core.reports.parsers import parse_report_json
 from tests.demo.helpers import PYTHON, clean_env, copy_operator, replace_once, run
 
 CASE = "B=1,H=2,S=512,D=64"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.reports import TILELIB_CSV_HEADER, parse_report_csv, parse_tilelib_output
+from pto_tui.core.reports.parsers import TILELIB_CSV_HEADER, parse_report_csv, parse_tilelib_output
 from tests.demo.helpers import PYTHON, copy_operator, replace_once, run
 
 CASE = "64,256,1024,64,256"

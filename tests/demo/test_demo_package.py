@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.scan import classify
-from pto_tui.core.tunables import discover
+from pto_tui.core.operators.scan import classify
+from pto_tui.core.operators.tunables import discover
 from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.demo import DEMO_OPERATORS, demo_operator_dir
 

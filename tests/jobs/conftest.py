@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.project import Target
+from pto_tui.core.project.config import Target
 from pto_tui.jobs.connect import ConnectOptions
 from pto_tui.jobs.runner import JobRunner
 from pto_tui.jobs.ssh import SshPool

@@ -21,7 +21,7 @@ from tests.jobs.helpers import live_processes, unique_seconds, wait_until
 CLIENT = """
 import asyncio, json, sys
 from pathlib import Path
-from pto_tui.core.project import Target
+from pto_tui.core.project.config import Target
 from pto_tui.jobs.model import JobSpec
 from pto_tui.jobs.runner import JobRunner
 

@@ -6,7 +6,7 @@ import asyncio
 import time
 from dataclasses import replace
 
-from pto_tui.core.project import Target
+from pto_tui.core.project.config import Target
 from pto_tui.jobs.logfile import read_log, read_log_raw
 from pto_tui.jobs.model import JobSpec, JobState, list_records
 from pto_tui.jobs.runner import JobRunner

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.project import Target
+from pto_tui.core.project.config import Target
 from pto_tui.jobs.errors import FetchError
 from pto_tui.jobs.model import JobSpec, JobState
 from pto_tui.jobs.runner import JobRunner

@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from pto_tui.core.project import Target
-from pto_tui.core.workspace import DEFAULT_EXCLUDES, is_excluded
+from pto_tui.core.project.config import Target
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded
 from pto_tui.jobs.logfile import LineSplitter, LogWriter, read_log, repair_and_count
 from pto_tui.jobs.model import JobRecord, JobSpec, JobState
 from pto_tui.jobs.shell import inner_script, quote_path

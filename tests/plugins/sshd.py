@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.paths import app_home
-from pto_tui.core.project import Target
+from pto_tui.core.project.config import Target
 from pto_tui.jobs.hostkeys import trust_host_key
 from pto_tui.jobs.loopback_sshd import LoopbackSshd
 

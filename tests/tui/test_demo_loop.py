@@ -14,8 +14,8 @@ from pathlib import Path
 
 from textual.widgets import DataTable, OptionList, Static
 
-from pto_tui.core.campaign import Campaign
-from pto_tui.core.demo_project import create_demo_project
+from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.demo import create_demo_project
 from pto_tui.core.vocabulary import Verdict
 from pto_tui.jobs.model import JobState, list_records
 from pto_tui.tui.app import PtoApp

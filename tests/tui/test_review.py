@@ -115,7 +115,7 @@ async def test_keys_remap_from_keys_toml(campaign_root: Path) -> None:
 
 
 async def test_amend_a_closed_round_from_its_detail(campaign_root: Path) -> None:
-    from pto_tui.core.campaign import Campaign
+    from pto_tui.core.campaign.campaign import Campaign
 
     app = PtoApp(campaign_root)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets import Button, Static
 
-from pto_tui.core.campaign import Campaign
+from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.params import ParamScreen

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from pto_tui.core.records import Round
+from pto_tui.core.rounds.records import Round
 from pto_tui.core.vocabulary import PRE_EDIT_FIELDS
 from pto_tui.tui.format import duration, iter_name, verdict_word
 

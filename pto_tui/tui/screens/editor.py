@@ -14,7 +14,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from pto_tui.core.workspace import DEFAULT_EXCLUDES, is_excluded
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded
 
 MAX_FILES = 2000
 

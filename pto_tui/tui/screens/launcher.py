@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from pto_tui.core.layout import is_project_dir
+from pto_tui.core.project.layout import is_project_dir
 
 
 def find_projects(start: Path) -> list[Path]:
@@ -74,7 +74,7 @@ class LauncherScreen(Screen[None]):
 
     def action_demo(self, which: str) -> None:
         """A project on a built-in CPU demo operator under ./projects (opened if it exists)."""
-        from pto_tui.core.demo_project import DEMO_KINDS, create_demo_project
+        from pto_tui.core.campaign.demo import DEMO_KINDS, create_demo_project
         from pto_tui.core.errors import PtoError
 
         root = self.start / "projects" / DEMO_KINDS[which]

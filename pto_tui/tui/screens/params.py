@@ -11,7 +11,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
-from pto_tui.core.project import Scalar, Tunable
+from pto_tui.core.project.config import Scalar, Tunable
 from pto_tui.tui.compact import make_compact
 
 

@@ -198,7 +198,7 @@ class ProjectScreen(Screen[None]):
         """The summary chart (PNG and SVG) written by core, its path shown."""
         import asyncio
 
-        from pto_tui.core.chart import write_campaign_chart
+        from pto_tui.core.summary.chart import write_campaign_chart
 
         snap = self.session.snapshot
         if snap is None or snap.round(0) is None or not snap.round(0).is_closed:  # type: ignore[union-attr]

@@ -24,7 +24,7 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from pto_tui.core.errors import PtoError
-from pto_tui.core.records import Round
+from pto_tui.core.rounds.records import Round
 from pto_tui.core.vocabulary import Verdict
 from pto_tui.jobs.model import JobRecord, list_records
 from pto_tui.tui.compact import make_compact

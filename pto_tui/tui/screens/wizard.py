@@ -18,7 +18,7 @@ from textual.widgets import Button, Checkbox, Footer, Input, Label, OptionList, 
 from textual.widgets.option_list import Option
 
 from pto_tui.core.errors import PtoError
-from pto_tui.core.scan import Candidate, classify, scan
+from pto_tui.core.operators.scan import Candidate, classify, scan
 from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.tui.compact import make_compact
 from pto_tui.tui.new_project import Answers, create, parse_pairs

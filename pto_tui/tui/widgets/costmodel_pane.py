@@ -17,8 +17,8 @@ from textual.containers import Vertical
 from textual.suggester import Suggester
 from textual.widgets import DataTable, Input, ProgressBar, Static
 
-from pto_tui.core.costmodel_query import DTYPE_ALIASES, DTYPE_SIZES, INSTRUCTIONS, Query, parse_query_text
-from pto_tui.core.costmodel_results import (
+from pto_tui.core.costmodel.query import DTYPE_ALIASES, DTYPE_SIZES, INSTRUCTIONS, Query, parse_query_text
+from pto_tui.core.costmodel.results import (
     TABLE_COLUMNS,
     CycleResult,
     best_result,

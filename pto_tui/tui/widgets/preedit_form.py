@@ -12,8 +12,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
-from pto_tui.core.records import ChecklistItem, PreEdit
-from pto_tui.core.rules import Finding, start_findings
+from pto_tui.core.rounds.records import ChecklistItem, PreEdit
+from pto_tui.core.rules.gates import Finding, start_findings
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, OPTIMISATION_PRIORITIES
 from pto_tui.tui.messages import StartRequested
 from pto_tui.tui.session import Snapshot

@@ -18,8 +18,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
 
 from pto_tui.core.errors import InputError, PtoError
-from pto_tui.core.project import Scalar
-from pto_tui.core.records import Measurement, Round
+from pto_tui.core.project.config import Scalar
+from pto_tui.core.rounds.records import Measurement, Round
 from pto_tui.core.vocabulary import ChangeKind
 from pto_tui.tui.format import duration, iter_name, verdict_text
 from pto_tui.tui.messages import ProjectChanged, StartRequested

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
-from pto_tui.core.records import Round
+from pto_tui.core.rounds.records import Round
 from pto_tui.tui.format import duration, iter_name, ratio, speed, tflops, verdict_text, verdict_word
 from pto_tui.tui.messages import OpenRound
 from pto_tui.tui.session import Snapshot

@@ -23,9 +23,9 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from pto_tui.core.errors import PtoError
-from pto_tui.core.records import EnvironmentNotes, Round
-from pto_tui.core.render import TorchBaseline
-from pto_tui.core.verdict import invalid_sample_reason, sample_stats
+from pto_tui.core.rounds.records import EnvironmentNotes, Round
+from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rules.verdict import invalid_sample_reason, sample_stats
 from pto_tui.tui.format import duration, iter_name, verdict_text
 from pto_tui.tui.messages import ProjectChanged
 from pto_tui.tui.session import Session, Snapshot

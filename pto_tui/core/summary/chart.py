@@ -37,23 +37,23 @@ from matplotlib.ticker import FuncFormatter
 from matplotlib.transforms import blended_transform_factory
 
 from pto_tui.core.atomic import atomic_write_bytes
-from pto_tui.core.chart_fonts import ChartFonts, clean_text, find_chart_fonts
-from pto_tui.core.chart_model import (
+from pto_tui.core.errors import InputError
+from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.render import TorchBaseline, format_duration
+from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text, find_chart_fonts
+from pto_tui.core.summary.chart_model import (
     BASELINE,
     ChartModel,
     ChartRound,
     build_model,
     format_value,
 )
-from pto_tui.core.errors import InputError
-from pto_tui.core.records import Round
-from pto_tui.core.render import TorchBaseline, format_duration
 from pto_tui.core.vocabulary import Verdict
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from pto_tui.core.campaign import Campaign
+    from pto_tui.core.campaign.campaign import Campaign
 
 KEPT, NEUTRAL, FAILURE, INCONCLUSIVE = (v.value for v in Verdict)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from pto_tui.core.project import Scalar
+from pto_tui.core.project.config import Scalar
 
 _TILE_NAME = re.compile(r"(TILE|BASE_[MNK]|CUBE_S|BLOCK_[MNK]|_M\d?$|_N\d?$|_K\d?$)", re.I)
 _FIFO_NAME = re.compile(r"FIFO", re.I)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pto_tui.core.layout import round_dir_name
-from pto_tui.core.records import Round
+from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.rounds.records import Round
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, PRE_EDIT_FIELDS
 
 ITERATIONS_TITLE = "# 迭代记录"

@@ -17,16 +17,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.chart_model import BASELINE, ChartModel, build_model
-from pto_tui.core.export import export_rows, markdown_reproducibility, markdown_table
-from pto_tui.core.layout import ProjectLayout
-from pto_tui.core.ledger import ROUND_FILE
-from pto_tui.core.records import Round
-from pto_tui.core.render import TorchBaseline, changes_summary, format_duration
+from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.rounds.export import export_rows, markdown_reproducibility, markdown_table
+from pto_tui.core.rounds.ledger import ROUND_FILE
+from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.render import TorchBaseline, changes_summary, format_duration
+from pto_tui.core.summary.chart_model import BASELINE, ChartModel, build_model
 from pto_tui.core.vocabulary import Verdict
 
 if TYPE_CHECKING:
-    from pto_tui.core.campaign import Campaign
+    from pto_tui.core.campaign.campaign import Campaign
 
 REPORT_FILE = "REPORT.md"
 
@@ -268,7 +268,7 @@ def chart_is_stale(layout: ProjectLayout) -> bool:
 
 def write_campaign_report(campaign: Campaign, output: Path | None = None) -> ReportResult:
     """Write the report (default projects/<op>/REPORT.md), drawing the chart if needed."""
-    from pto_tui.core.chart import write_campaign_chart  # matplotlib only when writing
+    from pto_tui.core.summary.chart import write_campaign_chart  # matplotlib only when writing
 
     layout = campaign.layout
     path = output or layout.root / REPORT_FILE

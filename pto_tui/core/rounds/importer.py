@@ -13,16 +13,16 @@ from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError
-from pto_tui.core.layout import ProjectLayout, round_dir_name
-from pto_tui.core.ledger import Ledger
-from pto_tui.core.project import (
+from pto_tui.core.project.config import (
     CaseConfig,
     CostmodelConfig,
     OperatorConfig,
     Target,
 )
-from pto_tui.core.project_writer import new_project_document
-from pto_tui.core.records import CLOSED, Changes, Measurement, PreEdit, Round
+from pto_tui.core.project.layout import ProjectLayout, round_dir_name
+from pto_tui.core.project.writer import new_project_document
+from pto_tui.core.rounds.ledger import Ledger
+from pto_tui.core.rounds.records import CLOSED, Changes, Measurement, PreEdit, Round
 from pto_tui.core.vocabulary import PRE_EDIT_FIELDS, OperatorKind, Verdict
 
 _HEADER = ["iter", "hypothesis", "changes", "baseline", "pto", "correct", "result"]

@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.records import Round
-from pto_tui.core.render import TorchBaseline, changes_summary, format_duration
+from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.render import TorchBaseline, changes_summary, format_duration
 
 FORMATS = ("csv", "md", "json")
 UNKNOWN = "unknown"

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pto_tui.core.ledger import LedgerProblems
-from pto_tui.core.project import ProjectConfig
-from pto_tui.core.records import Round
-from pto_tui.core.render import TorchBaseline
-from pto_tui.core.rules import rounds_without_gain, three_round_rule_applies
+from pto_tui.core.project.config import ProjectConfig
+from pto_tui.core.rounds.ledger import LedgerProblems
+from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rules.gates import rounds_without_gain, three_round_rule_applies
 from pto_tui.core.vocabulary import Verdict
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError
-from pto_tui.core.layout import ProjectLayout
-from pto_tui.core.ledger import Ledger
-from pto_tui.core.project import (
+from pto_tui.core.operators.scan import Candidate, CaseChoice, classify
+from pto_tui.core.operators.tunables import discover
+from pto_tui.core.project.config import (
     CaseConfig,
     CostmodelConfig,
     OperatorConfig,
@@ -26,11 +26,11 @@ from pto_tui.core.project import (
     parse_config,
     valid_operator_name,
 )
-from pto_tui.core.project_writer import new_project_document
-from pto_tui.core.scan import Candidate, CaseChoice, classify
-from pto_tui.core.tunables import discover
+from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.project.writer import new_project_document
+from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.vocabulary import OperatorKind
-from pto_tui.core.workspace import DEFAULT_EXCLUDES, is_excluded
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded
 
 
 def template_dir() -> Path:

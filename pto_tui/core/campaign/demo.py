@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pto_tui.core.campaign.scaffold import NewProject, case_from_choice, create_project, merge_tunables
 from pto_tui.core.errors import InputError
-from pto_tui.core.project import CostmodelConfig, OperatorConfig, ProjectFile, Target
-from pto_tui.core.scaffold import NewProject, case_from_choice, create_project, merge_tunables
-from pto_tui.core.scan import classify
-from pto_tui.core.tunables import discover
+from pto_tui.core.operators.scan import classify
+from pto_tui.core.operators.tunables import discover
+from pto_tui.core.project.config import CostmodelConfig, OperatorConfig, ProjectFile, Target
 from pto_tui.demo import demo_operator_dir
 
 # the demo kinds people type, and the demo operator behind each

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.records import Round
-from pto_tui.core.render import TorchBaseline, format_duration
+from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.render import TorchBaseline, format_duration
 from pto_tui.core.vocabulary import Verdict
 
 BASELINE = "baseline"

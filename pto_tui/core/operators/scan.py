@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.project import Tunable
+from pto_tui.core.project.config import Tunable
 from pto_tui.core.vocabulary import OperatorKind
-from pto_tui.core.workspace import DEFAULT_EXCLUDES, is_excluded
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded
 
 MARKER_FILE = "pto-operator.toml"
 _READ_LIMIT = 512 * 1024  # evidence is near the top of a source file

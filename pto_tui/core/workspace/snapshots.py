@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_bytes, atomic_write_text
 from pto_tui.core.errors import PtoError
-from pto_tui.core.workspace import iter_workspace_files
+from pto_tui.core.workspace.files import iter_workspace_files
 
 GIT_PREFIX = "git:"
 OWN_PREFIX = "own:"

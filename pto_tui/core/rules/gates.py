@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pto_tui.core.errors import RuleViolation
-from pto_tui.core.records import PreEdit, Round, checklist_complete
+from pto_tui.core.rounds.records import PreEdit, Round, checklist_complete
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, PRE_EDIT_FIELDS, Verdict
 
 # Rule ids, as shown to people.

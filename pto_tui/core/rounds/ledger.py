@@ -19,9 +19,9 @@ import tomlkit
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError
-from pto_tui.core.layout import ProjectLayout, round_dir_name
-from pto_tui.core.records import Round, round_from_dict, round_to_dict
-from pto_tui.core.render import (
+from pto_tui.core.project.layout import ProjectLayout, round_dir_name
+from pto_tui.core.rounds.records import Round, round_from_dict, round_to_dict
+from pto_tui.core.rounds.render import (
     TorchBaseline,
     iterations_row,
     render_files_txt,

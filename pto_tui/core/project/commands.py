@@ -8,7 +8,7 @@ import string
 from collections.abc import Mapping
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.project import ProjectConfig, Scalar
+from pto_tui.core.project.config import ProjectConfig, Scalar
 
 
 def check_value(name: str, value: str) -> str:

@@ -15,12 +15,14 @@ from pathlib import Path
 
 import tomlkit
 
+from pto_tui.core.campaign.status import CampaignStatus, frontier_of, summarize
 from pto_tui.core.errors import InputError, RuleViolation
-from pto_tui.core.layout import ProjectLayout
-from pto_tui.core.ledger import Ledger, LedgerProblems
-from pto_tui.core.lock import ProjectLock
-from pto_tui.core.project import ProjectConfig, ProjectFile, Scalar, workload_fingerprint
-from pto_tui.core.records import (
+from pto_tui.core.operators.tunables import apply_parameter, discover
+from pto_tui.core.project.config import ProjectConfig, ProjectFile, Scalar, workload_fingerprint
+from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.project.lock import ProjectLock
+from pto_tui.core.rounds.ledger import Ledger, LedgerProblems
+from pto_tui.core.rounds.records import (
     CLOSED,
     Amendment,
     Changes,
@@ -30,9 +32,8 @@ from pto_tui.core.records import (
     PreEdit,
     Round,
 )
-from pto_tui.core.render import TorchBaseline
-from pto_tui.core.risk import diff_risks, parameter_risks
-from pto_tui.core.rules import (
+from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rules.gates import (
     CORRECTNESS_FIRST,
     HONEST_HISTORY,
     HONEST_VERDICT,
@@ -48,12 +49,11 @@ from pto_tui.core.rules import (
     start_findings,
     tolerance_findings,
 )
-from pto_tui.core.scope import changed_protected, outside_scope, protected_hashes
-from pto_tui.core.snapshots import SnapshotStore
-from pto_tui.core.status import CampaignStatus, frontier_of, summarize
-from pto_tui.core.tunables import apply_parameter, discover
-from pto_tui.core.verdict import VerdictResult, decide, invalid_sample_reason
+from pto_tui.core.rules.risk import diff_risks, parameter_risks
+from pto_tui.core.rules.scope import changed_protected, outside_scope, protected_hashes
+from pto_tui.core.rules.verdict import VerdictResult, decide, invalid_sample_reason
 from pto_tui.core.vocabulary import ChangeKind, Verdict
+from pto_tui.core.workspace.snapshots import SnapshotStore
 
 
 def now_text() -> str:

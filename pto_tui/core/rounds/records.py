@@ -11,7 +11,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from pto_tui.core.project import Scalar
+from pto_tui.core.project.config import Scalar
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, PRE_EDIT_FIELDS, ChangeKind, Verdict
 
 OPEN = "open"

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from pto_tui.core.workspace import iter_workspace_files
+from pto_tui.core.workspace.files import iter_workspace_files
 
 
 @lru_cache(maxsize=256)

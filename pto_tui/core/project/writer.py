@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import tomlkit
 
-from pto_tui.core.project import (
+from pto_tui.core.project.config import (
     SCHEMA_VERSION,
     CaseConfig,
     CostmodelConfig,

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError
-from pto_tui.core.project import Scalar, Tunable
-from pto_tui.core.workspace import iter_workspace_files
+from pto_tui.core.project.config import Scalar, Tunable
+from pto_tui.core.workspace.files import iter_workspace_files
 
 _CONSTEXPR = re.compile(
     r"^[ \t]*(?:(?:static|inline|const)\s+)*constexpr\s+(?:(?:static|inline|const)\s+)*"

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pto_tui.core.costmodel_query import Query, flop_count, ideal_cycles
+from pto_tui.core.costmodel.query import Query, flop_count, ideal_cycles
 from pto_tui.core.errors import InputError
 
 
