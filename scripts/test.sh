@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Install everything the tests need, then run them. This is the README's test command
 # and what CI runs (.ci/run). Safe to run again: installs are skipped when present.
+#
+#   scripts/test.sh            the whole suite (what CI runs)
+#   scripts/test.sh --fast     everything but the end-to-end flows (marker e2e): the inner loop
+#   scripts/test.sh ARGS...    extra arguments go to pytest (e.g. tests/core -k verdict)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,5 +34,12 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e '.[test]'
 
+pytest_args=()
+for arg in "$@"; do
+    if [ "$arg" = "--fast" ]; then pytest_args+=(-m "not e2e"); else pytest_args+=("$arg"); fi
+done
+
 .venv/bin/ruff check pto_tui tests benchmarks
-.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+.venv/bin/lint-imports --no-cache
+.venv/bin/mypy
+.venv/bin/python -m pytest -q -p no:cacheprovider "${pytest_args[@]}"
