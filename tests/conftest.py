@@ -12,3 +12,22 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     """Keep every test out of the user's own pto-tui home and project choice."""
     monkeypatch.setenv("PTO_TUI_HOME", str(tmp_path_factory.mktemp("pto-tui-home")))
     monkeypatch.delenv("PTO_TUI_PROJECT", raising=False)
+
+
+# The end-to-end flows: whole campaigns through the backends, the CLI's demo, remote
+# faults over the test sshd, and the TUI driving a loop. `scripts/test.sh --fast` skips
+# them (marker e2e) for the edit–test loop; CI runs everything.
+E2E_MODULES = {
+    "tests/backends/test_demo_loop.py",
+    "tests/backends/test_demo_cli.py",
+    "tests/backends/test_remote_and_faults.py",
+    "tests/tui/test_demo_loop.py",
+    "tests/tui/test_round_flow.py",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = config.rootpath
+    for item in items:
+        if item.path.relative_to(root).as_posix() in E2E_MODULES:
+            item.add_marker(pytest.mark.e2e)
