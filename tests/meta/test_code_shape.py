@@ -46,7 +46,7 @@ def oversized(path: Path) -> list[str]:
             # the reason may stand in the signature's comments or the docstring's first lines
             top = node.body[0].lineno - node.lineno + 3
             if length > MAX_FUNCTION_LINES and not has_reason(lines, node.lineno, top):
-                found.append(f"{rel}:{node.lineno} {node.name}: {length} lines (at most {MAX_FUNCTION_LINES})")
+                found.append(f"{rel}:{node.lineno} {node.name}: {length} lines (max {MAX_FUNCTION_LINES})")
     return found
 
 
