@@ -14,6 +14,7 @@ from typing import BinaryIO
 from pto_tui.jobs.model import LogLine, Stream
 
 _STREAMS: tuple[Stream, ...] = ("stdout", "stderr", "meta")
+_STREAM_NAMES: dict[bytes, Stream] = {name.encode(): name for name in _STREAMS}
 
 
 class LineSplitter:
@@ -68,12 +69,12 @@ def _parse(record: bytes) -> tuple[float, Stream, bytes] | None:
         return None
     try:
         when = float(parts[0])
-        stream = parts[1].decode()
-    except (ValueError, UnicodeDecodeError):
+    except ValueError:
         return None
-    if stream not in _STREAMS:
+    stream = _STREAM_NAMES.get(parts[1])
+    if stream is None:
         return None
-    return when, stream, parts[2] if len(parts) == 3 else b""  # type: ignore[return-value]
+    return when, stream, parts[2] if len(parts) == 3 else b""
 
 
 def read_log_raw(path: Path) -> Iterator[tuple[float, Stream, bytes]]:

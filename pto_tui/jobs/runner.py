@@ -10,16 +10,18 @@ close (REMOTE.md: asyncssh's own timeouts leave the remote command running).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Coroutine, Iterable, Mapping
 from pathlib import Path
+from typing import Any, TypedDict, Unpack
 
 from pto_tui.core.project.config import Target
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES
 from pto_tui.jobs import shell
 from pto_tui.jobs.errors import JobError
-from pto_tui.jobs.job import CLOSE_GRACE, HELPER_TIMEOUT, KILL_GRACE, TERM_GRACE, Job
+from pto_tui.jobs.executor import OutStream
+from pto_tui.jobs.job import Job
+from pto_tui.jobs.limits import HELPER_TIMEOUT, KILL_GRACE, TERM_GRACE
 from pto_tui.jobs.logfile import repair_and_count
 from pto_tui.jobs.model import (
     LOG_FILE,
@@ -32,6 +34,15 @@ from pto_tui.jobs.model import (
 from pto_tui.jobs.ssh import SshPool
 from pto_tui.jobs.sync import SyncReport, fetch_with, sync_with
 from pto_tui.jobs.targets import executor_for
+from pto_tui.jobs.upkeep import Upkeep
+
+
+class SubmitOptions(TypedDict, total=False):
+    """The keyword options of JobRunner.submit, for fan_out to pass on."""
+
+    sync_from: Path | None
+    excludes: Iterable[str]
+    fetch_to: Path | None
 
 
 class JobRunner:
@@ -41,37 +52,15 @@ class JobRunner:
         self.log_dir = Path(log_dir)
         self.pool = pool or SshPool()
         self.jobs: dict[str, Job] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._finished_dirs: dict[Target, list[str]] = {}
-
-    def _background(self, make: Callable[[], Awaitable[object]]) -> None:
-        """Run a best-effort helper (clean-up, orphan kill) without holding up the job."""
-
-        async def bounded() -> None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(make(), HELPER_TIMEOUT)
-
-        task = asyncio.get_running_loop().create_task(bounded())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.upkeep = Upkeep(self.pool)
 
     def clean_up(self) -> None:
         """Remove the remote folders of finished attached jobs (in the background)."""
-        for target, dirs in self._finished_dirs.items():
-            if not dirs:
-                continue
-            script = "rm -rf " + " ".join(shell.quote_path(d) for d in dirs)
-            executor = executor_for(target, self.pool)
-            self._background(lambda e=executor, s=script: e.run(s, timeout=HELPER_TIMEOUT))
-        self._finished_dirs.clear()
+        self.upkeep.clean_up()
 
-    def _start(self, job: Job, flow: object) -> Job:
-        task = asyncio.get_running_loop().create_task(flow)  # type: ignore[arg-type]
-        job._task = task
-        task.add_done_callback(job._task_done)
+    def _start(self, job: Job, flow: Coroutine[Any, Any, None]) -> Job:
         self.jobs[job.id] = job
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.upkeep.track(job.start(flow))
         return job
 
     async def submit(
@@ -102,7 +91,7 @@ class JobRunner:
             log_path=str(self.log_dir / job_id / LOG_FILE),
             remote_dir=shell.remote_job_dir(target, job_id, str(self.log_dir)),
         )
-        job = Job(self, target, spec, record, executor_for(target, self.pool))
+        job = self._job(target, spec, record)
         fetched = fetch_to or job.job_dir / "fetched"
         return self._start(job, job.run(sync_from, tuple(excludes), fetched))
 
@@ -126,9 +115,19 @@ class JobRunner:
         offsets = repair_and_count(job_dir / LOG_FILE)
         record = record.evolve(state=JobState.RUNNING, ended_at=None, error="")
         spec = JobSpec(command=record.command, detached=True, name=record.name)
-        job = Job(self, target, spec, record, executor_for(target, self.pool))
-        job._offsets = {"stdout": offsets["stdout"], "stderr": offsets["stderr"]}
+        resume_at: dict[OutStream, int] = {"stdout": offsets["stdout"], "stderr": offsets["stderr"]}
+        job = self._job(target, spec, record, resume_at)
         return self._start(job, job.reattach_flow(job.job_dir / "fetched"))
+
+    def _job(
+        self,
+        target: Target,
+        spec: JobSpec,
+        record: JobRecord,
+        offsets: Mapping[OutStream, int] | None = None,
+    ) -> Job:
+        return Job(target, spec, record, executor_for(target, self.pool),
+                   job_dir=self.log_dir / record.id, upkeep=self.upkeep, offsets=offsets)
 
     async def sync_workspace(
         self, target: Target, local_dir: Path, excludes: Iterable[str] = DEFAULT_EXCLUDES
@@ -141,7 +140,7 @@ class JobRunner:
         return await fetch_with(executor_for(target, self.pool), remote_paths, local_dir, base)
 
     async def fan_out(
-        self, targets: Iterable[Target], spec: JobSpec, **submit_options: object
+        self, targets: Iterable[Target], spec: JobSpec, **submit_options: Unpack[SubmitOptions]
     ) -> dict[str, JobRecord]:
         """The same job on every target at once; every target's own result, no fail-fast.
 
@@ -152,28 +151,20 @@ class JobRunner:
             f"{t.label}#npu{t.npu_id}" if labels.count(t.label) > 1 else t.label
             for t in target_list
         ]
-        jobs = [await self.submit(t, spec, **submit_options) for t in target_list]  # type: ignore[arg-type]
+        jobs = [await self.submit(t, spec, **submit_options) for t in target_list]
         records = await asyncio.gather(*(job.wait() for job in jobs))
         return dict(zip(keys, records, strict=True))
 
     async def close(self) -> None:
         """Cancel attached jobs, leave detached ones running, close connections."""
         for job in list(self.jobs.values()):
-            if job._done.done():
-                continue
-            if job.spec.detached:
-                job._detach.set()
-            else:
-                job._request_stop(JobState.CANCELLED)
-        pending = [job.wait() for job in self.jobs.values() if not job._done.done()]
+            if not job.done():
+                job.let_go()
+        pending = [job.wait() for job in self.jobs.values() if not job.done()]
         if pending:
             await asyncio.wait_for(
                 asyncio.gather(*pending), TERM_GRACE + KILL_GRACE + 2 * HELPER_TIMEOUT
             )
         self.clean_up()
-        if self._tasks:  # clean-up helpers get a short while, then are cancelled
-            await asyncio.wait(list(self._tasks), timeout=CLOSE_GRACE)
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.upkeep.close()
         await self.pool.close()

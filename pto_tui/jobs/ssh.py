@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import asyncssh
@@ -246,8 +247,7 @@ class SshExecutor(Executor):
     async def put_files(self, files: list[tuple[Path, str]]) -> None:
         async with self.pool.sftp(self.target) as sftp:
             await _parallel(
-                lambda src=src, dst=dst: sftp.put(str(src), _sftp_path(dst), preserve=True)
-                for src, dst in files
+                partial(sftp.put, str(src), _sftp_path(dst), preserve=True) for src, dst in files
             )
 
     async def get_files(self, files: list[tuple[str, Path]]) -> None:
@@ -255,8 +255,7 @@ class SshExecutor(Executor):
             dst.parent.mkdir(parents=True, exist_ok=True)
         async with self.pool.sftp(self.target) as sftp:
             await _parallel(
-                lambda src=src, dst=dst: sftp.get(_sftp_path(src), str(dst), preserve=True)
-                for src, dst in files
+                partial(sftp.get, _sftp_path(src), str(dst), preserve=True) for src, dst in files
             )
 
 

@@ -190,12 +190,33 @@ async def sync_with(
                           workspace_hash=fingerprint)
     if not remote_dir:
         raise InputError(f"target {target.label} has no work_dir to sync to", key="target.work_dir")
+    remote = await _list_remote(executor, remote_dir, patterns)
+    plan = plan_sync(local, remote)
+    await _delete_stale(executor, remote_dir, plan)
+    method, sent = await _upload(executor, local_dir, remote_dir, local, plan.changed)
+    return SyncReport(
+        target=target.label,
+        remote_dir=remote_dir,
+        files=len(local),
+        uploaded=tuple(plan.changed),
+        deleted=tuple(plan.stale),
+        method=method,
+        bytes_sent=sent,
+        seconds=time.monotonic() - started,
+        workspace_hash=fingerprint,
+    )
 
-    listing = await executor.run(_index_script(remote_dir, patterns), timeout=120)
-    if not listing.ok:
-        raise SyncError(f"cannot list {remote_dir} on {target.label}: {_text(listing.stderr)}")
-    remote = parse_index(listing.stdout, patterns)
 
+@dataclass(frozen=True)
+class SyncPlan:
+    """What a sync changes on the target, each list in the order it is done."""
+
+    changed: list[str]  # files to upload (new or different)
+    stale: list[str]  # paths to remove: gone locally, not regular files, or in a file's way
+    stale_dirs: list[str]  # folders gone locally, deepest first
+
+
+def plan_sync(local: dict[str, FileState], remote: RemoteIndex) -> SyncPlan:
     local_dirs = {parent for rel in local for parent in _parents(rel)}
     changed = sorted(rel for rel, state in local.items() if remote.files.get(rel) != state)
     stale = sorted(
@@ -208,49 +229,56 @@ async def sync_with(
         key=lambda d: d.count("/"),
         reverse=True,
     )
+    return SyncPlan(changed, stale, stale_dirs)
+
+
+async def _list_remote(executor: Executor, remote_dir: str, patterns: Iterable[str]) -> RemoteIndex:
+    listing = await executor.run(_index_script(remote_dir, patterns), timeout=120)
+    if not listing.ok:
+        label = executor.target.label
+        raise SyncError(f"cannot list {remote_dir} on {label}: {_text(listing.stderr)}")
+    return parse_index(listing.stdout, patterns)
+
+
+async def _delete_stale(executor: Executor, remote_dir: str, plan: SyncPlan) -> None:
     d = quote_path(remote_dir)
-    if stale:
-        result = await executor.run(f"cd {d} && xargs -0 -r rm -rf --", stdin=_nul_list(stale))
+    if plan.stale:
+        result = await executor.run(f"cd {d} && xargs -0 -r rm -rf --", stdin=_nul_list(plan.stale))
         if not result.ok:
             raise SyncError(f"cannot delete stale files in {remote_dir}: {_text(result.stderr)}")
-    if stale_dirs:
+    if plan.stale_dirs:
         # rmdir, not rm -rf: a stale folder still holding excluded files is kept
         await executor.run(f"cd {d} && xargs -0 -r rmdir -- 2>/dev/null; true",
-                           stdin=_nul_list(stale_dirs))
+                           stdin=_nul_list(plan.stale_dirs))
 
-    method, sent = "none", 0
+
+async def _upload(
+    executor: Executor,
+    local_dir: Path,
+    remote_dir: str,
+    local: dict[str, FileState],
+    changed: list[str],
+) -> tuple[str, int]:
+    """Send the changed files: many as one tar stream, a few by SFTP. (method, bytes sent)"""
+    d = quote_path(remote_dir)
     if len(changed) > TAR_THRESHOLD:
-        method = "tar"
         stream = _tar_stream(local_dir, changed)
-        sent = len(stream)
         result = await executor.run(
             f"mkdir -p {d} && tar -xpf - --no-same-owner -C {d}", stdin=stream, timeout=600
         )
         if not result.ok:
             raise SyncError(f"upload to {remote_dir} failed: {_text(result.stderr)}")
-    elif changed:
-        method = "sftp"
-        parents = sorted({p for rel in changed for p in _parents(rel)})
-        result = await executor.run(
-            f"mkdir -p {d} && cd {d} && xargs -0 -r mkdir -p --", stdin=_nul_list(parents)
-        )
-        if not result.ok:
-            raise SyncError(f"cannot create folders in {remote_dir}: {_text(result.stderr)}")
-        await executor.put_files(
-            [(local_dir / rel, join_path(remote_dir, rel)) for rel in changed]
-        )
-        sent = sum(local[rel].size for rel in changed)
-    return SyncReport(
-        target=target.label,
-        remote_dir=remote_dir,
-        files=len(local),
-        uploaded=tuple(changed),
-        deleted=tuple(stale),
-        method=method,
-        bytes_sent=sent,
-        seconds=time.monotonic() - started,
-        workspace_hash=fingerprint,
+        return "tar", len(stream)
+    if not changed:
+        return "none", 0
+    parents = sorted({p for rel in changed for p in _parents(rel)})
+    result = await executor.run(
+        f"mkdir -p {d} && cd {d} && xargs -0 -r mkdir -p --", stdin=_nul_list(parents)
     )
+    if not result.ok:
+        raise SyncError(f"cannot create folders in {remote_dir}: {_text(result.stderr)}")
+    await executor.put_files([(local_dir / rel, join_path(remote_dir, rel)) for rel in changed])
+    return "sftp", sum(local[rel].size for rel in changed)
 
 
 async def fetch_with(
