@@ -194,4 +194,5 @@ def test_a_deleted_round_folder_is_reported_as_before(
         with pytest.raises(InputError, match="no round 3"):
             campaign.round(3)
     # a fresh campaign (the CLI) reports the same
-    assert cli_json(capsys, "--project", root, "status")["missing_rounds"] == [1, 3]
+    status_json = cli_json(capsys, "--project", str(root), "status")
+    assert isinstance(status_json, dict) and status_json["missing_rounds"] == [1, 3]
