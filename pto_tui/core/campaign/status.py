@@ -73,6 +73,13 @@ def frontier_of(rounds: list[Round]) -> Round | None:
     return min(candidates, key=lambda r: r.measurement.median_us or 0.0, default=None)
 
 
+def with_missing(missing: list[int], on_disk: list[int], last_round: int) -> list[int]:
+    """The gaps in the numbering (`missing`, below the highest folder on disk) and the
+    rounds numbered up to `last_round` whose folders are gone past the highest one."""
+    after = (max(on_disk) + 1) if on_disk else 1
+    return sorted(set(missing) | set(range(after, last_round + 1)))
+
+
 def summarize(
     config: ProjectConfig, rounds: list[Round], torch: TorchBaseline | None, problems: LedgerProblems
 ) -> CampaignStatus:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, field
 
@@ -37,6 +38,21 @@ _ROUND_DIR = re.compile(r"^iter-(\d{3,})$")
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# what a round.toml looked like when it was read: (mtime_ns, size, inode); an atomic
+# rewrite always changes the inode, a hand edit the time or the size
+Stamp = tuple[int, int, int]
+
+
+def numbering_gaps(numbers: list[int]) -> list[int]:
+    """Numbers missing below the highest one (numbers sorted, ascending)."""
+    gaps: list[int] = []
+    previous = -1
+    for number in numbers:
+        gaps.extend(range(previous + 1, number))
+        previous = number
+    return gaps
 
 
 @dataclass
@@ -72,6 +88,16 @@ class Ledger:
     def has_record(self, number: int) -> bool:
         return (self.layout.round_dir(number) / ROUND_FILE).is_file()
 
+    def stamp(self, number: int) -> Stamp | None:
+        """The round.toml's stamp, None when the round has no record file."""
+        try:
+            info = (self.layout.round_dir(number) / ROUND_FILE).stat()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        return (info.st_mtime_ns, info.st_size, info.st_ino)
+
     # -------------------------------------------------------------- reading
 
     def load(self, number: int) -> Round:
@@ -80,6 +106,11 @@ class Ledger:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise InputError(f"round {number} has no record", file=path) from None
+        return self.parse(text, number)
+
+    def parse(self, text: str, number: int) -> Round:
+        """The record in round.toml text of round `number`; errors name the file."""
+        path = self.layout.round_dir(number) / ROUND_FILE
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
@@ -103,9 +134,7 @@ class Ledger:
         problems = LedgerProblems()
         rounds: list[Round] = []
         numbers = self.round_numbers()
-        if numbers:
-            present = set(numbers)
-            problems.missing = [n for n in range(max(numbers) + 1) if n not in present]
+        problems.missing = numbering_gaps(numbers)
         for number in numbers:
             try:
                 rounds.append(self.load(number))
@@ -115,10 +144,13 @@ class Ledger:
 
     # -------------------------------------------------------------- writing
 
-    def save(self, record: Round) -> None:
+    def save(self, record: Round) -> str:
+        """Write round.toml; returns the text written."""
         folder = self.layout.round_dir(record.number)
         folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(folder / ROUND_FILE, tomlkit.dumps(round_to_dict(record)))
+        text = tomlkit.dumps(round_to_dict(record))
+        atomic_write_text(folder / ROUND_FILE, text)
+        return text
 
     def write_round_files(self, record: Round, diff_text: str | None = None) -> list[str]:
         """Render notes.md (and files.txt / patch.diff when diff_text is given).

@@ -1,0 +1,162 @@
+"""Recording a round's changes: the files changed against the round's base, parameter
+changes applied to the source and project.toml, the editable scope checked, files.txt
+and patch.diff written. Refusals happen before anything is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pto_tui.core.campaign.checks import check_integrity
+from pto_tui.core.campaign.context import CampaignContext
+from pto_tui.core.errors import InputError
+from pto_tui.core.operators.tunables import apply_parameter, discover
+from pto_tui.core.project.config import Scalar
+from pto_tui.core.rounds.records import Changes, ParamChange, Round
+from pto_tui.core.rules.gates import refuse, risk_findings, scope_findings
+from pto_tui.core.rules.risk import diff_risks, parameter_risks
+from pto_tui.core.rules.scope import outside_scope
+from pto_tui.core.vocabulary import ChangeKind
+
+
+class ChangeRecorder:
+    def __init__(self, campaign: CampaignContext) -> None:
+        self.campaign = campaign
+
+    def record_changes(
+        self,
+        number: int | None = None,
+        *,
+        kind: ChangeKind | None = None,
+        description: str = "",
+        parameters: dict[str, Scalar] | None = None,
+        bug_fix: str = "",
+        risk_justification: str = "",
+        tolerance_approval: str = "",
+    ) -> Round:
+        """Detect the files changed against the round's base, apply parameter changes to
+        the source and project.toml, check the editable scope, and write files.txt and
+        patch.diff. Refusals happen before anything is written."""
+        campaign = self.campaign
+        campaign.require_write()
+        record = campaign.open_record(number)
+        changes = record.changes
+        changes.bug_fix = bug_fix or changes.bug_fix
+        changes.risk_justification = risk_justification or changes.risk_justification
+        changes.tolerance_approval = tolerance_approval or changes.tolerance_approval
+        requested = dict(parameters or {})
+        self._check_requested(requested)
+        # hand edits so far: protected files and the declared scope are checked first
+        check_integrity(campaign, record)
+        self._check_scope(record, requested)
+        self._apply(changes, requested)
+        base = record.base_snapshot
+        changes.files = campaign.snapshots.changed_files(base) if base else []
+        diff_text = campaign.snapshots.diff(base) if base else ""
+        changes.kind = kind if kind is not None else self._inferred_kind(changes)
+        changes.description = description or changes.description
+        changes.high_risk = diff_risks(diff_text) + parameter_risks(
+            (p.name, p.old, p.new) for p in changes.parameters
+        )
+        campaign.publish(record, diff_text=diff_text)
+        for finding in risk_findings(changes.high_risk, changes.risk_justification):
+            campaign.warnings.append(finding.render() + " before recording measurements")
+        return record
+
+    def _source_root(self) -> Path:
+        config = self.campaign.config
+        return self.campaign.layout.workspace / config.operator.kind.workspace_subdir
+
+    def _check_requested(self, requested: dict[str, Scalar]) -> None:
+        """Every requested parameter is a tunable, set to one of its allowed values."""
+        tunables = self.campaign.config.tunables
+        for name, value in requested.items():
+            tunable = tunables.get(name)
+            if tunable is None:
+                known = ", ".join(tunables) or "none"
+                raise InputError(f"unknown parameter {name!r}; tunables: {known}")
+            if tunable.allowed and value not in tunable.allowed:
+                raise InputError(
+                    f"{name}={value!r} is not allowed; allowed values: "
+                    + ", ".join(str(v) for v in tunable.allowed)
+                )
+
+    def _check_scope(self, record: Round, requested: dict[str, Scalar]) -> None:
+        """Hand-edited files and constants, and requested parameters, stay in the scope
+        the round declared."""
+        base = record.base_snapshot
+        hand_files = self.campaign.snapshots.changed_files(base) if base else []
+        edited_params = self._edited_parameters(record.changes)
+        scope = record.pre_edit.scope
+        # a hand-edited constant is covered by its own name or by its file being in scope
+        edited_stray = [
+            name
+            for name in edited_params
+            if name not in scope and outside_scope([self._tunable_file(name)], [], scope)
+        ]
+        stray = outside_scope(
+            self._files_not_explained(hand_files, edited_params, scope), list(requested), scope
+        )
+        refuse(scope_findings([*stray, *edited_stray], scope))
+
+    def _apply(self, changes: Changes, requested: dict[str, Scalar]) -> None:
+        """Write the requested values into the source, note them and the hand-edited ones,
+        and save project.toml."""
+        source_root = self._source_root()
+        for name, value in requested.items():
+            apply_parameter(source_root, self.campaign.config.tunables[name], value)
+            self._note_parameter(changes, name, value)
+        for name, value in self._edited_parameters(changes).items():
+            self._note_parameter(changes, name, value)
+        self.campaign.project.save()
+
+    def _inferred_kind(self, changes: Changes) -> ChangeKind | None:
+        """The kind of change when none was given: from the parameters and files changed."""
+        kinds = {self.campaign.config.tunables[p.name].kind for p in changes.parameters}
+        if kinds == {"env"} and not changes.files:
+            return ChangeKind.ENVIRONMENT_VARIABLE
+        if kinds:
+            return ChangeKind.TEMPLATE_PARAMETER
+        if changes.files:
+            return ChangeKind.CODE
+        return None
+
+    def _edited_parameters(self, changes: Changes) -> dict[str, Scalar]:
+        """Constants and template arguments whose value in the source differs from the
+        round's parameter snapshot (edited by hand, or applied by --set)."""
+        edited: dict[str, Scalar] = {}
+        source_root = self._source_root()
+        if not source_root.is_dir():
+            return edited
+        for found in discover(source_root):
+            known = self.campaign.config.tunables.get(found.name)
+            if known is None or known.kind != found.kind or found.kind == "env":
+                continue
+            if changes.snapshot.get(found.name, known.value) != found.value:
+                edited[found.name] = found.value
+        return edited
+
+    def _tunable_file(self, name: str) -> str:
+        """Where a tunable lives, relative to the project root."""
+        config = self.campaign.config
+        where = config.tunables[name].where.split(":")[0]
+        return f"workspace/{config.operator.kind.workspace_subdir}/{where}"
+
+    def _files_not_explained(
+        self, files: list[str], params: dict[str, Scalar], scope: list[str]
+    ) -> list[str]:
+        """Changed files, less those whose only change is a parameter in the scope."""
+        tunables = self.campaign.config.tunables
+        explained = {
+            self._tunable_file(name) for name in params if name in scope and tunables[name].where
+        }
+        return [f for f in files if f not in explained]
+
+    def _note_parameter(self, changes: Changes, name: str, value: Scalar) -> None:
+        """Record old -> new against the base snapshot and keep project.toml current."""
+        old = changes.snapshot.get(name, self.campaign.config.tunables[name].value)
+        previous = next((p.old for p in changes.parameters if p.name == name), old)
+        changes.parameters = [p for p in changes.parameters if p.name != name]
+        if previous != value:
+            changes.parameters.append(ParamChange(name=name, old=previous, new=value))
+        changes.snapshot[name] = value
+        self.campaign.project.set(f"tunables.{name}.value", value)

@@ -1,0 +1,66 @@
+"""The checks every measured step repeats: the same workload as the baseline, untouched
+protected files, tolerances not loosened, high-risk changes justified. Each refuses with
+the rule it applies."""
+
+from __future__ import annotations
+
+from pto_tui.core.campaign.context import CampaignContext
+from pto_tui.core.errors import RuleViolation
+from pto_tui.core.project.config import workload_fingerprint
+from pto_tui.core.rounds.records import Round
+from pto_tui.core.rules.gates import (
+    SAME_WORKLOAD,
+    loosened_tolerances,
+    protected_findings,
+    refuse,
+    risk_findings,
+    tolerance_findings,
+)
+from pto_tui.core.rules.scope import changed_protected, protected_hashes
+
+
+def check_workload(campaign: CampaignContext) -> str:
+    """The workload fingerprint, refused when it differs from the baseline's."""
+    baseline = campaign.baseline_record()
+    fingerprint = workload_fingerprint(campaign.config)
+    recorded = baseline.measurement.fingerprint if baseline else ""
+    if recorded and recorded != fingerprint:
+        raise RuleViolation(
+            SAME_WORKLOAD,
+            "the workload (case, shapes, benchmark settings) differs from the baseline's: "
+            "the comparison is refused",
+        )
+    return fingerprint
+
+
+def reference_record(campaign: CampaignContext) -> Round | None:
+    """The newest closed round that set the protected-file reference (baseline or bug fix)."""
+    closed = [r for r in campaign.current_rounds() if r.is_closed]
+    with_hashes = [r for r in closed if r.protected_hashes or r.is_baseline]
+    return max(with_hashes, key=lambda r: r.number, default=None)
+
+
+def check_integrity(campaign: CampaignContext, record: Round) -> None:
+    """Protected files (by content hash) and correctness tolerances."""
+    config = campaign.config
+    reference = reference_record(campaign)
+    if reference is not None:
+        current = protected_hashes(campaign.layout.workspace, config.protected)
+        changed = changed_protected(reference.protected_hashes, current)
+        refuse(protected_findings(changed, record.changes.bug_fix))
+    baseline = campaign.baseline_record()
+    if baseline is not None:
+        loosened = loosened_tolerances(baseline.tolerances, config.tolerances)
+        refuse(tolerance_findings(loosened, record.changes.tolerance_approval))
+
+
+def check_risks_justified(record: Round) -> None:
+    refuse(risk_findings(record.changes.high_risk, record.changes.risk_justification))
+
+
+def preflight(campaign: CampaignContext, record: Round) -> None:
+    """Everything that would refuse this round's measurements, checked before spending
+    time on a build and a benchmark."""
+    check_workload(campaign)
+    check_integrity(campaign, record)
+    check_risks_justified(record)

@@ -1,0 +1,98 @@
+"""Closing a round with the verdict its measurements give against the best so far, or
+previewing that verdict without writing anything."""
+
+from __future__ import annotations
+
+from pto_tui.core.campaign.checks import check_integrity
+from pto_tui.core.campaign.context import CampaignContext, now_text
+from pto_tui.core.campaign.status import frontier_of
+from pto_tui.core.errors import RuleViolation
+from pto_tui.core.rounds.records import CLOSED, Round
+from pto_tui.core.rules.gates import CORRECTNESS_FIRST, HONEST_VERDICT
+from pto_tui.core.rules.scope import protected_hashes
+from pto_tui.core.rules.verdict import VerdictResult, decide
+from pto_tui.core.vocabulary import Verdict
+
+
+class RoundClosing:
+    def __init__(self, campaign: CampaignContext) -> None:
+        self.campaign = campaign
+
+    def close_round(
+        self,
+        number: int | None = None,
+        *,
+        analysis: str = "",
+        next_step: str = "",
+        claimed: Verdict | None = None,
+    ) -> Round:
+        """Decide the verdict from the measurements and close the round for good.
+
+        `claimed` is the verdict the person expects; a claim the numbers do not support
+        is refused (the round stays open)."""
+        campaign = self.campaign
+        campaign.require_write()
+        record = campaign.open_record(number)
+        check_integrity(campaign, record)
+        result = self.decide(record)
+        if claimed is not None and claimed is not result.verdict:
+            raise RuleViolation(
+                HONEST_VERDICT,
+                f"the measurements give '{result.verdict.value}' ({result.reason}), "
+                f"not '{claimed.value}'",
+            )
+        config = campaign.config
+        if record.changes.bug_fix:
+            record.protected_hashes = protected_hashes(campaign.layout.workspace, config.protected)
+        record.tolerances = dict(config.tolerances)
+        _fill_verdict(record, result)
+        record.analysis = analysis or record.analysis
+        record.next = next_step or record.next
+        record.status = CLOSED
+        record.closed_at = now_text()
+        record.snapshot = campaign.snapshots.take()
+        campaign.publish(record)
+        return record
+
+    def preview(self, number: int | None = None) -> Round:
+        """The open round as it would close now: verdict, reason, stability and flags filled
+        in, nothing written (so Post-Run can be written before the round closes)."""
+        record = self.campaign.open_record(number)
+        _fill_verdict(record, self.decide(record))
+        return record
+
+    def decide(self, record: Round) -> VerdictResult:
+        """The verdict of an open round from its measurements against the frontier."""
+        m = record.measurement
+        if not m.build:
+            raise RuleViolation(CORRECTNESS_FIRST, "no build recorded: record the measurement first")
+        if m.build == "ok" and not m.correctness and not m.problem:
+            raise RuleViolation(
+                CORRECTNESS_FIRST, "the build passed but no correctness result is recorded"
+            )
+        if m.build == "ok" and m.correctness != "fail" and m.problem and not m.samples_us:
+            # the run produced no usable result (missing or malformed report, no
+            # "test success" line, blocked benchmark): an invalid round
+            return VerdictResult(Verdict.FAILURE, f"invalid round: {m.problem}", "")
+        rounds = self.campaign.current_rounds()
+        frontier = frontier_of([r for r in rounds if r.number != record.number])
+        baseline = next((r for r in rounds if r.is_baseline), None)
+        base_print = baseline.measurement.fingerprint if baseline else ""
+        d = self.campaign.config.discipline
+        return decide(
+            build_ok=m.build == "ok",
+            correct=m.correctness == "pass",
+            same_workload=not (base_print and m.fingerprint and m.fingerprint != base_print),
+            samples=m.samples_us,
+            frontier=frontier.measurement.samples_us if frontier else [],
+            noise_floor=d.noise_floor,
+            max_spread=d.max_spread,
+            review_gain=d.review_gain,
+        )
+
+
+def _fill_verdict(record: Round, result: VerdictResult) -> None:
+    record.verdict = result.verdict
+    record.verdict_reason = result.reason
+    record.stability = result.stability
+    record.flags = list(result.flags)

@@ -1,0 +1,102 @@
+"""What every step of the round life-cycle shares: the project's files, its writer lock,
+the ledger's read model, and the warnings of the last writes.
+
+`Campaign` is this context with the steps (opening, changes, measurement, closing,
+amendments) composed onto it; the steps read and write the project through it, so a
+caller that swaps `campaign.project` for a fresh `ProjectFile` is seen by every step.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pto_tui.core.campaign.read_model import LedgerReadModel
+from pto_tui.core.errors import InputError, RuleViolation
+from pto_tui.core.project.config import ProjectConfig, ProjectFile, Scalar
+from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.project.lock import ProjectLock
+from pto_tui.core.rounds.ledger import Ledger, LedgerProblems
+from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rules.gates import HONEST_HISTORY
+from pto_tui.core.workspace.snapshots import SnapshotStore
+
+
+def now_text() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class CampaignContext:
+    """One project opened for reading, or for writing under the project lock."""
+
+    def __init__(self, root: Path, *, write: bool = False, command: str = "") -> None:
+        self.layout = ProjectLayout(root)
+        self.lock = ProjectLock(self.layout.state_dir, command=command)
+        if write:
+            self.lock.acquire()
+        self.writable = write
+        self.project = ProjectFile(self.layout.project_file)
+        self.ledger = Ledger(self.layout)
+        self.reads = LedgerReadModel(self.ledger)
+        self.snapshots = SnapshotStore(root)
+        self.warnings: list[str] = []
+        self.problems = LedgerProblems()  # of the last rounds() read
+
+    def close(self) -> None:
+        self.lock.release()
+
+    @property
+    def config(self) -> ProjectConfig:
+        return self.project.config
+
+    def require_write(self) -> None:
+        if not self.writable:
+            raise InputError("the project is open read-only (another pto-tui holds the lock)")
+
+    # -------------------------------------------------------------- reading
+
+    def current_rounds(self) -> list[Round]:
+        """The rounds as the read model holds them (not to be changed); sets `problems`."""
+        rounds, self.problems = self.reads.current()
+        return rounds
+
+    def baseline_record(self) -> Round | None:
+        """iter-000's record, None while it has none."""
+        return self.reads.record(0)
+
+    def torch_baseline(self) -> TorchBaseline | None:
+        raw = self.project.get_state("torch_baseline")
+        if not raw:
+            return None
+        return TorchBaseline(
+            **{k: (v.unwrap() if hasattr(v, "unwrap") else v) for k, v in raw.items()}
+        )
+
+    def open_record(self, number: int | None) -> Round:
+        """The open round (the newest one when number is None), a copy to change."""
+        if number is None:
+            rounds, self.problems = self.reads.current()
+            open_rounds = [r for r in rounds if not r.is_closed and not r.is_baseline]
+            if not open_rounds:
+                raise InputError("no open round: start one with `pto-tui round start`")
+            return copy.deepcopy(open_rounds[-1])
+        record = self.reads.round(number)
+        if record.is_closed:
+            raise RuleViolation(
+                HONEST_HISTORY,
+                f"round {number} is closed; a closed round cannot be changed (use `pto-tui amend`)",
+            )
+        return record
+
+    # -------------------------------------------------------------- writing
+
+    def publish(self, record: Round, diff_text: str | None = None) -> None:
+        """Save the record, render its Markdown and ITERATIONS.md."""
+        self.warnings += self.ledger.write_round_files(record, diff_text)
+        self.reads.save(record)
+        self.warnings += self.ledger.write_iterations(self.current_rounds(), self.torch_baseline())
+
+    def parameter_snapshot(self) -> dict[str, Scalar]:
+        return {name: t.value for name, t in self.config.tunables.items()}

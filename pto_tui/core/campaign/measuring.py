@@ -1,0 +1,24 @@
+"""Recording a round's measurement: build, correctness and benchmark samples, refused
+when the workload, the protected files or an unjustified risk would make them unfair."""
+
+from __future__ import annotations
+
+from pto_tui.core.campaign.checks import check_integrity, check_risks_justified, check_workload
+from pto_tui.core.campaign.context import CampaignContext
+from pto_tui.core.rounds.records import Measurement, Round
+from pto_tui.core.rules.gates import measurement_findings, refuse
+
+
+def record_measurement(
+    campaign: CampaignContext, measurement: Measurement, number: int | None = None
+) -> Round:
+    """Build, correctness and benchmark samples of the open round."""
+    campaign.require_write()
+    record = campaign.open_record(number)
+    refuse(measurement_findings(measurement.build, measurement.correctness, measurement.samples_us))
+    check_integrity(campaign, record)
+    check_risks_justified(record)
+    measurement.fingerprint = check_workload(campaign)
+    record.measurement = measurement
+    campaign.publish(record)
+    return record

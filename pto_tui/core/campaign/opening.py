@@ -1,0 +1,200 @@
+"""Opening rounds: the environment and baseline records on iter-000, the PyTorch
+reference, the phase new rounds fall in, and starting a tuning round once its gates
+pass."""
+
+from __future__ import annotations
+
+import tomlkit
+
+from pto_tui.core.campaign.context import CampaignContext, now_text
+from pto_tui.core.campaign.status import frontier_of
+from pto_tui.core.errors import InputError, RuleViolation
+from pto_tui.core.project.config import workload_fingerprint
+from pto_tui.core.rounds.records import CLOSED, EnvironmentNotes, Measurement, PreEdit, Round
+from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rules.gates import HONEST_HISTORY, VALID_BASELINE, refuse, start_findings
+from pto_tui.core.rules.scope import protected_hashes
+from pto_tui.core.rules.verdict import invalid_sample_reason
+
+
+class RoundOpening:
+    def __init__(self, campaign: CampaignContext) -> None:
+        self.campaign = campaign
+
+    # -------------------------------------------------------------- iter-000
+
+    def record_environment(self, notes: EnvironmentNotes) -> Round:
+        """The environment round's outcome, kept on iter-000 (created open if needed)."""
+        self.campaign.require_write()
+        record = self.campaign.baseline_record()
+        if record is not None and record.is_closed and record.environment is not None:
+            raise RuleViolation(
+                HONEST_HISTORY,
+                "iter-000 is closed with its environment notes; they are not rewritten "
+                "(check a changed environment with `pto-tui exec`)",
+            )
+        record = record or self._new_baseline_round()
+        record.environment = notes
+        self.campaign.publish(record)
+        return record
+
+    def record_baseline(self, measurement: Measurement, analysis: str = "") -> Round:
+        """Close iter-000 with the initial PTO measurement (the reference of every speedup)."""
+        campaign = self.campaign
+        campaign.require_write()
+        record = campaign.baseline_record()
+        if record is not None and record.is_closed:
+            raise RuleViolation(
+                HONEST_HISTORY, "the baseline is already recorded; it cannot be rewritten"
+            )
+        _check_baseline_measurement(measurement)
+        record = record or self._new_baseline_round()
+        config = campaign.config
+        measurement.fingerprint = workload_fingerprint(config)
+        record.measurement = measurement
+        record.changes.snapshot = campaign.parameter_snapshot()
+        record.pre_edit.kernel = record.pre_edit.kernel or self._kernel_text()
+        record.stability = "stable"
+        record.status = CLOSED
+        record.closed_at = now_text()
+        record.analysis = analysis or record.analysis
+        record.snapshot = campaign.snapshots.take()
+        record.protected_hashes = protected_hashes(campaign.layout.workspace, config.protected)
+        record.tolerances = dict(config.tolerances)
+        campaign.publish(record, diff_text="")
+        return record
+
+    def _new_baseline_round(self) -> Round:
+        phase = self.campaign.config.phases[0]
+        return Round(number=0, phase=phase, opened_at=now_text(), title="baseline")
+
+    def _kernel_text(self) -> str:
+        config = self.campaign.config
+        return f"{config.operator.name} ({config.case.describe()})"
+
+    def set_torch_baseline(self, baseline: TorchBaseline) -> None:
+        campaign = self.campaign
+        campaign.require_write()
+        table = tomlkit.table()
+        for key, value in baseline.__dict__.items():
+            if value is not None:
+                table.add(key, value)
+        campaign.project.set("state.torch_baseline", table)
+        campaign.project.save()
+        campaign.warnings += campaign.ledger.write_iterations(campaign.current_rounds(), baseline)
+
+    # -------------------------------------------------------------- tuning rounds
+
+    def start_round(
+        self,
+        pre: PreEdit,
+        *,
+        phase: str | None = None,
+        based_on: int | None = None,
+        title: str = "",
+        restore: bool = False,
+    ) -> Round:
+        """Open the next round once every gate passes. `restore` resets the workspace
+        to the base round's snapshot first (start again from the best)."""
+        campaign = self.campaign
+        campaign.require_write()
+        rounds = campaign.current_rounds()
+        refuse(start_findings(pre, rounds))
+        if phase is not None:
+            self._check_phase(phase)
+        base = _base_round(rounds, based_on)
+        if restore:
+            self._restore(base)
+        else:
+            self._warn_leftover(base)
+        number = self._claim_number()
+        record = Round(
+            number=number,
+            phase=phase or self._current_phase(),
+            opened_at=now_text(),
+            title=title,
+            pre_edit=pre,
+            base_snapshot=base.snapshot,
+        )
+        record.changes.based_on = base.number
+        record.changes.snapshot = dict(base.changes.snapshot) or campaign.parameter_snapshot()
+        campaign.publish(record)
+        return record
+
+    def _restore(self, base: Round) -> None:
+        """Reset the workspace and the tunables to the base round's."""
+        if not base.snapshot:
+            raise InputError(
+                f"iter-{base.number:03d} has no workspace snapshot (imported from Markdown): "
+                "it cannot be restored; start without --restore"
+            )
+        project = self.campaign.project
+        self.campaign.snapshots.restore(base.snapshot)
+        for name, value in base.changes.snapshot.items():
+            if name in self.campaign.config.tunables:
+                project.set(f"tunables.{name}.value", value)
+        project.save()
+
+    def _warn_leftover(self, base: Round) -> None:
+        if not base.snapshot:
+            return
+        leftover = self.campaign.snapshots.changed_files(base.snapshot)
+        if leftover:
+            self.campaign.warnings.append(
+                f"the workspace differs from iter-{base.number:03d} (the base) in "
+                f"{', '.join(leftover)}: these count as this round's changes; "
+                "start with --restore to begin from the base"
+            )
+
+    def _claim_number(self) -> int:
+        """The next round number, kept in project.toml; a round folder deleted from disk
+        stays a gap, never a new round."""
+        project = self.campaign.project
+        next_on_disk = self.campaign.ledger.next_number()
+        number = max(next_on_disk, int(project.get_state("last_round", 0)) + 1)
+        project.set("state.last_round", number)
+        project.save()
+        return number
+
+    def set_phase(self, phase: str) -> None:
+        """The phase new rounds fall in (the chart's background bands)."""
+        self.campaign.require_write()
+        self._check_phase(phase)
+        self.campaign.project.set("phases.current", phase)
+        self.campaign.project.save()
+
+    def _check_phase(self, phase: str) -> None:
+        phases = self.campaign.config.phases
+        if phase not in phases:
+            raise InputError(f"unknown phase {phase!r}; phases: {', '.join(phases)}")
+
+    def _current_phase(self) -> str:
+        """The project's current phase; tuning rounds never fall in the baseline phase."""
+        phases = self.campaign.config.phases
+        document = self.campaign.project.document
+        current = str(document.get("phases", {}).get("current") or phases[0])
+        if current == phases[0] and len(phases) > 1:
+            return phases[1]
+        return current
+
+
+def _check_baseline_measurement(measurement: Measurement) -> None:
+    if measurement.build != "ok" or measurement.correctness != "pass":
+        why = f" ({measurement.problem})" if measurement.problem else ""
+        raise RuleViolation(
+            VALID_BASELINE,
+            f"the baseline needs a successful build and a passing correctness check{why}",
+        )
+    problem = invalid_sample_reason(measurement.samples_us)
+    if problem:
+        raise RuleViolation(VALID_BASELINE, f"the baseline needs valid samples: {problem}")
+
+
+def _base_round(rounds: list[Round], based_on: int | None) -> Round:
+    """The closed round a new round starts from: `based_on`, else the best so far."""
+    frontier = frontier_of(rounds)
+    number = based_on if based_on is not None else (frontier.number if frontier else 0)
+    base = next((r for r in rounds if r.number == number), None)
+    if base is None or not base.is_closed:
+        raise InputError(f"cannot base a round on round {number}: it is not a closed round")
+    return base
