@@ -9,7 +9,7 @@ Three runs on the same machine, in the same script:
              empty cache;
   warm       the same grid again from the cache (a new engine and cache object,
              as a new `pto-tui costmodel` process would have).
-Goals (issue 5): cold <= 1/10 of the reference, warm < 1 s. The numbers of all
+Goals: cold <= 1/10 of the reference, warm < 1 s. The numbers of all
 runs are compared; a mismatch is reported.
 
 Without --pto-isa the pto-isa stand-in of the tests is used. Its headers compile
@@ -29,7 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pto_tui.core.costmodel.query import CycleResult, expand_sweep  # noqa: E402
+from pto_tui.core.costmodel.results import CycleResult  # noqa: E402
+from pto_tui.core.costmodel.sweep import expand_sweep  # noqa: E402
 from pto_tui.costmodel import BuiltinEngine, CostmodelCache, run_queries  # noqa: E402
 from pto_tui.costmodel.toolchain import default_jobs  # noqa: E402
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pto_tui.cli.common import add_json_flag, load_project_file, print_json, project_layout
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.costmodel.query import SWEEP_HELP, Query, expand_sweep
+from pto_tui.core.costmodel.query import Query
 from pto_tui.core.costmodel.results import (
     SORT_COLUMNS,
     TABLE_COLUMNS,
@@ -27,6 +27,7 @@ from pto_tui.core.costmodel.results import (
     to_csv,
     to_markdown,
 )
+from pto_tui.core.costmodel.sweep import SWEEP_HELP, expand_sweep
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import CostmodelConfig, ProjectFile
 from pto_tui.costmodel import (

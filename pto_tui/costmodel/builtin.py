@@ -19,7 +19,8 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pto_tui.core.costmodel.query import Query, parse_cycle_lines
+from pto_tui.core.costmodel.cycle_lines import parse_cycle_lines
+from pto_tui.core.costmodel.query import Query
 from pto_tui.core.costmodel.results import VersionStamp
 from pto_tui.costmodel.codegen import render_program
 from pto_tui.costmodel.engine import Outcome, unique_queries

@@ -12,7 +12,8 @@ import hashlib
 import posixpath
 from collections.abc import Callable, Sequence
 
-from pto_tui.core.costmodel.query import Query, parse_cycle_lines
+from pto_tui.core.costmodel.cycle_lines import parse_cycle_lines
+from pto_tui.core.costmodel.query import Query
 from pto_tui.core.costmodel.results import VersionStamp
 from pto_tui.costmodel.engine import Outcome, Runner, unique_queries
 from pto_tui.costmodel.toolchain import CostmodelError, default_jobs, run_process

@@ -1,4 +1,4 @@
-"""The built-in CPU demo operators (issue 6, "The built-in demo target").
+"""The built-in CPU demo operators: the built-in demo target.
 
 They let anyone run the optimisation loop without an NPU. Each is declared a demo by its
 pto-operator.toml (`demo = true`) and is honestly CPU code: NumPy for the PTO-DSL-style

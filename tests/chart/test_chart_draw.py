@@ -13,16 +13,15 @@ from matplotlib.figure import Figure
 
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.render import TorchBaseline
-from pto_tui.core.summary.chart import (
+from pto_tui.core.summary.chart import draw, write_chart
+from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text, find_chart_fonts
+from pto_tui.core.summary.chart_model import build_model
+from pto_tui.core.summary.chart_style import (
     COLOURS,
     FRONTIER_COLOUR,
     SPEEDUP_COLOUR,
     TORCH_COLOUR,
-    draw,
-    write_chart,
 )
-from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text, find_chart_fonts
-from pto_tui.core.summary.chart_model import build_model
 from tests.chart.builders import (
     PHASES,
     TORCH,

@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pto_tui.core.costmodel.cycle_lines import parse_cycle_lines, query_from_label
+from pto_tui.core.costmodel.metrics import expected_matmul_cycles, flop_count, ideal_cycles
 from pto_tui.core.costmodel.query import (
     DTYPE_SIZES,
     INSTRUCTIONS,
@@ -21,15 +23,6 @@ from pto_tui.core.costmodel.query import (
     Family,
     Query,
     QueryError,
-    expand_sweep,
-    expected_matmul_cycles,
-    flop_count,
-    ideal_cycles,
-    parse_cycle_lines,
-    parse_dim_values,
-    parse_query,
-    parse_query_text,
-    query_from_label,
 )
 from pto_tui.core.costmodel.results import (
     SORT_COLUMNS,
@@ -41,6 +34,7 @@ from pto_tui.core.costmodel.results import (
     to_csv,
     to_markdown,
 )
+from pto_tui.core.costmodel.sweep import expand_sweep, parse_dim_values, parse_query, parse_query_text
 from pto_tui.core.errors import InputError
 
 STAMP = VersionStamp("builtin", "git:abc123", "g++ 12.2.0", "-O2")

@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.marker import (
+    MARKER_FILE,
+    CaseChoice,
+    marker_cases,
+    marker_commands,
+    marker_tunables,
+    read_marker,
+)
 from pto_tui.core.project.config import Tunable
 from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded
 
-MARKER_FILE = "pto-operator.toml"
 _READ_LIMIT = 512 * 1024  # evidence is near the top of a source file
 
 _DSL_IMPORTS = (
@@ -42,17 +48,6 @@ _CPP_INSTRUCTIONS = re.compile(
 )
 _PY_SUFFIXES = {".py"}
 _CPP_SUFFIXES = {".cpp", ".hpp", ".h", ".cc", ".cxx", ".hh"}
-
-
-@dataclass(frozen=True)
-class CaseChoice:
-    """A case the operator offers (WORKFLOW.md step 2)."""
-
-    name: str
-    spec: str = ""
-    shape: dict[str, int | float | str | bool] = field(default_factory=dict)
-    dtype: str = ""
-    causal: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,96 +132,6 @@ def _cpp_evidence(rel: str, text: str) -> list[str]:
     return found
 
 
-def read_marker(folder: Path) -> dict[str, object] | None:
-    """The operator's own declaration, or None. Errors name the file and line."""
-    marker = folder / MARKER_FILE
-    if not marker.is_file():
-        return None
-    try:
-        data = tomllib.loads(marker.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as error:
-        line = re.search(r"line (\d+)", str(error))
-        raise InputError(
-            f"invalid TOML: {error}", file=marker, line=int(line.group(1)) if line else None
-        ) from None
-    kind = data.get("kind")
-    if kind is not None:
-        try:
-            OperatorKind(str(kind))
-        except ValueError:
-            raise InputError(
-                f"unknown kind {kind!r}; expected pto-dsl or pto-tile-lib", file=marker, key="kind"
-            ) from None
-    return data
-
-
-def _marker_cases(data: dict[str, object], marker: Path) -> tuple[CaseChoice, ...]:
-    raw = data.get("cases", [])
-    if not isinstance(raw, list):
-        raise InputError("'cases' must be an array of tables", file=marker, key="cases")
-    cases = []
-    for index, item in enumerate(raw):
-        if not isinstance(item, dict) or "name" not in item:
-            raise InputError("each case needs a 'name'", file=marker, key=f"cases[{index}]")
-        shape = item.get("shape", {})
-        cases.append(
-            CaseChoice(
-                name=str(item["name"]),
-                spec=str(item.get("spec", "")),
-                shape=dict(shape) if isinstance(shape, dict) else {},
-                dtype=str(item.get("dtype", "")),
-                causal=bool(item.get("causal", False)),
-            )
-        )
-    return tuple(cases)
-
-
-_COMMAND_KEYS = ("build", "correctness", "benchmark", "reference", "results")
-_TUNABLE_KINDS = ("env", "constexpr", "template", "case")
-
-
-def _marker_commands(data: dict[str, object], marker: Path) -> dict[str, str]:
-    raw = data.get("commands", {})
-    if not isinstance(raw, dict):
-        raise InputError("'commands' must be a table", file=marker, key="commands")
-    for key, value in raw.items():
-        if key not in _COMMAND_KEYS or not isinstance(value, str):
-            raise InputError(
-                f"commands.{key}: expected one of {', '.join(_COMMAND_KEYS)} with a string",
-                file=marker,
-                key=f"commands.{key}",
-            )
-    return dict(raw)
-
-
-def _marker_tunables(data: dict[str, object], marker: Path) -> tuple[Tunable, ...]:
-    raw = data.get("tunables", {})
-    if not isinstance(raw, dict):
-        raise InputError("'tunables' must be a table", file=marker, key="tunables")
-    found = []
-    for name, entry in raw.items():
-        key = f"tunables.{name}"
-        if not isinstance(entry, dict) or "value" not in entry:
-            raise InputError("a tunable needs at least 'value'", file=marker, key=key)
-        kind = str(entry.get("kind", "env"))
-        if kind not in _TUNABLE_KINDS:
-            raise InputError(f"unknown kind {kind!r}", file=marker, key=f"{key}.kind")
-        allowed = entry.get("allowed", [])
-        if not isinstance(allowed, list) or (allowed and entry["value"] not in allowed):
-            raise InputError("'value' must be one of 'allowed'", file=marker, key=f"{key}.value")
-        found.append(
-            Tunable(
-                name=name,
-                value=entry["value"],
-                kind=kind,
-                default=entry.get("default", entry["value"]),
-                allowed=tuple(allowed),
-                where=str(entry.get("where", MARKER_FILE)),
-            )
-        )
-    return tuple(found)
-
-
 def _bench_spec_cases(folder: Path) -> tuple[CaseChoice, ...]:
     """pto-kernels bench specs (bench/specs/<family>/<name>.yaml) are the DSL operator's cases."""
     specs = folder / "bench" / "specs"
@@ -238,61 +143,85 @@ def _bench_spec_cases(folder: Path) -> tuple[CaseChoice, ...]:
     )
 
 
-def classify(folder: Path) -> Candidate | None:
-    """Classify one folder; None when it shows no PTO evidence at all."""
-    marker_data = read_marker(folder)
-    dsl: list[str] = []
-    dsl_files: list[str] = []
-    cpp: list[str] = []
-    cpp_files: list[str] = []
-    has_cmake = (folder / "CMakeLists.txt").is_file()
+@dataclass
+class _Evidence:
+    """What a folder's own sources show: PTO-DSL kernels, PTO C++ and a CMake project."""
 
+    dsl: list[str] = field(default_factory=list)
+    dsl_files: list[str] = field(default_factory=list)
+    cpp: list[str] = field(default_factory=list)
+    cpp_files: list[str] = field(default_factory=list)
+    tile_lib: bool = False
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(self.dsl_files + self.cpp_files)
+
+
+def _gather_evidence(folder: Path) -> _Evidence:
+    found_in = _Evidence()
+    has_cmake = (folder / "CMakeLists.txt").is_file()
     for path in _own_files(folder):
         rel = path.relative_to(folder).as_posix()
         if path.suffix in _PY_SUFFIXES and path.parent == folder:  # DSL kernels: own files only
             text = _read_head(path)
             if text and (found := _dsl_evidence(rel, text)):
-                dsl.extend(found)
-                dsl_files.append(rel)
+                found_in.dsl.extend(found)
+                found_in.dsl_files.append(rel)
         elif path.suffix in _CPP_SUFFIXES:
             text = _read_head(path)
             if text and (found := _cpp_evidence(rel, text)):
-                cpp.extend(found)
-                cpp_files.append(rel)
+                found_in.cpp.extend(found)
+                found_in.cpp_files.append(rel)
+    found_in.tile_lib = has_cmake and bool(found_in.cpp)
+    if found_in.tile_lib:
+        found_in.cpp.insert(0, "CMakeLists.txt: CMake project")
+    return found_in
 
-    tile_lib = has_cmake and bool(cpp)
-    if tile_lib:
-        cpp.insert(0, "CMakeLists.txt: CMake project")
 
+def classify(folder: Path) -> Candidate | None:
+    """Classify one folder; None when it shows no PTO evidence at all."""
+    marker_data = read_marker(folder)
+    evidence = _gather_evidence(folder)
     if marker_data is not None:
-        kind_text = marker_data.get("kind")
-        evidence = [f"{MARKER_FILE}: declares kind = {kind_text}"] if kind_text else []
-        evidence += dsl + cpp
-        kind = OperatorKind(str(kind_text)) if kind_text else None
-        return Candidate(
-            path=folder,
-            name=str(marker_data.get("name", folder.name)),
-            kind=kind,
-            status="declared" if kind else "unclear",
-            evidence=tuple(evidence),
-            files=tuple(dsl_files + cpp_files),
-            cases=_marker_cases(marker_data, folder / MARKER_FILE) or _bench_spec_cases(folder),
-            demo=bool(marker_data.get("demo", False)),
-            description=str(marker_data.get("description", "")),
-            commands=_marker_commands(marker_data, folder / MARKER_FILE),
-            tunables=_marker_tunables(marker_data, folder / MARKER_FILE),
-        )
+        return _declared_candidate(folder, marker_data, evidence)
+    return _detected_candidate(folder, evidence)
 
-    if dsl and tile_lib:
+
+def _declared_candidate(folder: Path, marker_data: dict[str, object], found: _Evidence) -> Candidate:
+    """A folder with a pto-operator.toml: the marker decides, the sources only add evidence."""
+    marker = folder / MARKER_FILE
+    kind_text = marker_data.get("kind")
+    evidence = [f"{MARKER_FILE}: declares kind = {kind_text}"] if kind_text else []
+    evidence += found.dsl + found.cpp
+    kind = OperatorKind(str(kind_text)) if kind_text else None
+    return Candidate(
+        path=folder,
+        name=str(marker_data.get("name", folder.name)),
+        kind=kind,
+        status="declared" if kind else "unclear",
+        evidence=tuple(evidence),
+        files=found.files,
+        cases=marker_cases(marker_data, marker) or _bench_spec_cases(folder),
+        demo=bool(marker_data.get("demo", False)),
+        description=str(marker_data.get("description", "")),
+        commands=marker_commands(marker_data, marker),
+        tunables=marker_tunables(marker_data, marker),
+    )
+
+
+def _detected_candidate(folder: Path, found: _Evidence) -> Candidate | None:
+    """A folder without a marker, classified by its sources alone."""
+    dsl, cpp = found.dsl, found.cpp
+    if dsl and found.tile_lib:
+        mixed = ["both PTO-DSL and PTO-tile-lib evidence: choose the kind yourself"]
         return Candidate(
             path=folder,
             name=folder.name,
             kind=None,
             status="mixed",
-            evidence=tuple(
-                ["both PTO-DSL and PTO-tile-lib evidence: choose the kind yourself"] + dsl + cpp
-            ),
-            files=tuple(dsl_files + cpp_files),
+            evidence=tuple(mixed + dsl + cpp),
+            files=found.files,
         )
     if dsl:
         return Candidate(
@@ -301,17 +230,17 @@ def classify(folder: Path) -> Candidate | None:
             kind=OperatorKind.PTO_DSL,
             status="detected",
             evidence=tuple(dsl),
-            files=tuple(dsl_files),
+            files=tuple(found.dsl_files),
             cases=_bench_spec_cases(folder),
         )
-    if tile_lib:
+    if found.tile_lib:
         return Candidate(
             path=folder,
             name=folder.name,
             kind=OperatorKind.PTO_TILE_LIB,
             status="detected",
             evidence=tuple(cpp),
-            files=tuple(cpp_files),
+            files=tuple(found.cpp_files),
         )
     if cpp:  # PTO C++ without a CMake project: say so rather than guess
         return Candidate(
@@ -320,7 +249,7 @@ def classify(folder: Path) -> Candidate | None:
             kind=None,
             status="unclear",
             evidence=tuple(["PTO C++ sources but no CMakeLists.txt"] + cpp),
-            files=tuple(cpp_files),
+            files=tuple(found.cpp_files),
         )
     return None
 

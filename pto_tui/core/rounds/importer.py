@@ -206,63 +206,77 @@ def _round_from_markdown(
     notes = parse_notes(notes_path) if notes_path.is_file() else {}
     if not notes_path.is_file():
         problems.append(f"{where}: no notes.md")
-    pre_section = notes.get("Pre-Edit", {})
+    record.pre_edit = _pre_edit_from_notes(notes.get("Pre-Edit", {}))
+    record.changes = _changes_from_notes(notes.get("Changes", {}), folder / "files.txt")
+    post = notes.get("Post-Run", {})
+    record.analysis = notes.get("Analysis", {}).get("_text", "")
+    record.next = notes.get("Next", {}).get("_text", "")
+    stability = _first_value(post, "stability")
+    record.stability = stability.split()[0].lower() if stability else ""
+    m = Measurement()
+    if row is not None:
+        record.title = row.hypothesis if row.hypothesis != "-" else ""
+        m = _measurement_from_row(row, layout, problems)
+        if number > 0:
+            record.verdict = _verdict_from_row(row, layout, problems)
+    record.measurement = m
+    return record
+
+
+def _pre_edit_from_notes(section: dict[str, str]) -> PreEdit:
     labels = {label.lower(): key for key, label in PRE_EDIT_FIELDS}
     pre = PreEdit()
-    for label, value in pre_section.items():
+    for label, value in section.items():
         key = labels.get(label.lower())
         if key:
             setattr(pre, key, value)
-    record.pre_edit = pre
-    changes_section = notes.get("Changes", {})
-    record.changes = Changes(description=_first_value(changes_section, "具体变更", "changes"))
-    based = _first_value(changes_section, "基于哪一轮", "based on")
-    based_match = re.search(r"iter-?(\d+)", based)
+    return pre
+
+
+def _changes_from_notes(section: dict[str, str], files_path: Path) -> Changes:
+    """The Changes section of notes.md, and the changed files from files.txt when it exists."""
+    changes = Changes(description=_first_value(section, "具体变更", "changes"))
+    based_match = re.search(r"iter-?(\d+)", _first_value(section, "基于哪一轮", "based on"))
     if based_match:
-        record.changes.based_on = int(based_match.group(1))
-    files_path = folder / "files.txt"
+        changes.based_on = int(based_match.group(1))
     if files_path.is_file():
-        record.changes.files = [
+        changes.files = [
             line.strip()
             for line in files_path.read_text(encoding="utf-8", errors="replace").splitlines()
             if line.strip() and not line.startswith("#")
         ]
-    post = notes.get("Post-Run", {})
-    record.analysis = notes.get("Analysis", {}).get("_text", "")
-    record.next = notes.get("Next", {}).get("_text", "")
-    record.stability = (
-        _first_value(post, "stability").split()[0].lower()
-        if _first_value(post, "stability")
-        else ""
-    )
+    return changes
+
+
+def _measurement_from_row(row: TableRow, layout: ProjectLayout, problems: list[str]) -> Measurement:
+    """Durations and correctness from a round's ITERATIONS.md row; unreadable durations are listed."""
     m = Measurement()
-    if row is not None:
-        record.title = row.hypothesis if row.hypothesis != "-" else ""
-        for text, target in ((row.pto, m.samples_us), (row.baseline, m.reference_us)):
-            try:
-                value = parse_duration_us(text)
-            except ValueError as error:
-                problems.append(f"{layout.iterations}:{row.line}: {error}; not imported")
-                continue
-            if value is not None:
-                target.append(value)
-        correct = row.correct.lower()
-        m.correctness = (
-            "pass"
-            if correct.startswith(("pass", "yes", "✓", "ok"))
-            else ("fail" if correct.startswith(("fail", "no", "✗")) else "")
+    for text, target in ((row.pto, m.samples_us), (row.baseline, m.reference_us)):
+        try:
+            duration = parse_duration_us(text)
+        except ValueError as error:
+            problems.append(f"{layout.iterations}:{row.line}: {error}; not imported")
+            continue
+        if duration is not None:
+            target.append(duration)
+    correct = row.correct.lower()
+    m.correctness = (
+        "pass"
+        if correct.startswith(("pass", "yes", "✓", "ok"))
+        else ("fail" if correct.startswith(("fail", "no", "✗")) else "")
+    )
+    m.build = "ok" if m.correctness or m.samples_us else ""
+    return m
+
+
+def _verdict_from_row(row: TableRow, layout: ProjectLayout, problems: list[str]) -> Verdict | None:
+    word = row.result.lower().split()[0] if row.result.strip() else ""
+    verdict = _VERDICT_WORDS.get(word)
+    if verdict is None:
+        problems.append(
+            f"{layout.iterations}:{row.line}: unknown result {row.result!r}; verdict left empty"
         )
-        m.build = "ok" if m.correctness or m.samples_us else ""
-        if number > 0:
-            word = row.result.lower().split()[0] if row.result.strip() else ""
-            verdict = _VERDICT_WORDS.get(word)
-            if verdict is None:
-                problems.append(
-                    f"{layout.iterations}:{row.line}: unknown result {row.result!r}; verdict left empty"
-                )
-            record.verdict = verdict
-    record.measurement = m
-    return record
+    return verdict
 
 
 def _first_value(section: dict[str, str], *needles: str) -> str:

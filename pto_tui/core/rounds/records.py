@@ -181,10 +181,61 @@ def _drop_empty(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _pre_edit_to_dict(pre: PreEdit) -> dict[str, Any]:
+    return {
+        **{key: pre.field_value(key) for key, _label in PRE_EDIT_FIELDS},
+        "correctness_plan": pre.correctness_plan,
+        "scope": list(pre.scope),
+        "bottleneck_recheck": pre.bottleneck_recheck,
+        "new_direction": pre.new_direction,
+        "checklist": {
+            key: {"ticked": item.ticked, "note": item.note} for key, item in pre.checklist.items()
+        },
+    }
+
+
+def _changes_to_dict(ch: Changes) -> dict[str, Any]:
+    return {
+        "kind": ch.kind.value if ch.kind else None,
+        "files": list(ch.files),
+        "description": ch.description,
+        "based_on": ch.based_on,
+        "bug_fix": ch.bug_fix,
+        "risk_justification": ch.risk_justification,
+        "high_risk": list(ch.high_risk),
+        "tolerance_approval": ch.tolerance_approval,
+        "snapshot": dict(ch.snapshot),
+        "parameters": [
+            _drop_empty({"name": p.name, "old": p.old, "new": p.new}) for p in ch.parameters
+        ],
+    }
+
+
+def _measurement_to_dict(m: Measurement) -> dict[str, Any]:
+    return {
+        "build": m.build,
+        "correctness": m.correctness,
+        "samples_us": list(m.samples_us),
+        "reference_us": list(m.reference_us),
+        "tflops": m.tflops,
+        "reports": list(m.reports),
+        "problem": m.problem,
+        "fingerprint": m.fingerprint,
+    }
+
+
+def _environment_to_dict(env: EnvironmentNotes) -> dict[str, Any]:
+    return {
+        "versions": dict(env.versions),
+        "build_outcome": env.build_outcome,
+        "first_valid_result": env.first_valid_result,
+        "problems": list(env.problems),
+        "probes": dict(env.probes),
+        "passed": env.passed,
+    }
+
+
 def round_to_dict(record: Round) -> dict[str, Any]:
-    pre = record.pre_edit
-    ch = record.changes
-    m = record.measurement
     data: dict[str, Any] = {
         "number": record.number,
         "status": record.status,
@@ -202,55 +253,15 @@ def round_to_dict(record: Round) -> dict[str, Any]:
         "flags": list(record.flags),
         "analysis": record.analysis,
         "next": record.next,
-        "pre_edit": {
-            **{key: pre.field_value(key) for key, _label in PRE_EDIT_FIELDS},
-            "correctness_plan": pre.correctness_plan,
-            "scope": list(pre.scope),
-            "bottleneck_recheck": pre.bottleneck_recheck,
-            "new_direction": pre.new_direction,
-            "checklist": {
-                key: {"ticked": item.ticked, "note": item.note}
-                for key, item in pre.checklist.items()
-            },
-        },
-        "changes": {
-            "kind": ch.kind.value if ch.kind else None,
-            "files": list(ch.files),
-            "description": ch.description,
-            "based_on": ch.based_on,
-            "bug_fix": ch.bug_fix,
-            "risk_justification": ch.risk_justification,
-            "high_risk": list(ch.high_risk),
-            "tolerance_approval": ch.tolerance_approval,
-            "snapshot": dict(ch.snapshot),
-            "parameters": [
-                _drop_empty({"name": p.name, "old": p.old, "new": p.new}) for p in ch.parameters
-            ],
-        },
-        "measurement": {
-            "build": m.build,
-            "correctness": m.correctness,
-            "samples_us": list(m.samples_us),
-            "reference_us": list(m.reference_us),
-            "tflops": m.tflops,
-            "reports": list(m.reports),
-            "problem": m.problem,
-            "fingerprint": m.fingerprint,
-        },
+        "pre_edit": _pre_edit_to_dict(record.pre_edit),
+        "changes": _changes_to_dict(record.changes),
+        "measurement": _measurement_to_dict(record.measurement),
         "amendments": [a.__dict__.copy() for a in record.amendments],
         "protected_hashes": dict(record.protected_hashes),
         "tolerances": dict(record.tolerances),
     }
     if record.environment is not None:
-        env = record.environment
-        data["environment"] = {
-            "versions": dict(env.versions),
-            "build_outcome": env.build_outcome,
-            "first_valid_result": env.first_valid_result,
-            "problems": list(env.problems),
-            "probes": dict(env.probes),
-            "passed": env.passed,
-        }
+        data["environment"] = _environment_to_dict(record.environment)
     # checklist items with ticked=False must survive: keep the checklist table as is
     checklist = data["pre_edit"].pop("checklist")
     cleaned = _drop_empty(data)
@@ -261,15 +272,12 @@ def round_to_dict(record: Round) -> dict[str, Any]:
     return cleaned
 
 
-def round_from_dict(data: dict[str, Any]) -> Round:
-    """Inverse of round_to_dict. Raises KeyError/ValueError/TypeError on bad data;
-    the ledger turns those into errors naming the file."""
-    pre_data = data.get("pre_edit", {})
+def _pre_edit_from_dict(pre_data: dict[str, Any]) -> PreEdit:
     checklist = {
         key: ChecklistItem(ticked=bool(item.get("ticked", False)), note=str(item.get("note", "")))
         for key, item in pre_data.get("checklist", {}).items()
     }
-    pre = PreEdit(
+    return PreEdit(
         **{key: str(pre_data.get(key, "")) for key, _label in PRE_EDIT_FIELDS},
         correctness_plan=str(pre_data.get("correctness_plan", "")),
         checklist=checklist,
@@ -277,9 +285,11 @@ def round_from_dict(data: dict[str, Any]) -> Round:
         bottleneck_recheck=str(pre_data.get("bottleneck_recheck", "")),
         new_direction=str(pre_data.get("new_direction", "")),
     )
-    ch_data = data.get("changes", {})
+
+
+def _changes_from_dict(ch_data: dict[str, Any]) -> Changes:
     kind = ch_data.get("kind")
-    changes = Changes(
+    return Changes(
         kind=ChangeKind(kind) if kind else None,
         files=[str(f) for f in ch_data.get("files", [])],
         description=str(ch_data.get("description", "")),
@@ -294,8 +304,10 @@ def round_from_dict(data: dict[str, Any]) -> Round:
         high_risk=[str(h) for h in ch_data.get("high_risk", [])],
         tolerance_approval=str(ch_data.get("tolerance_approval", "")),
     )
-    m_data = data.get("measurement", {})
-    measurement = Measurement(
+
+
+def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
+    return Measurement(
         build=str(m_data.get("build", "")),
         correctness=str(m_data.get("correctness", "")),
         samples_us=[float(s) for s in m_data.get("samples_us", [])],
@@ -305,17 +317,28 @@ def round_from_dict(data: dict[str, Any]) -> Round:
         problem=str(m_data.get("problem", "")),
         fingerprint=str(m_data.get("fingerprint", "")),
     )
+
+
+def _environment_from_dict(env_data: dict[str, Any]) -> EnvironmentNotes:
+    return EnvironmentNotes(
+        versions={str(k): str(v) for k, v in env_data.get("versions", {}).items()},
+        build_outcome=str(env_data.get("build_outcome", "")),
+        first_valid_result=str(env_data.get("first_valid_result", "")),
+        problems=[str(p) for p in env_data.get("problems", [])],
+        probes={str(k): bool(v) for k, v in env_data.get("probes", {}).items()},
+        passed=bool(env_data.get("passed", False)),
+    )
+
+
+def round_from_dict(data: dict[str, Any]) -> Round:
+    """Inverse of round_to_dict. Raises KeyError/ValueError/TypeError on bad data;
+    the ledger turns those into errors naming the file."""
+    # the parts are read in this order so that bad data raises the same error as always
+    pre = _pre_edit_from_dict(data.get("pre_edit", {}))
+    changes = _changes_from_dict(data.get("changes", {}))
+    measurement = _measurement_from_dict(data.get("measurement", {}))
     env_data = data.get("environment")
-    environment = None
-    if env_data is not None:
-        environment = EnvironmentNotes(
-            versions={str(k): str(v) for k, v in env_data.get("versions", {}).items()},
-            build_outcome=str(env_data.get("build_outcome", "")),
-            first_valid_result=str(env_data.get("first_valid_result", "")),
-            problems=[str(p) for p in env_data.get("problems", [])],
-            probes={str(k): bool(v) for k, v in env_data.get("probes", {}).items()},
-            passed=bool(env_data.get("passed", False)),
-        )
+    environment = _environment_from_dict(env_data) if env_data is not None else None
     verdict = data.get("verdict")
     return Round(
         number=int(data["number"]),

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pto_tui.core.project.layout import round_dir_name
-from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.records import Changes, EnvironmentNotes, Measurement, PreEdit, Round
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, PRE_EDIT_FIELDS
 
 ITERATIONS_TITLE = "# 迭代记录"
@@ -155,16 +155,12 @@ def _bullet(label: str, value: str) -> str:
     return f"- **{label}**: {value}"
 
 
-def _snapshot_text(snapshot: dict[str, object]) -> str:
+def _snapshot_text(snapshot: Mapping[str, object]) -> str:
     return ", ".join(f"{k}={v}" for k, v in snapshot.items()) or "-"
 
 
-def render_notes(record: Round) -> str:
-    pre = record.pre_edit
-    lines = [f"# Iter {record.number}", ""]
-    if record.phase:
-        lines += [f"Phase: {record.phase}", ""]
-    lines += ["## Pre-Edit", ""]
+def _pre_edit_lines(pre: PreEdit) -> list[str]:
+    lines = ["## Pre-Edit", ""]
     for key, label in PRE_EDIT_FIELDS:
         lines.append(_bullet(label, pre.field_value(key)))
     if pre.correctness_plan:
@@ -181,9 +177,11 @@ def render_notes(record: Round) -> str:
             mark = "x" if item and item.ticked else " "
             note = f" — {item.note}" if item and item.note else ""
             lines.append(f"- [{mark}] {description.split(':')[0]}{note}")
+    return lines
 
-    ch = record.changes
-    lines += ["", "## Changes", ""]
+
+def _changes_lines(ch: Changes) -> list[str]:
+    lines = ["## Changes", ""]
     kind = ch.kind.value if ch.kind else ""
     lines.append(
         _bullet(
@@ -208,11 +206,10 @@ def render_notes(record: Round) -> str:
         lines.append(_bullet("Bug fix of a protected file", ch.bug_fix))
     if ch.tolerance_approval:
         lines.append(_bullet("Tolerance change approved", ch.tolerance_approval))
+    return lines
 
-    m = record.measurement
-    verdict = record.effective_verdict()
-    lines += ["", "## Post-Run", ""]
-    lines.append(_bullet("Correctness", m.correctness))
+
+def _performance_text(m: Measurement) -> str:
     perf = ""
     if m.median_us is not None:
         perf = f"baseline {format_duration(m.reference_median_us)} → pto {format_duration(m.median_us)}"
@@ -222,7 +219,14 @@ def render_notes(record: Round) -> str:
         perf += ")"
     if m.problem:
         perf = (perf + "; " if perf else "") + m.problem
-    lines.append(_bullet("Performance", perf))
+    return perf
+
+
+def _post_run_lines(record: Round) -> list[str]:
+    verdict = record.effective_verdict()
+    lines = ["## Post-Run", ""]
+    lines.append(_bullet("Correctness", record.measurement.correctness))
+    lines.append(_bullet("Performance", _performance_text(record.measurement)))
     lines.append(_bullet("Stability", record.stability))
     result = verdict.value if verdict else ""
     if record.verdict_reason:
@@ -234,17 +238,30 @@ def render_notes(record: Round) -> str:
         lines.append(
             _bullet("Amendment", f"{a.when} by {a.who}: {a.field} {a.old} → {a.new} ({a.why})")
         )
+    return lines
 
+
+def _environment_lines(env: EnvironmentNotes) -> list[str]:
+    lines = ["## Environment", ""]
+    lines.append(_bullet("Versions", "\n".join(f"{k}: {v}" for k, v in env.versions.items())))
+    lines.append(_bullet("Build outcome", env.build_outcome))
+    lines.append(_bullet("First valid result", env.first_valid_result))
+    lines.append(_bullet("Problems met", "\n".join(env.problems) or "none"))
+    probes = ", ".join(f"{k} {'ok' if v else 'FAILED'}" for k, v in env.probes.items())
+    lines.append(_bullet("Probes", probes))
+    return lines
+
+
+def render_notes(record: Round) -> str:
+    """A round's notes.md: header, Pre-Edit, Changes, Post-Run, Environment, Analysis, Next."""
+    lines = [f"# Iter {record.number}", ""]
+    if record.phase:
+        lines += [f"Phase: {record.phase}", ""]
+    lines += _pre_edit_lines(record.pre_edit)
+    lines += ["", *_changes_lines(record.changes)]
+    lines += ["", *_post_run_lines(record)]
     if record.environment is not None:
-        env = record.environment
-        lines += ["", "## Environment", ""]
-        lines.append(_bullet("Versions", "\n".join(f"{k}: {v}" for k, v in env.versions.items())))
-        lines.append(_bullet("Build outcome", env.build_outcome))
-        lines.append(_bullet("First valid result", env.first_valid_result))
-        lines.append(_bullet("Problems met", "\n".join(env.problems) or "none"))
-        probes = ", ".join(f"{k} {'ok' if v else 'FAILED'}" for k, v in env.probes.items())
-        lines.append(_bullet("Probes", probes))
-
+        lines += ["", *_environment_lines(record.environment)]
     lines += [
         "",
         "## Analysis",

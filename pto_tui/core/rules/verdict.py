@@ -94,6 +94,32 @@ def decide(
     review_gain: float,
 ) -> VerdictResult:
     """The verdict of a round against the frontier (the best so far)."""
+    failure = _failure(build_ok, correct, same_workload, samples)
+    if failure is not None:
+        return failure
+    mine = sample_stats(samples)
+    frontier_problem = invalid_sample_reason(frontier)
+    if frontier_problem:
+        return VerdictResult(
+            Verdict.INCONCLUSIVE, f"the frontier has no valid samples ({frontier_problem})", "noisy"
+        )
+    best = sample_stats(frontier)
+    stability = "noisy" if mine.spread > max_spread else "stable"
+    speedup = best.median / mine.median
+    gain = speedup - 1
+    flags = (
+        (f"review: {speedup:.1f}x over the frontier is above {review_gain:g}x",)
+        if speedup > review_gain
+        else ()
+    )
+    verdict, reason = _judge_gain(mine, best, gain, noise_floor, max_spread)
+    return VerdictResult(verdict, reason, stability, gain, speedup, flags)
+
+
+def _failure(
+    build_ok: bool, correct: bool, same_workload: bool, samples: Sequence[float]
+) -> VerdictResult | None:
+    """The failure of a round whose numbers cannot be used at all, or None."""
     if not build_ok:
         return VerdictResult(Verdict.FAILURE, "build failed", "")
     if not correct:
@@ -105,51 +131,36 @@ def decide(
     problem = invalid_sample_reason(samples)
     if problem:
         return VerdictResult(Verdict.FAILURE, f"invalid measurement: {problem}", "")
-    mine = sample_stats(samples)
-    frontier_problem = invalid_sample_reason(frontier)
-    if frontier_problem:
-        return VerdictResult(
-            Verdict.INCONCLUSIVE, f"the frontier has no valid samples ({frontier_problem})", "noisy"
-        )
-    best = sample_stats(frontier)
-    noisy = mine.spread > max_spread
-    stability = "noisy" if noisy else "stable"
-    speedup = best.median / mine.median
-    gain = speedup - 1
-    flags = (
-        (f"review: {speedup:.1f}x over the frontier is above {review_gain:g}x",)
-        if speedup > review_gain
-        else ()
-    )
+    return None
 
-    def result(verdict: Verdict, reason: str) -> VerdictResult:
-        return VerdictResult(verdict, reason, stability, gain, speedup, flags)
 
-    if noisy:
-        return result(
+def _judge_gain(
+    mine: SampleStats, best: SampleStats, gain: float, noise_floor: float, max_spread: float
+) -> tuple[Verdict, str]:
+    """Spread, noise floor, measurement noise and repeats, in that order (module docstring)."""
+    if mine.spread > max_spread:
+        return (
             Verdict.INCONCLUSIVE,
             f"spread {mine.spread:.1%} is above the limit {max_spread:.1%}: rerun to confirm",
         )
     if gain <= noise_floor:
         if gain < -noise_floor:
-            return result(Verdict.NEUTRAL, f"{-gain:.1%} slower than the frontier")
-        return result(
-            Verdict.NEUTRAL, f"gain {gain:+.1%} is within the noise floor {noise_floor:.1%}"
-        )
+            return Verdict.NEUTRAL, f"{-gain:.1%} slower than the frontier"
+        return Verdict.NEUTRAL, f"gain {gain:+.1%} is within the noise floor {noise_floor:.1%}"
     noises = [n for n in (mine.noise, best.noise) if n is not None]
     noise = max(noises, default=0.0)
     if gain <= noise:
-        return result(
+        return (
             Verdict.INCONCLUSIVE,
             f"gain {gain:+.1%} is within the measurement noise {noise:.1%}: rerun to confirm",
         )
     if mine.n < 2 or best.n < 2:
         side = "this round" if mine.n < 2 else "the frontier"
-        return result(
+        return (
             Verdict.INCONCLUSIVE,
             f"gain {gain:+.1%} from a single measurement of {side}: repeat to confirm",
         )
-    return result(
+    return (
         Verdict.KEPT,
         f"gain {gain:+.1%} over the frontier exceeds the noise {max(noise, noise_floor):.1%}",
     )

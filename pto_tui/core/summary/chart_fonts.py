@@ -19,6 +19,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from matplotlib import font_manager
 from matplotlib.ft2font import FT2Font
@@ -35,6 +36,13 @@ DEBIAN_CJK_FILES: tuple[str, ...] = (
     "/usr/share/fonts/truetype/arphic/uming.ttc",
 )
 _PROBE = "中文迭代"  # a font that has these glyphs is a usable CJK font
+
+
+class FontKeywords(TypedDict, total=False):
+    """The font keyword arguments the chart passes to matplotlib's text calls."""
+
+    fontfamily: list[str]
+    fontweight: str
 
 
 @dataclass(frozen=True)
@@ -54,7 +62,11 @@ class ChartFonts:
     def can_render(self, char: str) -> bool:
         return char.isspace() or ord(char) in self.covered
 
-    def bold(self, text: str) -> dict[str, object]:
+    def regular(self) -> FontKeywords:
+        """Font keywords for regular text: the whole family list, so CJK glyphs fall back."""
+        return {"fontfamily": list(self.families)}
+
+    def bold(self, text: str) -> FontKeywords:
         """Font keywords for bold text: bold in DejaVu Sans when it covers the text or the
         CJK font has a bold face; otherwise regular weight (never a missing-face warning)."""
         if not self.has_cjk or all(c.isspace() or ord(c) in self.base_covered for c in text):

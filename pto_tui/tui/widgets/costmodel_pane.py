@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.suggester import Suggester
 from textual.widgets import DataTable, Input, ProgressBar, Static
 
-from pto_tui.core.costmodel.query import DTYPE_ALIASES, DTYPE_SIZES, INSTRUCTIONS, Query, parse_query_text
+from pto_tui.core.costmodel.query import DTYPE_ALIASES, DTYPE_SIZES, INSTRUCTIONS, Query
 from pto_tui.core.costmodel.results import (
     TABLE_COLUMNS,
     CycleResult,
@@ -26,6 +26,7 @@ from pto_tui.core.costmodel.results import (
     sort_results,
     table_rows,
 )
+from pto_tui.core.costmodel.sweep import parse_query_text
 from pto_tui.core.errors import PtoError
 from pto_tui.core.paths import app_home
 from pto_tui.tui.messages import AttachEvidence

@@ -25,9 +25,16 @@ import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from demo_knobs import tuned_int
+
+# The module runs from its own folder, where demo_knobs is importable; the type checker
+# reads the folder as part of the pto_tui package.
+if TYPE_CHECKING:
+    from pto_tui.demo.operators.demo_attention.demo_knobs import tuned_int
+else:
+    from demo_knobs import tuned_int
 
 BLOCK_SIZES = (8, 16, 32, 64, 128, 256)
 DEMO_ATTN_BLOCK_Q = tuned_int("DEMO_ATTN_BLOCK_Q", 16, valid_values=(8, 16, 32, 64, 128, 256))
@@ -101,12 +108,14 @@ class DemoJitWrapper:
             now = tuned_int(name, value, valid_values=BLOCK_SIZES)
             if now != value:
                 raise ValueError(f"{name} changed from {value} to {now} after import; build anew")
+        knobs = knob_values()
+        tile = f"{DEMO_ATTN_BLOCK_Q}x{DEMO_ATTN_BLOCK_KV} (query rows x keys)"
         plan = {
             "operator": "demo_attention",
             "demo": True,
             "note": "CPU demo operator (NumPy tiled attention), not PTO code",
-            "knobs": knob_values(),
-            "tile": f"{DEMO_ATTN_BLOCK_Q}x{DEMO_ATTN_BLOCK_KV} (query rows x keys)",
+            "knobs": knobs,
+            "tile": tile,
             "source": Path(__file__).name,
             "source_sha256": source_hash(),
             "numpy": np.__version__,
@@ -117,8 +126,8 @@ class DemoJitWrapper:
         partial = target.with_suffix(".json.tmp")
         partial.write_text(json.dumps(plan, indent=2) + "\n", encoding="utf-8")
         partial.replace(target)  # a reader never sees half a plan
-        knobs = " ".join(f"{k}={v}" for k, v in plan["knobs"].items())
-        print(f"built demo_attention (CPU demo, NumPy): {knobs}, tile {plan['tile']} -> {target}", flush=True)
+        knob_text = " ".join(f"{k}={v}" for k, v in knobs.items())
+        print(f"built demo_attention (CPU demo, NumPy): {knob_text}, tile {tile} -> {target}", flush=True)
         return target
 
 

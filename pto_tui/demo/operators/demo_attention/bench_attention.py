@@ -15,6 +15,7 @@ the pto-kernels runner (FORMATS.md §2); the last line printed is `report: <path
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import statistics
@@ -23,6 +24,8 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 # One BLAS thread, set before NumPy loads: on a small shared machine threaded BLAS adds more
 # noise than speed and would blur the effect of the tile sizes. A caller may still override.
@@ -30,7 +33,19 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from attention_case import Case, case_argument, make_inputs, parse_case, reference_attention  # noqa: E402
+
+# The script runs from its own folder, where its sibling modules are importable; the type
+# checker reads the folder as part of the pto_tui package.
+if TYPE_CHECKING:
+    from pto_tui.demo.operators.demo_attention.attention_case import (
+        Case,
+        case_argument,
+        make_inputs,
+        parse_case,
+        reference_attention,
+    )
+else:
+    from attention_case import Case, case_argument, make_inputs, parse_case, reference_attention
 
 NAME = "demo_attention"
 FAMILY = "demo"
@@ -146,13 +161,15 @@ def main(argv: list[str] | None = None) -> int:
     }
     log(f"baseline median {baseline_ms['median']:.3f} ms")
 
+    kernel: ModuleType | None
     try:
-        import attention_kernel  # reads the knobs: a bad value raises ValueError here
+        # the kernel module beside this script; importing it reads the knobs, so a bad
+        # value raises ValueError here
+        kernel = importlib.import_module("attention_kernel")
     except ValueError as error:
         problem: str | None = f"bad knob: {error}"
         kernel = None
     else:
-        kernel = attention_kernel
         problem = build_problem(args.build_dir, kernel.knob_values(), kernel.source_hash())
     if problem is not None or kernel is None:
         report["pto"] = {
@@ -177,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     log(f"tiled kernel: block_q={block_q} block_kv={block_kv}")
     out = kernel.tiled_attention(q, k, v, case.causal)
     # Compared with a float64 reference so the check measures the kernel, not float32 rounding.
-    expected = reference_attention(*(a.astype(np.float64) for a in (q, k, v)), case.causal)
+    q64, k64, v64 = (a.astype(np.float64) for a in (q, k, v))
+    expected = reference_attention(q64, k64, v64, case.causal)
     finite = bool(np.isfinite(out).all())
     diff = float(np.max(np.abs(out - expected))) if finite else None
     passes = finite and bool(np.allclose(out, expected, atol=args.atol, rtol=args.rtol))

@@ -15,13 +15,25 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 # One thread, like bench_attention.py, so the demo's baseline numbers are comparable run to run.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from attention_case import case_argument, make_inputs, parse_case, reference_attention  # noqa: E402
+
+# The script runs from its own folder, where its sibling modules are importable; the type
+# checker reads the folder as part of the pto_tui package.
+if TYPE_CHECKING:
+    from pto_tui.demo.operators.demo_attention.attention_case import (
+        case_argument,
+        make_inputs,
+        parse_case,
+        reference_attention,
+    )
+else:
+    from attention_case import case_argument, make_inputs, parse_case, reference_attention
 
 
 def reference_runner(
@@ -29,8 +41,8 @@ def reference_runner(
 ) -> tuple[str, Callable[[], object]]:
     """(backend name, a call running the reference once)."""
     try:
-        import torch
-        import torch.nn.functional as functional
+        import torch  # type: ignore[import-not-found]  # optional: not a dependency
+        import torch.nn.functional as functional  # type: ignore[import-not-found]
     except ImportError:
         return "numpy", lambda: reference_attention(q, k, v, causal)
     torch.set_num_threads(1)

@@ -17,9 +17,16 @@ from __future__ import annotations
 import argparse
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from generate_cases import OUTPUT, FaCase, parse_cases
+
+# The script runs from its own folder, where generate_cases is importable; the type checker
+# reads the folder as part of the pto_tui package.
+if TYPE_CHECKING:
+    from pto_tui.demo.operators.demo_fa.scripts.generate_cases import OUTPUT, FaCase, parse_cases
+else:
+    from generate_cases import OUTPUT, FaCase, parse_cases
 
 SEED = 20240601
 

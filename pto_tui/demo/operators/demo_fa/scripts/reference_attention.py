@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(0)
     q, k, v = (rng.standard_normal((n, head), dtype=np.float32) for n in (s0, s1, s1))
     try:
-        import torch
+        import torch  # type: ignore[import-not-found]  # optional: not a dependency
 
         torch.set_num_threads(1)  # thread CPU time only counts this thread
 

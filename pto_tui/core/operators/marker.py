@@ -1,0 +1,117 @@
+"""An operator's own declaration: the pto-operator.toml marker file and what it lists
+(kind, name, cases, commands, tunables). Errors name the file and the key or line."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pto_tui.core.errors import InputError
+from pto_tui.core.project.config import Tunable
+from pto_tui.core.vocabulary import OperatorKind
+
+MARKER_FILE = "pto-operator.toml"
+
+
+@dataclass(frozen=True)
+class CaseChoice:
+    """A case the operator offers (WORKFLOW.md step 2)."""
+
+    name: str
+    spec: str = ""
+    shape: dict[str, int | float | str | bool] = field(default_factory=dict)
+    dtype: str = ""
+    causal: bool = False
+
+
+
+def read_marker(folder: Path) -> dict[str, object] | None:
+    """The operator's own declaration, or None. Errors name the file and line."""
+    marker = folder / MARKER_FILE
+    if not marker.is_file():
+        return None
+    try:
+        data = tomllib.loads(marker.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        line = re.search(r"line (\d+)", str(error))
+        raise InputError(
+            f"invalid TOML: {error}", file=marker, line=int(line.group(1)) if line else None
+        ) from None
+    kind = data.get("kind")
+    if kind is not None:
+        try:
+            OperatorKind(str(kind))
+        except ValueError:
+            raise InputError(
+                f"unknown kind {kind!r}; expected pto-dsl or pto-tile-lib", file=marker, key="kind"
+            ) from None
+    return data
+
+
+def marker_cases(data: dict[str, object], marker: Path) -> tuple[CaseChoice, ...]:
+    raw = data.get("cases", [])
+    if not isinstance(raw, list):
+        raise InputError("'cases' must be an array of tables", file=marker, key="cases")
+    cases = []
+    for index, item in enumerate(raw):
+        if not isinstance(item, dict) or "name" not in item:
+            raise InputError("each case needs a 'name'", file=marker, key=f"cases[{index}]")
+        shape = item.get("shape", {})
+        cases.append(
+            CaseChoice(
+                name=str(item["name"]),
+                spec=str(item.get("spec", "")),
+                shape=dict(shape) if isinstance(shape, dict) else {},
+                dtype=str(item.get("dtype", "")),
+                causal=bool(item.get("causal", False)),
+            )
+        )
+    return tuple(cases)
+
+
+_COMMAND_KEYS = ("build", "correctness", "benchmark", "reference", "results")
+_TUNABLE_KINDS = ("env", "constexpr", "template", "case")
+
+
+def marker_commands(data: dict[str, object], marker: Path) -> dict[str, str]:
+    raw = data.get("commands", {})
+    if not isinstance(raw, dict):
+        raise InputError("'commands' must be a table", file=marker, key="commands")
+    for key, value in raw.items():
+        if key not in _COMMAND_KEYS or not isinstance(value, str):
+            raise InputError(
+                f"commands.{key}: expected one of {', '.join(_COMMAND_KEYS)} with a string",
+                file=marker,
+                key=f"commands.{key}",
+            )
+    return dict(raw)
+
+
+def marker_tunables(data: dict[str, object], marker: Path) -> tuple[Tunable, ...]:
+    raw = data.get("tunables", {})
+    if not isinstance(raw, dict):
+        raise InputError("'tunables' must be a table", file=marker, key="tunables")
+    found = []
+    for name, entry in raw.items():
+        key = f"tunables.{name}"
+        if not isinstance(entry, dict) or "value" not in entry:
+            raise InputError("a tunable needs at least 'value'", file=marker, key=key)
+        kind = str(entry.get("kind", "env"))
+        if kind not in _TUNABLE_KINDS:
+            raise InputError(f"unknown kind {kind!r}", file=marker, key=f"{key}.kind")
+        allowed = entry.get("allowed", [])
+        if not isinstance(allowed, list) or (allowed and entry["value"] not in allowed):
+            raise InputError("'value' must be one of 'allowed'", file=marker, key=f"{key}.value")
+        found.append(
+            Tunable(
+                name=name,
+                value=entry["value"],
+                kind=kind,
+                default=entry.get("default", entry["value"]),
+                allowed=tuple(allowed),
+                where=str(entry.get("where", MARKER_FILE)),
+            )
+        )
+    return tuple(found)

@@ -1,0 +1,29 @@
+"""The summary chart's colours and markers, shared by both panels (the legend explains them)."""
+
+from __future__ import annotations
+
+from pto_tui.core.summary.chart_model import BASELINE
+from pto_tui.core.vocabulary import Verdict
+
+KEPT, NEUTRAL, FAILURE, INCONCLUSIVE = (v.value for v in Verdict)
+
+# Marker / bar colours per verdict (WORKFLOW.md: green kept, blue neutral, red failure,
+# grey baseline; inconclusive is ours: grey, hollow / hatched, so it never reads as a result).
+COLOURS: dict[str, str] = {
+    BASELINE: "#8c8c8c",
+    KEPT: "#2ca02c",
+    NEUTRAL: "#1f77b4",
+    FAILURE: "#d62728",
+    INCONCLUSIVE: "#6e6e6e",
+}
+MARKERS: dict[str, str] = {
+    BASELINE: "s",
+    KEPT: "o",
+    NEUTRAL: "o",
+    FAILURE: "x",
+    INCONCLUSIVE: "D",
+}
+SPEEDUP_COLOUR = "#2ca02c"
+FRONTIER_COLOUR = "#ff7f0e"
+TORCH_COLOUR = "#8e44ad"  # purple
+PHASE_COLOURS = ("#eef3fb", "#eefaf0", "#fdf6e7", "#f7eefa", "#eef8f8", "#faf0ee")
