@@ -49,6 +49,7 @@ else:
 
 NAME = "demo_attention"
 FAMILY = "demo"
+Inputs = tuple[np.ndarray, np.ndarray, np.ndarray]  # q, k, v
 
 
 def log(message: str) -> None:
@@ -146,31 +147,49 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def measure_baseline(args: argparse.Namespace, case: Case, inputs: Inputs) -> dict[str, object]:
+    q, k, v = inputs
+    log(f"baseline (untiled NumPy attention): warmup {args.warmup}, repeat {args.repeat}")
+    baseline_ms = time_ms(lambda: reference_attention(q, k, v, case.causal), args.warmup, args.repeat)
+    log(f"baseline median {baseline_ms['median']:.3f} ms")
+    return {"name": "numpy full-softmax attention", "benchmark": {"status": "ok", "timings_ms": baseline_ms}}
+
+
+def load_kernel(build_dir: Path) -> tuple[ModuleType | None, str | None]:
+    """The kernel module beside this script, or why it cannot run."""
+    try:
+        # importing it reads the knobs, so a bad value raises ValueError here
+        kernel = importlib.import_module("attention_kernel")
+    except ValueError as error:
+        return None, f"bad knob: {error}"
+    return kernel, build_problem(build_dir, kernel.knob_values(), kernel.source_hash())
+
+
+def check_correctness(
+    args: argparse.Namespace, case: Case, inputs: Inputs, kernel: ModuleType
+) -> dict[str, object]:
+    q, k, v = inputs
+    out = kernel.tiled_attention(q, k, v, case.causal)
+    # Compared with a float64 reference so the check measures the kernel, not float32 rounding.
+    q64, k64, v64 = (a.astype(np.float64) for a in (q, k, v))
+    expected = reference_attention(q64, k64, v64, case.causal)
+    finite = bool(np.isfinite(out).all())
+    diff = float(np.max(np.abs(out - expected))) if finite else None
+    passes = finite and bool(np.allclose(out, expected, atol=args.atol, rtol=args.rtol))
+    verdict = "pass" if passes else "FAIL"
+    log(f"correctness: max_abs_diff {diff} (atol {args.atol}, rtol {args.rtol}) -> {verdict}")
+    return {"max_abs_diff": diff, "atol": args.atol, "rtol": args.rtol, "passes": passes}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     case = parse_case(args.case, causal=args.causal or args.causal_mask == 1)
     report = base_report(args, case)
     log(f"demo_attention (CPU demo, NumPy; not PTO code): case {case.spec} causal={case.causal}")
 
-    q, k, v = make_inputs(case)
-    log(f"baseline (untiled NumPy attention): warmup {args.warmup}, repeat {args.repeat}")
-    baseline_ms = time_ms(lambda: reference_attention(q, k, v, case.causal), args.warmup, args.repeat)
-    report["baseline"] = {
-        "name": "numpy full-softmax attention",
-        "benchmark": {"status": "ok", "timings_ms": baseline_ms},
-    }
-    log(f"baseline median {baseline_ms['median']:.3f} ms")
-
-    kernel: ModuleType | None
-    try:
-        # the kernel module beside this script; importing it reads the knobs, so a bad
-        # value raises ValueError here
-        kernel = importlib.import_module("attention_kernel")
-    except ValueError as error:
-        problem: str | None = f"bad knob: {error}"
-        kernel = None
-    else:
-        problem = build_problem(args.build_dir, kernel.knob_values(), kernel.source_hash())
+    inputs = make_inputs(case)
+    report["baseline"] = measure_baseline(args, case, inputs)
+    kernel, problem = load_kernel(args.build_dir)
     if problem is not None or kernel is None:
         report["pto"] = {
             "compile": {"status": "missing", "reason": problem},
@@ -192,27 +211,14 @@ def main(argv: list[str] | None = None) -> int:
         "block_kv": block_kv,
     }
     log(f"tiled kernel: block_q={block_q} block_kv={block_kv}")
-    out = kernel.tiled_attention(q, k, v, case.causal)
-    # Compared with a float64 reference so the check measures the kernel, not float32 rounding.
-    q64, k64, v64 = (a.astype(np.float64) for a in (q, k, v))
-    expected = reference_attention(q64, k64, v64, case.causal)
-    finite = bool(np.isfinite(out).all())
-    diff = float(np.max(np.abs(out - expected))) if finite else None
-    passes = finite and bool(np.allclose(out, expected, atol=args.atol, rtol=args.rtol))
-    verdict = "pass" if passes else "FAIL"
-    log(f"correctness: max_abs_diff {diff} (atol {args.atol}, rtol {args.rtol}) -> {verdict}")
-
+    correctness = check_correctness(args, case, inputs, kernel)
+    q, k, v = inputs
     log(f"timing: warmup {args.warmup}, repeat {args.repeat}")
     pto_ms = time_ms(lambda: kernel.tiled_attention(q, k, v, case.causal), args.warmup, args.repeat)
     log(f"tiled kernel median {pto_ms['median']:.3f} ms (min {pto_ms['min']:.3f}, max {pto_ms['max']:.3f})")
     report["pto"] = {
         "compile": {"status": "ready", "kernel": str(args.build_dir / "kernel.json")},
-        "benchmark": {
-            "status": "ok",
-            "timings_ms": pto_ms,
-            "correctness": {"max_abs_diff": diff, "atol": args.atol, "rtol": args.rtol, "passes": passes},
-            "variant": variant,
-        },
+        "benchmark": {"status": "ok", "timings_ms": pto_ms, "correctness": correctness, "variant": variant},
     }
     log(f"report: {write_report(args.results_dir, report)}")
     return 0
