@@ -28,7 +28,8 @@ from pto_tui.core.costmodel.results import (
     to_markdown,
 )
 from pto_tui.core.errors import InputError
-from pto_tui.core.project.config import CostmodelConfig, ProjectFile
+from pto_tui.core.project.config import CostmodelConfig
+from pto_tui.core.project.file import ProjectFile
 from pto_tui.costmodel import (
     CostmodelCache,
     CostmodelError,

@@ -18,7 +18,8 @@ import tomlkit
 from pto_tui.core.campaign.status import CampaignStatus, frontier_of, summarize
 from pto_tui.core.errors import InputError, RuleViolation
 from pto_tui.core.operators.tunables import apply_parameter, discover
-from pto_tui.core.project.config import ProjectConfig, ProjectFile, Scalar, workload_fingerprint
+from pto_tui.core.project.config import ProjectConfig, Scalar, workload_fingerprint
+from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import ProjectLock
 from pto_tui.core.rounds.ledger import Ledger, LedgerProblems
