@@ -126,9 +126,7 @@ class _Reader:
                 f"unsupported schema {version!r}; this pto-tui reads schema {SCHEMA_VERSION}",
             )
 
-    def section(
-        self, data: Mapping[str, Any], section: Section, kind: OperatorKind | None
-    ) -> dict[str, Any]:
+    def section(self, data: Mapping[str, Any], section: Section, kind: OperatorKind | None) -> dict[str, Any]:
         name = section.name
         table = data.get(name)
         if table is None:
@@ -185,9 +183,7 @@ class _Reader:
             self.in_range(f"{prefix}.{key.name}", key, values[key.name])
         return values
 
-    def value(
-        self, table: Mapping[str, Any], prefix: str, key: Key, kind: OperatorKind | None
-    ) -> Any:
+    def value(self, table: Mapping[str, Any], prefix: str, key: Key, kind: OperatorKind | None) -> Any:
         """The key's value, checked, or its default when absent."""
         full = f"{prefix}.{key.name}"
         if key.name in table:

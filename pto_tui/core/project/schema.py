@@ -77,14 +77,11 @@ class Range:
         return self.high is None or (value < self.high if self.high_open else value <= self.high)
 
     def describe(self) -> str:
-        """E.g. "1 <= value", "0 <= value < 1"."""
-        parts = []
-        if self.low is not None:
-            parts.append(f"{self.low:g} {'<' if self.low_open else '<='}")
-        parts.append("value")
-        if self.high is not None:
-            parts.append(f"{'<' if self.high_open else '<='} {self.high:g}")
-        return " ".join(parts)
+        """E.g. ">= 1", "> 0", "0 <= value < 1"."""
+        low = "" if self.low is None else f"{self.low:g} {'<' if self.low_open else '<='} "
+        if self.high is None:
+            return f"{'>' if self.low_open else '>='} {self.low:g}" if self.low is not None else ""
+        return f"{low}value {'<' if self.high_open else '<='} {self.high:g}"
 
 
 @dataclass(frozen=True)

@@ -167,9 +167,7 @@ TUNABLES = Section(
     entries=Entries(
         "parameter name (letters, digits, _)",
         keys=TUNABLE_KEYS,
-        checks=(
-            Check("value", _value_is_allowed, "{value!r} is not one of the allowed values {allowed}"),
-        ),
+        checks=(Check("value", _value_is_allowed, "{value!r} is not one of the allowed values {allowed}"),),
         name_pattern=r"[A-Za-z_][A-Za-z0-9_]*",
         bad_name="invalid parameter name {name!r}",
         not_table="a tunable must be a table with at least 'value'",
@@ -221,12 +219,7 @@ TARGET = Section(
             Target.work_dir,
             written=Written.IF_SET,
         ),
-        Key(
-            "env_setup",
-            STRING,
-            'prefixed to every command, e.g. "source .../set_env.sh"',
-            Target.env_setup,
-        ),
+        Key("env_setup", STRING, 'prefixed to every command, e.g. "source .../set_env.sh"', Target.env_setup),
         Key(
             "npu_id",
             INTEGER,
@@ -306,9 +299,7 @@ DISCIPLINE = Section(
             NUMBER,
             "relative gain below this is noise, whatever the samples say",
             Discipline.noise_floor,
-            range=Range(
-                low=0, high=1, message="noise_floor is a fraction: expected 0 <= value < 1"
-            ),
+            range=Range(low=0, high=1, message="noise_floor is a fraction: expected 0 <= value < 1"),
         ),
         Key(
             "max_spread",
@@ -316,9 +307,7 @@ DISCIPLINE = Section(
             "(max-min)/median above this marks the round inconclusive",
             Discipline.max_spread,
             # (max - min) / median can exceed 1 on a noisy machine, so no upper bound
-            range=Range(
-                low=0, low_open=True, message="max_spread is a fraction of the median: expected > 0"
-            ),
+            range=Range(low=0, low_open=True, message="max_spread is a fraction of the median: expected > 0"),
         ),
         Key(
             "review_gain",
@@ -363,10 +352,9 @@ SCOPE = Section(
         Key(
             "protected",
             STRINGS,
-            "glob patterns, relative to workspace/, of files a round may change only as a "
-            "declared bug fix",
+            "glob patterns, relative to workspace/, of files a round may change only as a declared bug fix",
             default_by_kind=default_protected,
-            rule=Rule(_all_strings, "scope.protected must be a list of glob patterns", "globs"),
+            rule=Rule(_all_strings, "scope.protected must be a list of glob patterns", "glob patterns"),
             written=Written.NEVER,
         ),
     ),
