@@ -7,13 +7,11 @@ dataclasses in `config.py`, so a record and its key cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import fields
 from typing import Any
 
 from pto_tui.core.project.config import (
     SCHEMA_VERSION,
     CaseConfig,
-    Commands,
     CostmodelConfig,
     Discipline,
     OperatorConfig,
@@ -188,8 +186,8 @@ COMMANDS = Section(
     "commands",
     "Shell command templates; {placeholders} are filled in shell-quoted.",
     keys=tuple(
-        Key(name, STRING, _COMMAND_HELP[name], default_by_kind=_command_default(name))
-        for name in (f.name for f in fields(Commands))
+        Key(name, STRING, text, default_by_kind=_command_default(name))
+        for name, text in _COMMAND_HELP.items()
     ),
 )
 
