@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pto_tui.core.project.config import ProjectFile, parse_scalar  # noqa: F401 (re-exported)
+from pto_tui.core.project.config import parse_scalar  # noqa: F401 (re-exported)
+from pto_tui.core.project.file import ProjectFile  # noqa: F401 (re-exported)
 from pto_tui.core.project.layout import ProjectLayout, find_project_root
 
 

@@ -29,7 +29,8 @@ from pto_tui.core.costmodel.results import (
 )
 from pto_tui.core.costmodel.sweep import SWEEP_HELP, expand_sweep
 from pto_tui.core.errors import InputError
-from pto_tui.core.project.config import CostmodelConfig, ProjectFile
+from pto_tui.core.project.config import CostmodelConfig
+from pto_tui.core.project.file import ProjectFile
 from pto_tui.costmodel import (
     CostmodelCache,
     CostmodelError,

@@ -11,7 +11,8 @@ from pto_tui.backends.environment import run_environment
 from pto_tui.backends.loop import run_baseline
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.demo import create_demo_project
-from pto_tui.core.project.config import ProjectFile, Scalar, Target
+from pto_tui.core.project.config import Scalar, Target
+from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
 from pto_tui.jobs.runner import JobRunner

@@ -33,7 +33,7 @@ def test_demo_run_headless(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 def test_round_run_no_close_then_post_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from pto_tui.core.campaign.demo import create_demo_project
-    from pto_tui.core.project.config import ProjectFile
+    from pto_tui.core.project.file import ProjectFile
     from tests.core.helpers import pre_edit_args
 
     root = create_demo_project("dsl", tmp_path / "projects")

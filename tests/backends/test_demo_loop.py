@@ -14,7 +14,7 @@ from pto_tui.backends.loop import run_baseline, run_round
 from pto_tui.backends.reference import run_reference
 from pto_tui.backends.site import StepEvent, StepInterrupted
 from pto_tui.core.errors import RuleViolation
-from pto_tui.core.project.config import ProjectFile
+from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.vocabulary import Verdict
 from tests.backends.helpers import DSL_KERNEL, FA_KERNEL, bring_up, demo_project, open_loop, start
 

@@ -10,7 +10,7 @@ import pytest
 from pto_tui.backends.environment import run_environment
 from pto_tui.backends.loop import run_baseline, run_round
 from pto_tui.core.errors import RuleViolation
-from pto_tui.core.project.config import ProjectFile
+from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.vocabulary import Verdict
 from tests.backends.helpers import DSL_KERNEL, bring_up, demo_project, open_loop, pre_edit, start
 from tests.plugins.sshd import SshTestTarget

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.errors import ConfigError
-from pto_tui.core.project.config import ProjectFile, locate_key, parse_config, workload_fingerprint
+from pto_tui.core.project.config import workload_fingerprint
+from pto_tui.core.project.file import ProjectFile
+from pto_tui.core.project.parse import locate_key, parse_config
 
 GOOD = """\
 # my project

@@ -14,7 +14,7 @@ import pytest
 import pto_tui.core.rounds.ledger as ledger_module
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import InputError
-from pto_tui.core.project.config import ProjectFile
+from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.rounds.records import CLOSED, ChecklistItem, Measurement, PreEdit, Round

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from pto_tui.cli.main import main as cli
-from pto_tui.core.project.config import ProjectFile
+from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

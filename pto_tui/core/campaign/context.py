@@ -14,7 +14,8 @@ from pathlib import Path
 
 from pto_tui.core.campaign.read_model import LedgerReadModel
 from pto_tui.core.errors import InputError, RuleViolation
-from pto_tui.core.project.config import ProjectConfig, ProjectFile, Scalar
+from pto_tui.core.project.config import ProjectConfig, Scalar
+from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import ProjectLock
 from pto_tui.core.rounds.ledger import Ledger, LedgerProblems

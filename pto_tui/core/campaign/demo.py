@@ -8,7 +8,8 @@ from pto_tui.core.campaign.scaffold import NewProject, case_from_choice, create_
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import classify
 from pto_tui.core.operators.tunables import discover
-from pto_tui.core.project.config import CostmodelConfig, OperatorConfig, ProjectFile, Target
+from pto_tui.core.project.config import CostmodelConfig, OperatorConfig, Target
+from pto_tui.core.project.file import ProjectFile
 from pto_tui.demo import demo_operator_dir
 
 # the demo kinds people type, and the demo operator behind each

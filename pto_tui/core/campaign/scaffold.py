@@ -23,10 +23,10 @@ from pto_tui.core.project.config import (
     Scalar,
     Target,
     Tunable,
-    parse_config,
     valid_operator_name,
 )
 from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.project.parse import parse_config
 from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.vocabulary import OperatorKind

@@ -4,4 +4,9 @@ Owns: the shape of `project.toml` (sections, keys, types, defaults, help), readi
 frozen dataclasses with errors that name file, line and key, rewriting it with comments
 kept; where files live inside a project; the one-writer lock; filling command templates.
 May import: the core base (`errors`, `atomic`, `vocabulary`, `paths`).
+
+Modules: `config` (the dataclasses and per-kind defaults), `schema` (the vocabulary of a
+declared shape), `sections` (project.toml's shape, declared once), `parse` (text into a
+ProjectConfig), `file` (`ProjectFile`: the file on disk), `writer` (a fresh project.toml),
+`schema_docs` (the key reference), `layout`, `lock`, `commands`.
 """

@@ -1,21 +1,42 @@
-"""Writing a fresh project.toml: commented so a person can edit it by hand."""
+"""Writing a fresh project.toml: commented so a person can edit it by hand.
+
+Which tables and keys are written, in what order and with what comments, comes from
+the declared shape in `sections.py`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import fields
+from enum import Enum
+from typing import Any
 
 import tomlkit
+from tomlkit.items import InlineTable, Table
 
 from pto_tui.core.project.config import (
     SCHEMA_VERSION,
     CaseConfig,
     CostmodelConfig,
-    Discipline,
     OperatorConfig,
     Target,
     Tunable,
 )
-from pto_tui.core.vocabulary import DEFAULT_PHASES
+from pto_tui.core.project.schema import Key, Section, Written
+from pto_tui.core.project.sections import (
+    CASE,
+    COMMANDS,
+    COSTMODEL,
+    DECLARED_COMMANDS,
+    DISCIPLINE,
+    FILE_HEADER,
+    OPERATOR,
+    PHASES,
+    SCHEMA_KEY,
+    TARGET,
+    TUNABLE_KEYS,
+    TUNABLES,
+)
 
 
 def new_project_document(
@@ -28,108 +49,71 @@ def new_project_document(
 ) -> str:
     """The text of a fresh project.toml, commented so a person can edit it by hand."""
     doc = tomlkit.document()
-    doc.add(tomlkit.comment("pto-tui project file. Edit freely: comments and key order are kept."))
-    doc.add(tomlkit.comment("Commands default per operator kind; set [commands] keys to override."))
-    doc.add("schema", SCHEMA_VERSION)
-
-    op = tomlkit.table()
-    op.add("name", operator.name)
-    op.add("kind", operator.kind.value)
-    op.add("source", operator.source)
-    if operator.entry:
-        op.add("entry", operator.entry)
-    if operator.family:
-        op.add("family", operator.family)
-    if operator.demo:
-        op.add("demo", True)
-    doc.add("operator", op)
-
-    c = tomlkit.table()
-    c.add(
-        tomlkit.comment(
-            "The workload. Fixed for the campaign: changing it invalidates comparisons."
-        )
-    )
-    if case.name:
-        c.add("name", case.name)
-    c.add("dtype", case.dtype)
-    c.add("causal", case.causal)
-    if case.spec:
-        c.add("spec", case.spec)
-    shape = tomlkit.table()
-    for key, value in case.shape.items():
-        shape.add(key, value)
-    c.add("shape", shape)
-    if case.options:
-        options = tomlkit.table()
-        for key, value in case.options.items():
-            options.add(key, value)
-        c.add("options", options)
-    doc.add("case", c)
-
-    tun = tomlkit.table()
-    tun.add(
-        tomlkit.comment("Tunable parameters found in the source: current value, allowed values.")
-    )
-    for t in tunables:
-        entry = tomlkit.inline_table()
-        entry.add("value", t.value)
-        entry.add("kind", t.kind)
-        if t.default is not None:
-            entry.add("default", t.default)
-        if t.allowed:
-            entry.add("allowed", list(t.allowed))
-        if t.where:
-            entry.add("where", t.where)
-        tun.add(t.name, entry)
-    doc.add("tunables", tun)
-
+    for line in FILE_HEADER:
+        doc.add(tomlkit.comment(line))
+    doc.add(SCHEMA_KEY.name, SCHEMA_VERSION)
+    doc.add(OPERATOR.name, _table(OPERATOR, _record(operator)))
+    doc.add(CASE.name, _table(CASE, _record(case)))
+    doc.add(TUNABLES.name, _tunables(tunables))
     if commands:
-        cmd = tomlkit.table()
-        cmd.add(tomlkit.comment("Declared by the operator; {placeholders} are filled in shell-quoted."))
+        table = tomlkit.table()
+        table.add(tomlkit.comment(DECLARED_COMMANDS))
         for key, value in commands.items():
-            cmd.add(key, value)
-        doc.add("commands", cmd)
-
-    tgt = tomlkit.table()
-    tgt.add(
-        tomlkit.comment(
-            'kind = "local" runs here; kind = "ssh" needs host (an SSH config alias) and work_dir.'
-        )
-    )
-    tgt.add("kind", target.kind)
-    if target.host:
-        tgt.add("host", target.host)
-    if target.work_dir:
-        tgt.add("work_dir", target.work_dir)
-    tgt.add("env_setup", target.env_setup)
-    tgt.add("npu_id", target.npu_id)
-    if target.ssh_config:
-        tgt.add("ssh_config", target.ssh_config)
-    doc.add("target", tgt)
-
-    cm = tomlkit.table()
-    cm.add("enabled", costmodel.enabled)
-    cm.add("engine", costmodel.engine)
-    cm.add("pto_isa", costmodel.pto_isa)
-    cm.add("tool", costmodel.tool)
-    cm.add("compiler", costmodel.compiler)
-    doc.add("costmodel", cm)
-
-    d = Discipline()
-    disc = tomlkit.table()
-    disc.add(
-        tomlkit.comment("How measurements become verdicts; fractions are relative to the median.")
-    )
-    disc.add("repeats", d.repeats)
-    disc.add("warmup", d.warmup)
-    disc.add("noise_floor", d.noise_floor)
-    disc.add("max_spread", d.max_spread)
-    disc.add("review_gain", d.review_gain)
-    doc.add("discipline", disc)
-
-    ph = tomlkit.table()
-    ph.add("names", list(DEFAULT_PHASES))
-    ph.add("current", DEFAULT_PHASES[0])
-    doc.add("phases", ph)
+            table.add(key, value)
+        doc.add(COMMANDS.name, table)
+    doc.add(TARGET.name, _table(TARGET, _record(target)))
+    doc.add(COSTMODEL.name, _table(COSTMODEL, _record(costmodel)))
+    doc.add(DISCIPLINE.name, _table(DISCIPLINE, _defaults(DISCIPLINE)))
+    doc.add(PHASES.name, _table(PHASES, _defaults(PHASES)))
     return tomlkit.dumps(doc)
+
+
+def _record(record: Any) -> dict[str, Any]:
+    return {f.name: getattr(record, f.name) for f in fields(record)}
+
+
+def _defaults(section: Section) -> dict[str, Any]:
+    return {key.name: key.default for key in section.keys}
+
+
+def _written(key: Key, value: Any) -> bool:
+    if key.written is Written.IF_SET:
+        return bool(value != key.default)
+    return key.written is Written.ALWAYS
+
+
+def _table(section: Section, values: Mapping[str, Any]) -> Table:
+    table = tomlkit.table()
+    if section.commented:
+        table.add(tomlkit.comment(section.help))
+    keys = [key for key in section.keys if _written(key, values[key.name])]
+    # TOML needs a table's plain keys before its sub-tables (sorted() keeps the order)
+    for key in sorted(keys, key=lambda k: k.type.table_of_scalars):
+        table.add(key.name, _toml_value(values[key.name]))
+    return table
+
+
+def _tunables(tunables: list[Tunable]) -> Table:
+    table = tomlkit.table()
+    table.add(tomlkit.comment(TUNABLES.help))
+    for tunable in tunables:
+        entry: InlineTable = tomlkit.inline_table()
+        for key in TUNABLE_KEYS:
+            value = getattr(tunable, key.name)
+            if _written(key, value):
+                entry.add(key.name, _toml_value(value))
+        table.add(tunable.name, entry)
+    return table
+
+
+def _toml_value(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, Mapping):
+        table = tomlkit.table()
+        for key, item in value.items():
+            table.add(key, item)
+        return table
+    return value

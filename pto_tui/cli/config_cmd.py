@@ -1,0 +1,79 @@
+"""`pto-tui config`: the reference of project.toml's keys, from the declared shape."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+
+from pto_tui.cli.common import add_json_flag, print_json
+from pto_tui.core.project.schema_docs import DOCS_FILE, KeyDoc, key_docs, schema_markdown
+from pto_tui.core.project.sections import SECTIONS
+
+DESCRIPTION = f"""\
+What project.toml may hold: every table and key with its type, default, allowed values
+and a one-line help. The file is meant to be edited by hand (comments and key order are
+kept); an invalid value is reported with file, line and key.
+
+  pto-tui config keys          every key, table by table
+  pto-tui config keys --json   the same as a JSON list, for scripts
+  pto-tui config docs          the reference as Markdown (the text of {DOCS_FILE})
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "config",
+        help="reference of project.toml: every key, its type, default and help",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    csub = p.add_subparsers(dest="config_command", metavar="WHAT", required=True)
+
+    k = csub.add_parser(
+        "keys",
+        help="print every table and key with type, default and help",
+        description="Every key of project.toml, table by table in file order. <name> stands "
+        "for a name you choose (a tunable parameter, a tolerance).",
+    )
+    add_json_flag(k)
+    k.set_defaults(handler=cmd_keys)
+
+    d = csub.add_parser(
+        "docs",
+        help=f"print the reference as Markdown ({DOCS_FILE})",
+        description=f"Print the Markdown reference of project.toml; {DOCS_FILE} is this output.",
+    )
+    d.set_defaults(handler=cmd_docs)
+
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    docs = key_docs()
+    if args.json:
+        print_json([{"path": d.path, **asdict(d)} for d in docs])
+        return 0
+    for doc in docs:
+        if not doc.table:
+            print(_key_line(doc))
+    for section in SECTIONS:
+        required = " (required)" if section.required else ""
+        print(f"\n[{section.name}]{required}  {section.help}")
+        for doc in docs:
+            if doc.table == section.name:
+                print(_key_line(doc, indent="  "))
+    return 0
+
+
+def _key_line(doc: KeyDoc, indent: str = "") -> str:
+    if doc.default_by_kind:
+        default = "default per kind: " + "; ".join(f"{k}: {v}" for k, v in doc.default_by_kind.items())
+    elif doc.required:
+        default = "required"
+    else:
+        default = f"default {doc.default}"
+    allowed = f"; {doc.allowed}" if doc.allowed else ""
+    return f"{indent}{doc.key}  {doc.type}, {default}{allowed}\n{indent}    {doc.help}"
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    print(schema_markdown(), end="")
+    return 0

@@ -1,0 +1,395 @@
+"""The shape of project.toml, declared once: every table and key, with type, default and help.
+
+Tables are listed in the order they are read and written. Defaults come from the
+dataclasses in `config.py`, so a record and its key cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pto_tui.core.project.config import (
+    SCHEMA_VERSION,
+    CaseConfig,
+    CostmodelConfig,
+    Discipline,
+    OperatorConfig,
+    Target,
+    default_commands,
+    default_protected,
+    valid_operator_name,
+)
+from pto_tui.core.project.schema import (
+    ANY,
+    BOOLEAN,
+    INTEGER,
+    LIST,
+    NUMBER,
+    SCALAR,
+    SCALAR_TABLE,
+    STRING,
+    STRINGS,
+    Check,
+    Entries,
+    Key,
+    Range,
+    Rule,
+    Section,
+    Written,
+)
+from pto_tui.core.vocabulary import DEFAULT_PHASES, OperatorKind
+
+# The comment lines at the top of a fresh project.toml; the reference opens with them too.
+FILE_HEADER = (
+    "pto-tui project file. Edit freely: comments and key order are kept.",
+    "Commands default per operator kind; set [commands] keys to override.",
+)
+# The comment above [commands] in a fresh file, when the operator declared its commands.
+DECLARED_COMMANDS = "Declared by the operator; {placeholders} are filled in shell-quoted."
+
+SCHEMA_KEY = Key(
+    "schema", INTEGER, f"the file format version; this pto-tui reads {SCHEMA_VERSION}", SCHEMA_VERSION
+)
+
+OPERATOR_KINDS = tuple(kind.value for kind in OperatorKind)
+TUNABLE_KINDS = ("env", "constexpr", "template", "case")
+
+
+def _command_default(name: str) -> Callable[[OperatorKind], str]:
+    def default(kind: OperatorKind) -> str:
+        return str(getattr(default_commands(kind), name))
+
+    return default
+
+
+def _value_is_allowed(entry: Mapping[str, Any]) -> bool:
+    return not entry["allowed"] or entry["value"] in entry["allowed"]
+
+
+def _non_empty_strings(names: list[Any]) -> bool:
+    return bool(names) and all(isinstance(n, str) and n for n in names)
+
+
+def _all_strings(patterns: list[Any]) -> bool:
+    return all(isinstance(p, str) for p in patterns)
+
+
+OPERATOR = Section(
+    "operator",
+    "The operator under optimisation.",
+    keys=(
+        Key(
+            "name",
+            STRING,
+            "the operator's name: one folder name inside projects/",
+            required=True,
+            rule=Rule(
+                valid_operator_name,
+                "invalid operator name {value!r} (letters, digits, _ . - only)",
+                "letters, digits, _ . - (one path component)",
+            ),
+        ),
+        Key(
+            "kind",
+            STRING,
+            "which PTO flavour the operator is written in",
+            required=True,
+            choices=OPERATOR_KINDS,
+            choice_error="unknown kind {value!r}; expected one of: " + ", ".join(OPERATOR_KINDS),
+        ),
+        Key("source", STRING, "where the operator was copied from", OperatorConfig.source),
+        Key(
+            "entry",
+            STRING,
+            "entry point: kernel spec path (DSL) or entry template (tile-lib)",
+            OperatorConfig.entry,
+            written=Written.IF_SET,
+        ),
+        Key(
+            "family",
+            STRING,
+            "pto-kernels bench family (DSL runner specs)",
+            OperatorConfig.family,
+            written=Written.IF_SET,
+        ),
+        Key(
+            "demo",
+            BOOLEAN,
+            "a CPU demo operator, not PTO code",
+            OperatorConfig.demo,
+            written=Written.IF_SET,
+        ),
+    ),
+    required=True,
+)
+
+CASE = Section(
+    "case",
+    "The workload. Fixed for the campaign: changing it invalidates comparisons.",
+    keys=(
+        Key("name", STRING, "a label for the case", CaseConfig.name, written=Written.IF_SET),
+        Key("shape", SCALAR_TABLE, "the problem's dimensions, e.g. S1 = 1024", {}),
+        Key("dtype", STRING, "element type", CaseConfig.dtype),
+        Key("causal", BOOLEAN, "causal masking", CaseConfig.causal),
+        Key(
+            "spec",
+            STRING,
+            'the operator\'s own case string, e.g. "128,128,1024,128"',
+            CaseConfig.spec,
+            written=Written.IF_SET,
+        ),
+        Key("options", SCALAR_TABLE, "further case fields", {}, written=Written.IF_SET),
+    ),
+    commented=True,
+)
+
+TUNABLE_KEYS = (
+    Key("value", SCALAR, "the value rounds build and run with", required=True),
+    Key(
+        "kind",
+        STRING,
+        "env knob, constexpr, template argument or case field",
+        "env",
+        choices=TUNABLE_KINDS,
+        choice_error="unknown kind {value!r}; expected one of " + str(sorted(TUNABLE_KINDS)),
+    ),
+    Key("default", SCALAR, "the value found in the source", None, written=Written.IF_SET),
+    Key("allowed", LIST, "the values it may take; empty: any", (), written=Written.IF_SET),
+    Key("where", STRING, "file:line it was found at", "", written=Written.IF_SET),
+)
+
+TUNABLES = Section(
+    "tunables",
+    "Tunable parameters found in the source: current value, allowed values.",
+    entries=Entries(
+        "parameter name (letters, digits, _)",
+        keys=TUNABLE_KEYS,
+        checks=(Check("value", _value_is_allowed, "{value!r} is not one of the allowed values {allowed}"),),
+        name_pattern=r"[A-Za-z_][A-Za-z0-9_]*",
+        bad_name="invalid parameter name {name!r}",
+        not_table="a tunable must be a table with at least 'value'",
+    ),
+    commented=True,
+)
+
+_COMMAND_HELP = {
+    "build": "builds the operator",
+    "correctness": "checks results; empty: read from the benchmark's own output",
+    "benchmark": "runs the benchmark",
+    "reference": "torch_npu (or CPU stand-in) reference benchmark",
+    "results": "where results appear, relative to the operator folder: the runner's results "
+    "folder (DSL: the newest report.json written by this run) or the tile-lib report.csv",
+}
+
+COMMANDS = Section(
+    "commands",
+    "Shell command templates; {placeholders} are filled in shell-quoted.",
+    keys=tuple(
+        Key(name, STRING, text, default_by_kind=_command_default(name))
+        for name, text in _COMMAND_HELP.items()
+    ),
+)
+
+TARGET = Section(
+    "target",
+    'kind = "local" runs here; kind = "ssh" needs host (an SSH config alias) and work_dir.',
+    keys=(
+        Key(
+            "kind",
+            STRING,
+            "where jobs run: this machine, or an SSH host",
+            Target.kind,
+            choices=("local", "ssh"),
+            choice_error="unknown target kind {value!r}; expected 'local' or 'ssh'",
+        ),
+        Key(
+            "host",
+            STRING,
+            "SSH alias (HostName, User, Port, IdentityFile, ProxyJump come from config)",
+            Target.host,
+            written=Written.IF_SET,
+        ),
+        Key(
+            "work_dir",
+            STRING,
+            "remote work dir; for local, empty means the project's workspace/",
+            Target.work_dir,
+            written=Written.IF_SET,
+        ),
+        Key("env_setup", STRING, 'prefixed to every command, e.g. "source .../set_env.sh"', Target.env_setup),
+        Key(
+            "npu_id",
+            INTEGER,
+            "the NPU jobs run on",
+            Target.npu_id,
+            range=Range(low=0, message="npu_id must be 0 or more"),
+        ),
+        Key(
+            "ssh_config",
+            STRING,
+            "an SSH config file to use instead of ~/.ssh/config",
+            Target.ssh_config,
+            written=Written.IF_SET,
+        ),
+    ),
+    checks=(
+        Check(
+            "host",
+            lambda t: t["kind"] != "ssh" or bool(t["host"]),
+            "an ssh target needs 'host' (an alias from your SSH config)",
+        ),
+        Check(
+            "work_dir",
+            lambda t: t["kind"] != "ssh" or bool(t["work_dir"]),
+            "an ssh target needs 'work_dir' (the remote work directory)",
+        ),
+    ),
+    commented=True,
+)
+
+COSTMODEL = Section(
+    "costmodel",
+    "The cost model: predicted cycles of PTO instructions.",
+    keys=(
+        Key("enabled", BOOLEAN, "use the cost model", CostmodelConfig.enabled),
+        Key(
+            "engine",
+            STRING,
+            "the built-in model, or an external tool",
+            CostmodelConfig.engine,
+            choices=("builtin", "external"),
+            choice_error="unknown engine {value!r}; expected builtin or external",
+        ),
+        Key("pto_isa", STRING, "path to a pto-isa checkout (builtin engine)", CostmodelConfig.pto_isa),
+        Key("tool", STRING, "path to query_pto_cycles.py (external engine)", CostmodelConfig.tool),
+        Key("compiler", STRING, "the C++ compiler the model builds with", CostmodelConfig.compiler),
+        Key(
+            "on_target",
+            BOOLEAN,
+            "run the external tool on the target instead of locally",
+            CostmodelConfig.on_target,
+            written=Written.NEVER,
+        ),
+    ),
+)
+
+DISCIPLINE = Section(
+    "discipline",
+    "How measurements become verdicts; fractions are relative to the median.",
+    keys=(
+        Key(
+            "repeats",
+            INTEGER,
+            "benchmark runs per round",
+            Discipline.repeats,
+            range=Range(low=1, message="repeats must be at least 1"),
+        ),
+        Key(
+            "warmup",
+            INTEGER,
+            "warm-up runs before measuring",
+            Discipline.warmup,
+            range=Range(low=0, message="warmup must be 0 or more"),
+        ),
+        Key(
+            "noise_floor",
+            NUMBER,
+            "relative gain below this is noise, whatever the samples say",
+            Discipline.noise_floor,
+            range=Range(low=0, high=1, message="noise_floor is a fraction: expected 0 <= value < 1"),
+        ),
+        Key(
+            "max_spread",
+            NUMBER,
+            "(max-min)/median above this marks the round inconclusive",
+            Discipline.max_spread,
+            # (max - min) / median can exceed 1 on a noisy machine, so no upper bound
+            range=Range(low=0, low_open=True, message="max_spread is a fraction of the median: expected > 0"),
+        ),
+        Key(
+            "review_gain",
+            NUMBER,
+            "a speedup over the frontier above this is flagged for review",
+            Discipline.review_gain,
+            range=Range(low=1, low_open=True, message="review_gain must be greater than 1"),
+        ),
+    ),
+    commented=True,
+)
+
+PHASES = Section(
+    "phases",
+    "The campaign's phases, in order; the first is the baseline phase.",
+    keys=(
+        Key(
+            "names",
+            STRINGS,
+            "the phase names",
+            DEFAULT_PHASES,
+            rule=Rule(
+                _non_empty_strings,
+                "phases.names must be a non-empty list of strings",
+                "not empty",
+            ),
+        ),
+        Key(
+            "current",
+            STRING,
+            "the phase the campaign is in (pto-tui moves it)",
+            DEFAULT_PHASES[0],
+            validated=False,
+        ),
+    ),
+)
+
+SCOPE = Section(
+    "scope",
+    "What a round may change.",
+    keys=(
+        Key(
+            "protected",
+            STRINGS,
+            "glob patterns, relative to workspace/, of files a round may change only as a declared bug fix",
+            default_by_kind=default_protected,
+            rule=Rule(_all_strings, "scope.protected must be a list of glob patterns", "glob patterns"),
+            written=Written.NEVER,
+        ),
+    ),
+)
+
+TOLERANCES = Section(
+    "tolerances",
+    "Correctness tolerances (atol, rtol, ...); loosening one needs an approval.",
+    entries=Entries(
+        "tolerance name",
+        value=Key(
+            "<name>",
+            NUMBER,
+            "the tolerance",
+            range=Range(low=0),
+            error="a tolerance must be a number >= 0",
+        ),
+    ),
+)
+
+STATE = Section(
+    "state",
+    "Structured state written by pto-tui (free form); not for editing by hand.",
+    entries=Entries("state key", value=Key("<name>", ANY, "pto-tui's record", validated=False)),
+)
+
+SECTIONS: tuple[Section, ...] = (
+    OPERATOR,
+    CASE,
+    TUNABLES,
+    COMMANDS,
+    TARGET,
+    COSTMODEL,
+    DISCIPLINE,
+    PHASES,
+    SCOPE,
+    TOLERANCES,
+    STATE,
+)
+TOP_LEVEL_KEYS = frozenset({SCHEMA_KEY.name, *(s.name for s in SECTIONS)})
