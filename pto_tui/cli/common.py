@@ -8,6 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
+from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import parse_scalar  # noqa: F401 (re-exported)
 from pto_tui.core.project.file import ProjectFile  # noqa: F401 (re-exported)
 from pto_tui.core.project.layout import ProjectLayout, find_project_root
@@ -22,6 +26,10 @@ def print_json(data: Any) -> None:
     sys.stdout.write("\n")
 
 
+def make_console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
 def project_layout(args: argparse.Namespace) -> ProjectLayout:
     return ProjectLayout(find_project_root(getattr(args, "project", None)))
 
@@ -32,6 +40,30 @@ def load_project_file(args: argparse.Namespace) -> tuple[ProjectLayout, ProjectF
     return layout, ProjectFile(layout.project_file)
 
 
+def open_campaign(args: argparse.Namespace, write: bool, command: str = "") -> Campaign:
+    return Campaign(project_layout(args).root, write=write, command=command or f"pto-tui {args.command}")
+
+
+def finish(args: argparse.Namespace, data: object, warnings: list[str], message: str) -> None:
+    """End a writing command: warnings on stderr, then JSON (--json) or the message."""
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if getattr(args, "json", False):
+        print_json(data)
+    else:
+        print(message)
+
+
+def key_values(items: list[str], what: str) -> dict[str, str]:
+    """Repeated KEY=VALUE options as a dict (what: the option, for the error)."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"{what} expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
 def path_arg(text: str) -> Path:
     return Path(text).expanduser()
-

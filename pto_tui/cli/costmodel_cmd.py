@@ -108,7 +108,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     engine.add_argument("--jobs", type=int, metavar="N", help="parallel programs (default: cores)")
     engine.add_argument("--no-cache", action="store_true", help="recompute, do not read the cache")
     out = parser.add_argument_group("output")
-    add_json_flag(out)  # type: ignore[arg-type]
+    add_json_flag(out)
     out.add_argument("--sort", metavar="COLUMN",
                      help=f"sort the table by: {', '.join(SORT_COLUMNS)}")
     out.add_argument("--desc", action="store_true", help="sort descending")

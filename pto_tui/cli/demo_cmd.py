@@ -42,9 +42,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
         return _open_tui(args)
     from pto_tui.backends.demo_campaign import run_demo_campaign
+    from pto_tui.cli.common import make_console, open_campaign
     from pto_tui.cli.live import run_campaign_service
-    from pto_tui.cli.project_cmds import _console as console
-    from pto_tui.cli.project_cmds import open_campaign, print_status
+    from pto_tui.cli.reading_cmds import print_status
     from pto_tui.core.rounds.export import export_rows
     from pto_tui.core.summary.chart import write_campaign_chart
 
@@ -64,7 +64,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    out = console()
+    out = make_console()
     print_status(out, status)
     for r in rounds:
         verdict = "baseline" if r.is_baseline else (r.verdict.value if r.verdict else r.status)

@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pto_tui.cli.common import add_json_flag, path_arg, print_json
-from pto_tui.cli.project_cmds import open_campaign
+from pto_tui.cli.common import add_json_flag, open_campaign, path_arg, print_json
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.rounds.export import FORMATS, export_rows, render_export
 

@@ -3,34 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import tomllib
-from pathlib import Path
-from typing import Any
 
-from pto_tui.cli.common import add_json_flag, parse_scalar, print_json
-from pto_tui.cli.project_cmds import (
-    _finish,
-    _measurement_args,
-    measurement_from_args,
-    open_campaign,
-)
+from pto_tui.cli.common import add_json_flag, finish, open_campaign, parse_scalar, print_json
+from pto_tui.cli.measurement_args import add_measurement_args, measurement_from_args
+from pto_tui.cli.pre_edit_args import add_form_args, pre_edit_from_args
 from pto_tui.core.errors import InputError
-from pto_tui.core.rounds.records import ChecklistItem, PreEdit, round_to_dict
+from pto_tui.core.rounds.records import round_to_dict
 from pto_tui.core.rounds.render import format_duration
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, ChangeKind, Verdict
 
-_FORM_FLAGS = (
-    ("kernel", "--kernel", "target operator and current configuration"),
-    ("bottleneck", "--bottleneck", "bottleneck class (see `pto-tui round classes`)"),
-    ("evidence", "--evidence", "what shows the bottleneck (profiling, costmodel, numbers)"),
-    ("hypothesis", "--hypothesis", "the one hypothesis this round tests"),
-    ("why_ascend", "--why", "why the change should help on Ascend"),
-    ("expected_metric", "--metric", "which metric should improve"),
-    ("main_risk", "--risk", "the main risk"),
-    ("correctness_plan", "--correctness-plan", "how correctness is assured"),
-)
+_NUMBER_HELP = "default: the open round"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,7 +24,34 @@ def register(sub: argparse._SubParsersAction) -> None:
         "record the changes, record build/correctness/benchmark (measure), close with a verdict.",
     )
     rsub = p.add_subparsers(dest="round_command", metavar="STEP", required=True)
+    _add_start(rsub)
 
+    s = rsub.add_parser("gates", help="show what still blocks a round with these answers")
+    add_form_args(s)
+    add_json_flag(s)
+    s.set_defaults(handler=cmd_gates)
+
+    _add_changes(rsub)
+
+    s = rsub.add_parser("measure", help="record build, correctness and benchmark samples")
+    s.add_argument("number", type=int, nargs="?", help=_NUMBER_HELP)
+    add_measurement_args(s)
+    add_json_flag(s)
+    s.set_defaults(handler=cmd_measure)
+
+    _add_close(rsub)
+    _add_run(rsub)
+
+    s = rsub.add_parser("delete", help="(refused) rounds are append-only")
+    s.add_argument("number", type=int)
+    s.set_defaults(handler=cmd_delete)
+
+    s = rsub.add_parser("classes", help="list the bottleneck classes and checklist keys")
+    add_json_flag(s)
+    s.set_defaults(handler=cmd_classes)
+
+
+def _add_start(rsub: argparse._SubParsersAction) -> None:
     s = rsub.add_parser(
         "start",
         help="open the next round with its Pre-Edit answers (refused until every gate passes)",
@@ -49,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "hardware checklist items (--check KEY=NOTE) are required. Checklist keys: "
         + ", ".join(HARDWARE_CHECKLIST),
     )
-    _add_form_args(s)
+    add_form_args(s)
     s.add_argument("--title", default="", help="short title for tables and the chart")
     s.add_argument("--phase", default=None)
     s.add_argument("--based-on", type=int, default=None, help="base round (default: the frontier)")
@@ -57,13 +67,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(s)
     s.set_defaults(handler=cmd_start)
 
-    s = rsub.add_parser("gates", help="show what still blocks a round with these answers")
-    _add_form_args(s)
-    add_json_flag(s)
-    s.set_defaults(handler=cmd_gates)
 
+def _add_changes(rsub: argparse._SubParsersAction) -> None:
     s = rsub.add_parser("changes", help="record the round's changes (files and diff detected)")
-    s.add_argument("number", type=int, nargs="?", help="default: the open round")
+    s.add_argument("number", type=int, nargs="?", help=_NUMBER_HELP)
     s.add_argument("--kind", choices=[k.value for k in ChangeKind])
     s.add_argument("--describe", default="", help="what was changed, briefly")
     s.add_argument(
@@ -84,14 +91,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(s)
     s.set_defaults(handler=cmd_changes)
 
-    s = rsub.add_parser("measure", help="record build, correctness and benchmark samples")
-    s.add_argument("number", type=int, nargs="?", help="default: the open round")
-    _measurement_args(s)
-    add_json_flag(s)
-    s.set_defaults(handler=cmd_measure)
 
+def _add_close(rsub: argparse._SubParsersAction) -> None:
     s = rsub.add_parser("close", help="decide the verdict from the measurements and close the round")
-    s.add_argument("number", type=int, nargs="?", help="default: the open round")
+    s.add_argument("number", type=int, nargs="?", help=_NUMBER_HELP)
     s.add_argument("--analysis", default="", help="why it worked or failed")
     s.add_argument("--next", default="", dest="next_step", help="what to try next")
     s.add_argument(
@@ -102,6 +105,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(s)
     s.set_defaults(handler=cmd_close)
 
+
+def _add_run(rsub: argparse._SubParsersAction) -> None:
     s = rsub.add_parser(
         "run",
         help="run the open round on the target: sync, build, correctness, benchmark repeats, verdict",
@@ -120,83 +125,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(s)
     s.set_defaults(handler=cmd_run)
 
-    s = rsub.add_parser("delete", help="(refused) rounds are append-only")
-    s.add_argument("number", type=int)
-    s.set_defaults(handler=cmd_delete)
-
-    s = rsub.add_parser("classes", help="list the bottleneck classes and checklist keys")
-    add_json_flag(s)
-    s.set_defaults(handler=cmd_classes)
-
-
-def _add_form_args(s: argparse.ArgumentParser) -> None:
-    """The Pre-Edit answers, shared by `round start` and `round gates`."""
-    for key, flag, text in _FORM_FLAGS:
-        s.add_argument(flag, dest=key, default=None, help=text)
-    s.add_argument(
-        "--check",
-        action="append",
-        default=[],
-        metavar="KEY=NOTE",
-        help="tick a hardware checklist item with a note (repeat for all 8)",
-    )
-    s.add_argument(
-        "--scope",
-        action="append",
-        default=[],
-        metavar="FILE_OR_PARAM",
-        help="a file glob or parameter the hypothesis will change (repeat)",
-    )
-    s.add_argument("--recheck", default=None, help="three-round rule: the re-checked bottleneck")
-    s.add_argument("--new-direction", default=None, help="three-round rule: the new direction")
-    s.add_argument("--form", type=Path, help="read the answers from a TOML or JSON file")
-
-
-def _read_form(path: Path | None) -> dict[str, Any]:
-    if path is None:
-        return {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot read form: {error.strerror}", file=path) from None
-    try:
-        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
-        raise InputError(f"invalid form file: {error}", file=path) from None
-    if not isinstance(data, dict):
-        raise InputError("a form file holds a table of answers", file=path)
-    return data
-
-
-def pre_edit_from_args(args: argparse.Namespace) -> PreEdit:
-    form = _read_form(getattr(args, "form", None))
-    pre = PreEdit()
-    for key, _flag, _text in _FORM_FLAGS:
-        value = getattr(args, key, None)
-        setattr(pre, key, str(value if value is not None else form.get(key, "")))
-    checklist: dict[str, ChecklistItem] = {}
-    for key, note in dict(form.get("checklist", {})).items():
-        checklist[key] = ChecklistItem(ticked=True, note=str(note))
-    for item in args.check:
-        key, sep, note = item.partition("=")
-        if not sep:
-            raise InputError(f"--check expects KEY=NOTE, got {item!r}")
-        checklist[key.strip()] = ChecklistItem(ticked=True, note=note.strip())
-    unknown = [k for k in checklist if k not in HARDWARE_CHECKLIST]
-    if unknown:
-        raise InputError(
-            f"unknown checklist item(s): {', '.join(unknown)}; known: {', '.join(HARDWARE_CHECKLIST)}"
-        )
-    pre.checklist = checklist
-    pre.scope = list(getattr(args, "scope", []) or form.get("scope", []))
-    pre.bottleneck_recheck = str(
-        args.recheck if args.recheck is not None else form.get("bottleneck_recheck", "")
-    )
-    pre.new_direction = str(
-        args.new_direction if args.new_direction is not None else form.get("new_direction", "")
-    )
-    return pre
-
 
 def cmd_start(args: argparse.Namespace) -> int:
     pre = pre_edit_from_args(args)
@@ -206,7 +134,7 @@ def cmd_start(args: argparse.Namespace) -> int:
         )
         folder = campaign.layout.round_dir(record.number)
         warnings = campaign.warnings
-    _finish(
+    finish(
         args,
         round_to_dict(record),
         warnings,
@@ -250,7 +178,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
         warnings = campaign.warnings
     files = ", ".join(record.changes.files) or "no files"
     params_text = ", ".join(f"{p.name} {p.old}->{p.new}" for p in record.changes.parameters)
-    _finish(
+    finish(
         args,
         round_to_dict(record),
         warnings,
@@ -263,7 +191,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     with open_campaign(args, write=True, command="pto-tui round measure") as campaign:
         record = campaign.record_measurement(measurement_from_args(args), args.number)
         warnings = campaign.warnings
-    _finish(
+    finish(
         args,
         round_to_dict(record),
         warnings,
@@ -285,7 +213,7 @@ def cmd_close(args: argparse.Namespace) -> int:
     message = f"round {record.number} closed: {verdict} — {record.verdict_reason}"
     for flag in record.flags:
         message += f"\n  FLAG {flag}"
-    _finish(args, round_to_dict(record), warnings, message)
+    finish(args, round_to_dict(record), warnings, message)
     return 0
 
 
@@ -316,7 +244,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     for flag in record.flags:
         message += f"\n  FLAG {flag}"
-    _finish(args, round_to_dict(record), warnings, message)
+    finish(args, round_to_dict(record), warnings, message)
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The Textual front end of pto-tui (issue 7). Nothing outside this package imports Textual."""
+"""The Textual front end of pto-tui. Nothing outside this package imports Textual."""
 
 import os
 

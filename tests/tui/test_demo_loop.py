@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import DataTable, OptionList, Static
 
 from pto_tui.core.campaign.campaign import Campaign
@@ -169,20 +170,25 @@ async def test_round_refused_by_a_gate_then_kept_and_reviewed(demo_root: Path) -
         assert (record.analysis, record.next, record.amendments) == ("amortised", "KV 256", [])
         assert "closed: kept, with its Post-Run" in verdict_box(app)
 
-        # review: the table filtered by verdict, the round opened with its job logs
-        await pilot.press("2", "slash", *"verdict:kept", "enter")
-        assert table_rows(app) == ["1"]
-        await pilot.press("enter")
-        assert isinstance(app.screen, RoundScreen) and app.screen.record.number == 1
-        names = [job.name for job in app.screen.jobs]
-        assert "iter-001 build" in names and "iter-001 benchmark 7/7" in names
-        assert all(name.startswith("iter-001 ") for name in names)
-        await pilot.press("escape", "escape")
+        await review_kept_round_and_write_chart(pilot, app)
 
-        # the summary chart, written by core; its path is shown
-        await pilot.press("w")
-        await wait_for(pilot, lambda: app.screen.last_chart is not None, timeout=60)
-        assert app.screen.last_chart.is_file()
+
+async def review_kept_round_and_write_chart(pilot: Pilot, app: PtoApp) -> None:
+    """After iter-001 is kept: the table filtered by verdict, the round opened with its
+    job logs, and the summary chart written."""
+    await pilot.press("2", "slash", *"verdict:kept", "enter")
+    assert table_rows(app) == ["1"]
+    await pilot.press("enter")
+    assert isinstance(app.screen, RoundScreen) and app.screen.record.number == 1
+    names = [job.name for job in app.screen.jobs]
+    assert "iter-001 build" in names and "iter-001 benchmark 7/7" in names
+    assert all(name.startswith("iter-001 ") for name in names)
+    await pilot.press("escape", "escape")
+
+    # the summary chart, written by core; its path is shown
+    await pilot.press("w")
+    await wait_for(pilot, lambda: app.screen.last_chart is not None, timeout=60)
+    assert app.screen.last_chart.is_file()
 
 
 def start_scripted_round(root: Path, index: int) -> None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Static
 
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.compare import CompareScreen
 from pto_tui.tui.screens.help import HelpScreen
+from pto_tui.tui.screens.project import ProjectScreen
 from pto_tui.tui.screens.round_detail import RoundScreen
 from pto_tui.tui.widgets.rounds_pane import RoundsPane
 from tests.tui.keys import loaded
@@ -46,6 +48,31 @@ async def test_filter_by_verdict_class_and_text(campaign_root: Path) -> None:
         assert table_rows(app) == ["0", "1", "2", "3", "4"]
         await pilot.press("s")  # sort by duration: fastest first, no number last
         assert table_rows(app) == ["4", "1", "2", "0", "3"]
+
+
+async def test_escape_with_no_filter_left_goes_home(
+    campaign_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first esc clears the filter; the next, with nothing to clear, is the screen's home."""
+    homes: list[str] = []
+    original = ProjectScreen.action_home
+
+    def home(screen: ProjectScreen) -> None:
+        homes.append(screen.current)
+        original(screen)
+
+    monkeypatch.setattr(ProjectScreen, "action_home", home)
+    app = PtoApp(campaign_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("slash", *"verdict:kept", "enter")
+        await pilot.press("escape")  # clears the filter: not home yet
+        assert table_rows(app) == ["0", "1", "2", "3", "4"]
+        assert homes == []
+        await pilot.press("escape")
+        assert homes == ["rounds"]
+        assert app.screen.current == "rounds"
+        assert app.focused is app.screen.query_one("#rounds-table", DataTable)
 
 
 async def test_mark_two_rounds_and_compare_only_differences(campaign_root: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import Button, Static
 
 from pto_tui.core.campaign.campaign import Campaign
@@ -84,30 +85,34 @@ async def test_round_refused_by_gates_then_kept(fresh_root: Path) -> None:
         shown = static_text(app.screen.query_one("#or-changes", Static))
         assert "kFaTileS1: 256 → 128" in shown
 
-        # numbers, then close: faster than the baseline, repeatably -> kept
-        await tab_to(pilot, "or-build")
-        await pilot.press("enter", "down", "enter")
-        await tab_to(pilot, "or-correct")
-        await pilot.press("enter", "down", "enter")
-        await type_into(pilot, "or-samples", "90,91,89,90")
-        await tab_to(pilot, "or-measure")
-        await pilot.press("enter")
-        await pilot.pause()
-        with Campaign(fresh_root) as campaign:
-            assert campaign.round(1).measurement.samples_us == [90, 91, 89, 90]
-        await type_into(pilot, "or-analysis", "ok")
-        await type_into(pilot, "or-next", "FIFO")
-        await tab_to(pilot, "or-close")
-        await pilot.press("enter")
-        await pilot.pause()
-        with Campaign(fresh_root) as campaign:
-            record = campaign.round(1)
-        assert record.is_closed and record.verdict is not None
-        assert record.verdict.value == "kept"
-        assert record.analysis == "ok"
-        await wait_for(pilot, lambda: app.screen.query_one("#round-switch").current
-                       == "preedit")
-        assert "iter-001 kept" in static_text(app.screen.query_one("#round-state", Static))
+        await measure_and_close_kept(pilot, app, fresh_root)
+
+
+async def measure_and_close_kept(pilot: Pilot, app: PtoApp, fresh_root: Path) -> None:
+    """Numbers, then close: faster than the baseline, repeatably -> kept."""
+    await tab_to(pilot, "or-build")
+    await pilot.press("enter", "down", "enter")
+    await tab_to(pilot, "or-correct")
+    await pilot.press("enter", "down", "enter")
+    await type_into(pilot, "or-samples", "90,91,89,90")
+    await tab_to(pilot, "or-measure")
+    await pilot.press("enter")
+    await pilot.pause()
+    with Campaign(fresh_root) as campaign:
+        assert campaign.round(1).measurement.samples_us == [90, 91, 89, 90]
+    await type_into(pilot, "or-analysis", "ok")
+    await type_into(pilot, "or-next", "FIFO")
+    await tab_to(pilot, "or-close")
+    await pilot.press("enter")
+    await pilot.pause()
+    with Campaign(fresh_root) as campaign:
+        record = campaign.round(1)
+    assert record.is_closed and record.verdict is not None
+    assert record.verdict.value == "kept"
+    assert record.analysis == "ok"
+    await wait_for(pilot, lambda: app.screen.query_one("#round-switch").current
+                   == "preedit")
+    assert "iter-001 kept" in static_text(app.screen.query_one("#round-state", Static))
 
 
 async def test_start_refused_without_environment_round(tmp_path: Path) -> None:

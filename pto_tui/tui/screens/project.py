@@ -12,6 +12,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Input, Static, TextArea
 
 from pto_tui.core.errors import PtoError
@@ -161,8 +162,8 @@ class ProjectScreen(Screen[None]):
         focused = self.focused
         if isinstance(focused, Input | TextArea):
             pane = self.query_one(f"#{self.current}")
-            target = next((a for a in focused.ancestors if getattr(a, "can_focus", False)
-                           and a is not focused), None)
+            target = next((a for a in focused.ancestors
+                           if isinstance(a, Widget) and a.can_focus and a is not focused), None)
             (target or pane).focus()
             return
         self.action_show_pane("rounds")

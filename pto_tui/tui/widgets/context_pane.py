@@ -19,6 +19,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.rounds.records import EnvironmentNotes
 from pto_tui.jobs.model import JobRecord
 from pto_tui.tui.format import duration, iter_name, speed
@@ -153,65 +154,18 @@ class ContextPane(VerticalScroll):
 
     def _summary(self, snap: Snapshot) -> Group:
         st = snap.status
-        config = self.session.campaign.config
         t = Table(box=None, show_header=False, padding=(0, 1), expand=True)
         t.add_column("what", style="bold", no_wrap=True, width=14)
         t.add_column("value", ratio=1)
         t.add_row("operator", f"{st.operator} ({st.kind})")
         t.add_row("case", st.case or "-")
-        target = config.target
+        target = self.session.campaign.config.target
         where = target.label + (f" {target.work_dir}" if target.work_dir else "")
         t.add_row("target", Text.assemble(where, "  connection: ", self.connection))
         baseline = snap.round(0)
-        env = baseline.environment if baseline else None
-        if env is None:
-            t.add_row("environment", Text("not run: tuning is locked (E runs it)",
-                                          style="bold red"))
-        else:
-            ok = sum(env.probes.values())
-            state = Text("passed", style="green") if env.passed else Text(
-                "NOT passed: tuning is locked", style="bold red"
-            )
-            t.add_row("environment", Text.assemble(
-                state, f"  {ok}/{len(env.probes)} probes ok (listed below)"))
-            for problem in env.problems:
-                t.add_row("", Text(f"problem: {problem}", style="yellow"))
-        t.add_row("baseline", f"iter-000 {duration(st.baseline_us)}" if st.baseline_us
-                  else Text("not recorded (B measures it)", style="yellow"))
-        if st.torch:
-            t.add_row(
-                "torch_npu",
-                f"{st.torch.label}: avg {duration(st.torch.avg_us)} "
-                f"(min {duration(st.torch.min_us)}, max {duration(st.torch.max_us)})"
-                + (f", {st.torch.tflops:.2f} TFLOPS" if st.torch.tflops else ""),
-            )
-        else:
-            t.add_row("torch_npu", Text("not measured (T measures it)", style="yellow"))
-        t.add_row(
-            "frontier",
-            f"{iter_name(st.frontier_round)} {duration(st.frontier_us)}  "
-            f"{speed(st.speedup_vs_initial)} vs initial, "
-            f"{speed(st.speedup_vs_torch)} vs torch_npu",
-        )
-        t.add_row("verdicts", "  ".join(f"{k} {v}" for k, v in st.counts.items()))
-        if st.open_round is not None:
-            t.add_row("open round", Text(iter_name(st.open_round), style="magenta"))
-        rule = (
-            Text(
-                f"APPLIES: {st.rounds_without_gain} rounds without gain: re-check the "
-                "bottleneck and state a new direction",
-                style="bold yellow",
-            )
-            if st.three_round_rule
-            else Text(f"{st.rounds_without_gain} round(s) without gain (rule at 3)")
-        )
-        t.add_row("3-round rule", rule)
-        for number, hypothesis, reason in st.recent_failures:
-            t.add_row("recent fail", f"{iter_name(number)} {hypothesis} - {reason}")
-        for missing in st.problems.missing:
-            t.add_row("missing", Text(f"runs/{iter_name(missing)} is missing", style="red"))
-        for problem in st.problems.unreadable:
-            t.add_row("unreadable", Text(str(problem), style="red"))
+        _environment_rows(t, baseline.environment if baseline else None)
+        _reference_rows(t, st)
+        _progress_rows(t, st)
         return Group(t)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -243,3 +197,61 @@ class ContextPane(VerticalScroll):
     def _redraw(self) -> None:
         if self.session.snapshot is not None:
             self.query_one("#ctx-summary", Static).update(self._summary(self.session.snapshot))
+
+
+def _environment_rows(t: Table, env: EnvironmentNotes | None) -> None:
+    if env is None:
+        t.add_row("environment", Text("not run: tuning is locked (E runs it)", style="bold red"))
+        return
+    ok = sum(env.probes.values())
+    state = Text("passed", style="green") if env.passed else Text(
+        "NOT passed: tuning is locked", style="bold red"
+    )
+    t.add_row("environment", Text.assemble(
+        state, f"  {ok}/{len(env.probes)} probes ok (listed below)"))
+    for problem in env.problems:
+        t.add_row("", Text(f"problem: {problem}", style="yellow"))
+
+
+def _reference_rows(t: Table, st: CampaignStatus) -> None:
+    """The two fixed points every speedup is measured against: iter-000 and torch_npu."""
+    t.add_row("baseline", f"iter-000 {duration(st.baseline_us)}" if st.baseline_us
+              else Text("not recorded (B measures it)", style="yellow"))
+    if st.torch:
+        t.add_row(
+            "torch_npu",
+            f"{st.torch.label}: avg {duration(st.torch.avg_us)} "
+            f"(min {duration(st.torch.min_us)}, max {duration(st.torch.max_us)})"
+            + (f", {st.torch.tflops:.2f} TFLOPS" if st.torch.tflops else ""),
+        )
+    else:
+        t.add_row("torch_npu", Text("not measured (T measures it)", style="yellow"))
+
+
+def _progress_rows(t: Table, st: CampaignStatus) -> None:
+    """How far the campaign got, and what the rules and the records on disk say of it."""
+    t.add_row(
+        "frontier",
+        f"{iter_name(st.frontier_round)} {duration(st.frontier_us)}  "
+        f"{speed(st.speedup_vs_initial)} vs initial, "
+        f"{speed(st.speedup_vs_torch)} vs torch_npu",
+    )
+    t.add_row("verdicts", "  ".join(f"{k} {v}" for k, v in st.counts.items()))
+    if st.open_round is not None:
+        t.add_row("open round", Text(iter_name(st.open_round), style="magenta"))
+    rule = (
+        Text(
+            f"APPLIES: {st.rounds_without_gain} rounds without gain: re-check the "
+            "bottleneck and state a new direction",
+            style="bold yellow",
+        )
+        if st.three_round_rule
+        else Text(f"{st.rounds_without_gain} round(s) without gain (rule at 3)")
+    )
+    t.add_row("3-round rule", rule)
+    for number, hypothesis, reason in st.recent_failures:
+        t.add_row("recent fail", f"{iter_name(number)} {hypothesis} - {reason}")
+    for missing in st.problems.missing:
+        t.add_row("missing", Text(f"runs/{iter_name(missing)} is missing", style="red"))
+    for problem in st.problems.unreadable:
+        t.add_row("unreadable", Text(str(problem), style="red"))

@@ -52,8 +52,8 @@ def plot_text(points: list[PlotPoint], width: int, height: int) -> Text:
         # one point per column: the most telling round of the group
         shown = max(group, key=lambda p: (p.verdict == "kept", p.speedup or 0.0))
         glyph = GLYPHS.get(shown.verdict, "·")
-        row = row_of(shown.speedup) if shown.speedup else height - 1
-        grid[row][col * step] = (glyph, VERDICT_STYLES.get(shown.verdict, ""))
+        y = row_of(shown.speedup) if shown.speedup else height - 1
+        grid[y][col * step] = (glyph, VERDICT_STYLES.get(shown.verdict, ""))
     text = Text()
     for index, row in enumerate(grid):
         if index == 0:

@@ -42,8 +42,13 @@ CURRENT_STYLE = Style(reverse=True, bold=True)
 
 
 class LineLike(Protocol):
-    stream: str
-    text: str
+    """A line the pane shows (jobs' LogLine, for one); read-only, so frozen records fit."""
+
+    @property
+    def stream(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
 
 
 CancelFn = Callable[[], Awaitable[Any] | Any]

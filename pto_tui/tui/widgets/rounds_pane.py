@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input, Static
 
 from pto_tui.core.rounds.records import Round
@@ -121,7 +122,7 @@ class RoundsPane(Vertical):
         keep = table.cursor_row
         current_key = None
         if table.row_count:
-            current_key = table.coordinate_to_cell_key((keep, 0)).row_key.value
+            current_key = table.coordinate_to_cell_key(Coordinate(keep, 0)).row_key.value
         table.clear()
         st = snap.status
         torch_us = st.torch.avg_us if st.torch else None
@@ -173,7 +174,7 @@ class RoundsPane(Vertical):
         table = self.table
         if not table.row_count:
             return None
-        key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
         return int(key) if key is not None else None
 
     def action_cursor(self, where: str) -> None:
@@ -192,10 +193,11 @@ class RoundsPane(Vertical):
         box.remove_class("hidden")
         box.focus()
 
-    def action_clear_filter(self) -> None:
+    async def action_clear_filter(self) -> None:
         box = self.query_one("#rounds-filter", Input)
         if box.has_class("hidden") and not self.query_text:
-            self.screen.run_action("home")
+            # this binding shadows the screen's esc: with no filter to clear, pass it on
+            await self.screen.run_action("home")
             return
         box.value = ""
         box.add_class("hidden")

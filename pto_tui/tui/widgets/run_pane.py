@@ -22,31 +22,25 @@ from textual.widgets import DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
+from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.records import EnvironmentNotes, Round
 from pto_tui.core.rounds.render import TorchBaseline
-from pto_tui.core.rules.verdict import invalid_sample_reason, sample_stats
-from pto_tui.tui.format import duration, iter_name, verdict_text
+from pto_tui.tui.format import iter_name
 from pto_tui.tui.messages import ProjectChanged
 from pto_tui.tui.session import Session, Snapshot
 from pto_tui.tui.widgets.log_pane import LogPane
-
-STATE_STYLES = {"succeeded": "green", "failed": "red", "cancelled": "yellow", "running": "cyan",
-                "timed_out": "red", "lost": "red", "done": "green", "interrupted": "yellow"}
-
-# loop step -> (key, label); the order is the order of the campaign
-LOOP_STEPS: dict[str, tuple[str, str]] = {
-    "environment": ("E", "Environment round"),
-    "reference": ("T", "torch_npu baseline"),
-    "baseline": ("B", "iter-000 baseline"),
-    "round": ("r", "Run the open round"),
-}
-
-
-def spread_text(samples: list[float]) -> str:
-    if invalid_sample_reason(samples):
-        return "-"
-    return f"{sample_stats(samples).spread:.1%}"
+from pto_tui.tui.widgets.run_texts import (
+    LOOP_STEPS,
+    STATE_STYLES,
+    failure_text,
+    interrupted_text,
+    recorded_text,
+    round_verdict_text,
+    step_blocker,
+    step_state,
+    with_last_line,
+)
 
 
 class RunPane(Vertical, can_focus=True):
@@ -97,57 +91,14 @@ class RunPane(Vertical, can_focus=True):
         self.query_one("#run-loop").focus()
 
     @property
-    def log(self) -> LogPane:
+    def log_pane(self) -> LogPane:
         return self.query_one(LogPane)
 
     # ------------------------------------------------------------ what may run
 
     def availability(self, step: str) -> str:
         """Why the step cannot run now ("" when it can)."""
-        if self.session.read_only:
-            return "the project is open read-only (another pto-tui writes it)"
-        snap = self.session.snapshot
-        if snap is None:
-            return "the project is still loading"
-        passed = snap.status.environment_passed
-        baseline = snap.round(0)
-        recorded = baseline is not None and baseline.is_closed
-        if step in ("reference", "baseline") and not passed:
-            return "needs a passed environment round (E)"
-        if step == "baseline" and recorded:
-            return "recorded: never measured again"
-        if step == "round":
-            if not recorded:
-                return "needs the iter-000 baseline (B)"
-            if snap.open_round is None:
-                return "no open round: answer the Pre-Edit form in Round (3)"
-        return ""
-
-    def _state_of(self, step: str, snap: Snapshot) -> Text:
-        st = snap.status
-        baseline = snap.round(0)
-        if step == "environment":
-            env = baseline.environment if baseline else None
-            if env is None:
-                return Text("not run: tuning is locked", style="bold red")
-            ok = sum(env.probes.values())
-            if env.passed:
-                return Text(f"passed ({ok}/{len(env.probes)} probes)", style="green")
-            return Text(f"NOT passed ({ok}/{len(env.probes)} probes ok)", style="bold red")
-        if step == "reference":
-            if st.torch is None:
-                return Text("not measured", style="yellow")
-            return Text(f"avg {duration(st.torch.avg_us)} ({st.torch.label})")
-        if step == "baseline":
-            if baseline is None or not baseline.is_closed:
-                return Text("not recorded", style="yellow")
-            return Text(f"{duration(baseline.measurement.median_us)}, "
-                        f"{len(baseline.measurement.samples_us)} samples")
-        open_round = snap.open_round
-        if open_round is None:
-            return Text("")
-        return Text(f"{iter_name(open_round.number)} {open_round.short_hypothesis(40)}",
-                    style="magenta")
+        return step_blocker(step, self.session.snapshot, self.session.read_only)
 
     def _draw(self) -> None:
         snap = self.session.snapshot
@@ -162,7 +113,7 @@ class RunPane(Vertical, can_focus=True):
             if self.running == step:
                 text.append("running… (x cancels)", style="cyan")
             elif snap is not None:
-                text.append_text(self._state_of(step, snap))
+                text.append_text(step_state(step, snap))
             if reason and self.running != step:
                 text.append(f"  · {reason}", style="dim")
             text.truncate(max(40, listing.size.width - 2) if listing.size.width else 78,
@@ -207,6 +158,17 @@ class RunPane(Vertical, can_focus=True):
             return f"{iter_name(snap.open_round.number)} round"
         return LOOP_STEPS[step][1]
 
+    def _begin(self, step: str, title: str) -> None:
+        """Clear what the last run showed and open the log for this one."""
+        self.running = step
+        self.closed = None
+        self.query_one("#run-steps", DataTable).clear()
+        self._step_started.clear()
+        self._show_verdict(None)
+        self.query_one("#run-post").add_class("hidden")
+        self.log_pane.begin(title, cancel=self.action_cancel)
+        self._draw()
+
     async def _run(self, step: str) -> None:
         from pto_tui.backends.site import StepInterrupted
         from pto_tui.core.errors import RuleViolation
@@ -214,56 +176,39 @@ class RunPane(Vertical, can_focus=True):
         snap = self.session.snapshot
         before = snap.status if snap is not None else None
         title = self._title(step)
-        self.running = step
-        self.closed = None
-        self.query_one("#run-steps", DataTable).clear()
-        self._step_started.clear()
-        self._show_verdict(None)
-        self.query_one("#run-post").add_class("hidden")
-        self.log.begin(title, cancel=self.action_cancel)
-        self._draw()
-        campaign = self.session.campaign
+        self._begin(step, title)
         service = self._service(step)
         try:
             # a round is measured, then closed only once its Post-Run is written
             options = {"close": False} if step == "round" else {}
-            result = await service(campaign, self.session.runner(), self._on_event, **options)
+            result = await service(self.session.campaign, self.session.runner(), self._on_event,
+                                   **options)
         except asyncio.CancelledError:
             self._mark_running("cancelled")
-            self.log.end("cancelled")
-            self._show_verdict(self._interrupted_text(step, "cancelled"))
-            self.app.notify(self._interrupted_text(step, "cancelled").plain, title="cancelled",
-                            severity="warning", timeout=10)
+            self.log_pane.end("cancelled")
+            text = interrupted_text(step, self._title(step), "cancelled")
+            self._show_verdict(text)
+            self.app.notify(text.plain, title="cancelled", severity="warning", timeout=10)
             raise
         except PtoError as error:
             state = "interrupted" if isinstance(error, StepInterrupted) else (
                 "refused" if isinstance(error, RuleViolation) else "failed")
             self._mark_running("cancelled" if state == "interrupted" else "failed")
-            self.log.end(state)
-            text = Text(f"{title} {state}: ", style="bold red")
-            text.append(error.render(), style="")
-            if step == "round":
-                text.append("\nThe round stays open: fix it and press r again.", style="yellow")
-            self._show_verdict(text)
+            self.log_pane.end(state)
+            self._show_verdict(failure_text(step, title, state, error.render()))
             self.app.report_error(error, title=f"{title} {state}")  # type: ignore[attr-defined]
         except Exception:
             self._mark_running("failed")
-            self.log.end("error")
+            self.log_pane.end("error")
             raise  # shown by on_worker_state_changed
         else:
-            self.log.end("done")
-            self._show_result(step, result, before)
+            self.log_pane.end("done")
+            self._show_result(result, before)
         finally:
             self.running = ""
             self._warnings()
             self.post_message(ProjectChanged(step))
             self._draw()
-
-    def _interrupted_text(self, step: str, how: str) -> Text:
-        if step == "round":
-            return Text(f"{self._title(step)} {how}: the round stays open and nothing was recorded;"
-                        " r runs it again.", style="yellow")
-        return Text(f"{LOOP_STEPS[step][1]} {how}: nothing was recorded.", style="yellow")
 
     def _warnings(self) -> None:
         campaign = self.session.campaign
@@ -275,7 +220,7 @@ class RunPane(Vertical, can_focus=True):
         table = self.query_one("#run-steps", DataTable)
         loop = asyncio.get_running_loop()
         if event.kind == "line" and event.line is not None:
-            self.log.write(event.line.stream, event.line.text)
+            self.log_pane.write(event.line.stream, event.line.text)
         elif event.kind == "started":
             self._step_started[event.step] = loop.time()
             if event.step in table.rows:
@@ -283,8 +228,8 @@ class RunPane(Vertical, can_focus=True):
             else:
                 table.add_row(event.step, Text("running", style="cyan"), "", key=event.step)
             table.move_cursor(row=table.get_row_index(event.step))
-            self.log.write("meta", f"── {event.step}")
-            self.log.set_title(f"{self._title(self.running)}: {event.step}")
+            self.log_pane.write("meta", f"── {event.step}")
+            self.log_pane.set_title(f"{self._title(self.running)}: {event.step}")
         elif event.kind == "finished":
             state = event.record.state.value if event.record is not None else "done"
             took = loop.time() - self._step_started.get(event.step, loop.time())
@@ -293,7 +238,7 @@ class RunPane(Vertical, can_focus=True):
             table.update_cell(event.step, "state", Text(state, style=STATE_STYLES.get(state, "")),
                               update_width=True)
             table.update_cell(event.step, "time", f"{took:.1f}s", update_width=True)
-            self.log.write("meta", f"── {event.step}: {state} in {took:.1f}s")
+            self.log_pane.write("meta", f"── {event.step}: {state} in {took:.1f}s")
 
     def _mark_running(self, state: str) -> None:
         table = self.query_one("#run-steps", DataTable)
@@ -314,66 +259,21 @@ class RunPane(Vertical, can_focus=True):
         box.set_class(text is None, "hidden")
         box.update(text or "")
 
-    def _show_result(self, step: str, result: object, before: Any) -> None:
-        if isinstance(result, EnvironmentNotes):
-            self._show_verdict(self._environment_text(result))
-        elif isinstance(result, TorchBaseline):
-            self._show_verdict(Text.assemble(
-                ("torch_npu baseline recorded: ", "bold green"),
-                f"{result.label}: avg {duration(result.avg_us)} (min {duration(result.min_us)}, "
-                f"max {duration(result.max_us)}, {result.runs} runs)",
-            ))
-        elif isinstance(result, Round) and result.is_baseline:
-            m = result.measurement
-            self._show_verdict(Text.assemble(
-                ("iter-000 baseline recorded: ", "bold green"),
-                f"median {duration(m.median_us)}, {len(m.samples_us)} samples, "
-                f"spread {spread_text(m.samples_us)}",
-            ))
-        elif isinstance(result, Round):
-            result = self.session.campaign.preview(result.number)
-            self.closed = result
-            self._show_verdict(self.verdict_text(result, before))
-            self.query_one("#run-post").remove_class("hidden")
-            verdict = result.effective_verdict()
-            self.app.notify(f"{iter_name(result.number)}: {verdict.value if verdict else '-'} - "
-                            f"{result.verdict_reason}", title="verdict", timeout=10)
+    def _show_result(self, result: object, before: CampaignStatus | None) -> None:
+        if isinstance(result, Round) and not result.is_baseline:
+            self._show_round_result(result, before)
+        elif isinstance(result, EnvironmentNotes | TorchBaseline | Round):
+            self._show_verdict(recorded_text(result))
 
-    def _environment_text(self, notes: EnvironmentNotes) -> Text:
-        ok = sum(notes.probes.values())
-        if notes.passed:
-            text = Text(f"environment round passed: {ok}/{len(notes.probes)} probes ok",
-                        style="bold green")
-        else:
-            text = Text(f"environment round NOT passed: {ok}/{len(notes.probes)} probes ok",
-                        style="bold red")
-        for problem in notes.problems[:3]:
-            text.append(f"\n{problem}", style="yellow")
-        text.append("\nEach probe and its log: Context (1).", style="dim")
-        return text
-
-    def verdict_text(self, r: Round, before: Any) -> Text:
-        """The verdict with the numbers behind it (before: the status the round ran against)."""
-        m = r.measurement
-        text = Text.assemble((iter_name(r.number), "bold"), " ", verdict_text(r), "  ")
-        if m.samples_us:
-            text.append(f"median {duration(m.median_us)} · {len(m.samples_us)} samples · "
-                        f"spread {spread_text(m.samples_us)}")
-            frontier_us = before.frontier_us if before is not None else None
-            if frontier_us and m.median_us:
-                text.append(f" · {frontier_us / m.median_us:.2f}x vs frontier "
-                            f"{iter_name(before.frontier_round)} ({duration(frontier_us)})")
-        else:
-            text.append(f"build {m.build or '-'}, correctness {m.correctness or '-'}")
-        text.append(f"\n{r.verdict_reason}")
-        if m.problem:
-            text.append(f"\nproblem: {m.problem}", style="yellow")
-        for flag in r.flags:
-            text.append(f"\nflag: {flag}", style="bold yellow")
-        if not r.is_closed:
-            text.append("\nPost-Run: a writes Analysis, then Next; ctrl+s closes the round with them",
-                        style="dim")
-        return text
+    def _show_round_result(self, measured: Round, before: CampaignStatus | None) -> None:
+        """A measured round: its verdict as a preview, and the Post-Run fields to close it."""
+        record = self.session.campaign.preview(measured.number)
+        self.closed = record
+        self._show_verdict(round_verdict_text(record, before))
+        self.query_one("#run-post").remove_class("hidden")
+        verdict = record.effective_verdict()
+        self.app.notify(f"{iter_name(record.number)}: {verdict.value if verdict else '-'} - "
+                        f"{record.verdict_reason}", title="verdict", timeout=10)
 
     # ------------------------------------------------------------ post-run
 
@@ -406,10 +306,8 @@ class RunPane(Vertical, can_focus=True):
         self.query_one("#run-post").add_class("hidden")
         box = self.query_one("#run-verdict", Static)
         shown = box.content if isinstance(box.content, Text) else Text(str(box.content))
-        lines = shown.split("\n")
         verdict = closed.verdict.value if closed.verdict else "-"
-        box.update(Text("\n").join([*lines[:-1], Text(f"closed: {verdict}, with its Post-Run",
-                                                      style="dim")]))
+        box.update(with_last_line(shown, Text(f"closed: {verdict}, with its Post-Run", style="dim")))
         self.closed = None
         self._warnings()
         self.query_one("#run-loop").focus()
@@ -423,7 +321,7 @@ class RunPane(Vertical, can_focus=True):
             self.app.notify(f"cancelling {self.running}…", title="run")
             self.worker.cancel()
             return
-        view = self.log.view
+        view = self.log_pane.view
         if view.cancel_fn is not None and view.cancel_fn != self.action_cancel \
                 and not view.source_done:
             await view.action_cancel()
@@ -431,7 +329,7 @@ class RunPane(Vertical, can_focus=True):
         self.app.notify("nothing is running", title="run")
 
     def action_focus_log(self) -> None:
-        self.log.focus_default()
+        self.log_pane.focus_default()
 
     def action_command(self) -> None:
         box = self.query_one("#run-command", Input)
@@ -466,6 +364,6 @@ class RunPane(Vertical, can_focus=True):
         sync_from = layout.workspace if layout.workspace.is_dir() else None
         job = await self.session.runner().submit(target, JobSpec(command=command, name="command"),
                                                  sync_from=sync_from)
-        self.log.follow(job.subscribe(), f"command: {command}", job.cancel)
+        self.log_pane.follow(job.subscribe(), f"command: {command}", job.cancel)
         record = await job.wait()
-        self.log.set_state(record.state.value)
+        self.log_pane.set_state(record.state.value)

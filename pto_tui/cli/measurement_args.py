@@ -1,0 +1,51 @@
+"""Build, correctness and benchmark numbers given on the command line
+(`pto-tui baseline --build ...` and `pto-tui round measure`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from pto_tui.core.errors import InputError
+from pto_tui.core.rounds.records import Measurement
+
+
+def add_measurement_args(p: argparse.ArgumentParser, required: bool = True) -> None:
+    p.add_argument("--build", choices=("ok", "failed"), required=required)
+    p.add_argument(
+        "--correctness",
+        choices=("pass", "fail", "skip"),
+        default="skip",
+        help="skip = not run (no numbers may then be recorded)",
+    )
+    p.add_argument("--samples", default="", help="benchmark durations, comma separated, one per repeat")
+    p.add_argument("--reference", default="", help="the report's baseline (reference) durations")
+    p.add_argument("--unit", choices=("us", "ms"), default="us", help="unit of the durations")
+    p.add_argument("--tflops", type=float)
+    p.add_argument("--report", action="append", default=[], help="result file the numbers came from")
+    p.add_argument("--problem", default="", help="what went wrong, when something did")
+
+
+def measurement_from_args(args: argparse.Namespace) -> Measurement:
+    return Measurement(
+        build=args.build,
+        correctness="" if args.correctness == "skip" else args.correctness,
+        samples_us=_durations_us(args.samples, args.unit, "--samples"),
+        reference_us=_durations_us(args.reference, args.unit, "--reference"),
+        tflops=args.tflops,
+        reports=list(args.report),
+        problem=args.problem,
+    )
+
+
+def _durations_us(text: str, unit: str, what: str) -> list[float]:
+    """Comma-separated durations in `unit`, as microseconds."""
+    if not text.strip():
+        return []
+    scale = 1000.0 if unit == "ms" else 1.0
+    values = []
+    for part in text.split(","):
+        try:
+            values.append(float(part) * scale)
+        except ValueError:
+            raise InputError(f"{what}: {part.strip()!r} is not a number") from None
+    return values

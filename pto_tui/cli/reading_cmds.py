@@ -1,0 +1,118 @@
+"""Sub-commands that read a campaign: status, rounds, show."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+
+from rich.console import Console
+from rich.table import Table
+
+from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json
+from pto_tui.core.campaign.status import CampaignStatus
+from pto_tui.core.rounds.export import export_rows
+from pto_tui.core.rounds.records import round_to_dict
+from pto_tui.core.rounds.render import format_duration
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("status", help="best so far, baseline, recent failures, gates")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_status)
+
+    p = sub.add_parser("rounds", help="the round table")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_rounds)
+
+    p = sub.add_parser("show", help="one round: record and notes")
+    p.add_argument("number", type=int)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_show)
+
+
+def _speed(value: float | None) -> str:
+    return f"{value:.2f}x" if value else "-"
+
+
+def print_status(console: Console, st: CampaignStatus) -> None:
+    console.print(f"[bold]{st.operator}[/] ({st.kind})  case: {st.case}  target: {st.target}")
+    console.print(f"environment round: {'passed' if st.environment_passed else 'NOT passed (tuning locked)'}")
+    console.print(f"baseline (iter-000): {format_duration(st.baseline_us)}")
+    if st.torch:
+        console.print(f"{st.torch.label}: avg {format_duration(st.torch.avg_us)}")
+    else:
+        console.print("torch_npu baseline: not measured")
+    best = f"iter-{st.frontier_round:03d}" if st.frontier_round is not None else "-"
+    console.print(
+        f"frontier: {best} {format_duration(st.frontier_us)}"
+        f"  speedup vs initial {_speed(st.speedup_vs_initial)}"
+        f"  vs torch_npu {_speed(st.speedup_vs_torch)}"
+    )
+    console.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in st.counts.items()))
+    if st.open_round is not None:
+        console.print(f"open round: {st.open_round}")
+    if st.three_round_rule:
+        console.print(
+            f"[bold]three-round rule[/]: {st.rounds_without_gain} rounds without a kept verdict; "
+            "the next round must re-check the bottleneck and state a new direction"
+        )
+    for number, hypothesis, reason in st.recent_failures:
+        console.print(f"  recent: iter-{number:03d} {hypothesis} — {reason}")
+    for missing in st.problems.missing:
+        console.print(f"[bold]missing on disk[/]: runs/iter-{missing:03d}")
+    for problem in st.problems.unreadable:
+        console.print(f"[bold]unreadable[/]: {problem}")
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=False) as campaign:
+        st = campaign.status()
+    if args.json:
+        print_json(st.to_json())
+    else:
+        print_status(make_console(), st)
+    return 0
+
+
+def cmd_rounds(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=False) as campaign:
+        rounds = campaign.rounds()
+        st = campaign.status(rounds)
+    rows = export_rows(rounds, st.torch)
+    if args.json:
+        print_json(
+            {
+                "rounds": [asdict(row) for row in rows],
+                "missing": st.problems.missing,
+                "unreadable": st.problems.unreadable,
+            }
+        )
+        return 0
+    table = Table("Iter", "Phase", "Hypothesis", "Verdict", "PTO", "vs initial", "vs torch", box=None)
+    for row in rows:
+        table.add_row(
+            str(row.round),
+            row.phase or "-",
+            (row.title or row.hypothesis or "-")[:50],
+            row.verdict or row.status,
+            format_duration(row.median_us),
+            _speed(row.speedup_vs_initial),
+            _speed(row.speedup_vs_torch),
+        )
+    console = make_console()
+    console.print(table)
+    for missing in st.problems.missing:
+        console.print(f"missing on disk: runs/iter-{missing:03d}")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=False) as campaign:
+        record = campaign.round(args.number)
+        folder = campaign.layout.round_dir(args.number)
+    notes = folder / "notes.md"
+    if args.json:
+        print_json({"record": round_to_dict(record), "folder": str(folder)})
+        return 0
+    print(notes.read_text(encoding="utf-8") if notes.exists() else f"(no notes.md in {folder})")
+    return 0

@@ -1,0 +1,201 @@
+"""Sub-commands that record the campaign's fixed points and corrections:
+env, baseline, torch-baseline, phase, amend."""
+
+from __future__ import annotations
+
+import argparse
+
+from pto_tui.cli.common import add_json_flag, finish, key_values, open_campaign, print_json
+from pto_tui.cli.measurement_args import add_measurement_args, measurement_from_args
+from pto_tui.core.errors import InputError
+from pto_tui.core.rounds.records import EnvironmentNotes, round_to_dict
+from pto_tui.core.rounds.render import TorchBaseline, format_duration
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    _add_env(sub)
+    p = sub.add_parser(
+        "baseline",
+        help="iter-000, the initial PTO measurement: measured on the target, or given with --build",
+    )
+    add_measurement_args(p, required=False)
+    p.add_argument("--analysis", default="")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_baseline)
+
+    _add_torch_baseline(sub)
+
+    p = sub.add_parser("phase", help="show the phases, or set the one new rounds fall in")
+    p.add_argument("name", nargs="?", help="one of [phases] names in project.toml")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_phase)
+
+    p = sub.add_parser("amend", help="add a correction beside a closed round (the original stays)")
+    p.add_argument("number", type=int)
+    p.add_argument("--field", required=True, choices=("verdict", "analysis", "next"))
+    p.add_argument("--value", required=True)
+    p.add_argument("--why", required=True)
+    p.add_argument("--who", default="")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_amend)
+
+
+def _add_env(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "env",
+        help="the environment round (WORKFLOW.md step 6): run the probes on the target, "
+        "or record results given with --probe",
+    )
+    p.add_argument("--probe", action="append", default=[], metavar="NAME=ok|failed")
+    p.add_argument("--version", action="append", default=[], metavar="TOOL=VERSION", dest="versions")
+    p.add_argument("--build-outcome", default="")
+    p.add_argument("--first-result", default="", help="path of the first valid result")
+    p.add_argument("--problem", action="append", default=[], help="a problem met (repeat)")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_env)
+
+
+def _add_torch_baseline(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "torch-baseline",
+        help="the torch_npu reference: measured on the target, or given with --avg/--min/--max",
+    )
+    p.add_argument("--avg", type=float)
+    p.add_argument("--min", type=float, dest="minimum")
+    p.add_argument("--max", type=float, dest="maximum")
+    p.add_argument("--unit", choices=("us", "ms"), default="us")
+    p.add_argument("--tflops", type=float)
+    p.add_argument("--label", default="torch_npu")
+    p.add_argument("--warmup", type=int, default=0)
+    p.add_argument("--runs", type=int, default=0)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_torch_baseline)
+
+
+def _environment_verdict(passed: bool) -> str:
+    return "environment round " + ("passed" if passed else "NOT passed: tuning stays locked")
+
+
+def cmd_env(args: argparse.Namespace) -> int:
+    if not args.probe:
+        return _run_environment(args)
+    probes = {}
+    for name, state in key_values(args.probe, "--probe").items():
+        if state not in ("ok", "failed"):
+            raise InputError(f"--probe {name}: expected ok or failed, got {state!r}")
+        probes[name] = state == "ok"
+    notes = EnvironmentNotes(
+        versions=key_values(args.versions, "--version"),
+        build_outcome=args.build_outcome,
+        first_valid_result=args.first_result,
+        problems=list(args.problem),
+        probes=probes,
+        passed=all(probes.values()),
+    )
+    with open_campaign(args, write=True) as campaign:
+        campaign.record_environment(notes)
+        warnings = campaign.warnings
+    finish(
+        args,
+        {"environment_passed": notes.passed, "probes": probes},
+        warnings,
+        _environment_verdict(notes.passed),
+    )
+    return 0 if notes.passed else 1
+
+
+def _run_environment(args: argparse.Namespace) -> int:
+    from pto_tui.backends.environment import run_environment
+    from pto_tui.cli.live import run_campaign_service
+
+    with open_campaign(args, write=True, command="pto-tui env") as campaign:
+        notes = run_campaign_service(campaign, run_environment, quiet=args.json)
+        warnings = campaign.warnings
+    lines = [f"  {'ok    ' if ok else 'FAILED'} {name}" for name, ok in notes.probes.items()]
+    lines += [f"  problem: {p}" for p in notes.problems]
+    lines.append(_environment_verdict(notes.passed))
+    finish(args, notes.__dict__, warnings, "\n".join(lines))
+    return 0 if notes.passed else 1
+
+
+def cmd_baseline(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=True) as campaign:
+        if args.build is None:
+            from pto_tui.backends.loop import run_baseline
+            from pto_tui.cli.live import run_campaign_service
+
+            record = run_campaign_service(campaign, run_baseline, quiet=args.json)
+        else:
+            record = campaign.record_baseline(measurement_from_args(args), analysis=args.analysis)
+        warnings = campaign.warnings
+    finish(
+        args,
+        round_to_dict(record),
+        warnings,
+        f"baseline recorded: iter-000 {format_duration(record.measurement.median_us)}",
+    )
+    return 0
+
+
+def cmd_torch_baseline(args: argparse.Namespace) -> int:
+    given = [args.avg, args.minimum, args.maximum]
+    if all(v is None for v in given):
+        return _measure_torch_baseline(args)
+    if any(v is None for v in given):
+        raise InputError("give all of --avg, --min and --max, or none to measure on the target")
+    scale = 1000.0 if args.unit == "ms" else 1.0
+    baseline = TorchBaseline(
+        avg_us=args.avg * scale,
+        min_us=args.minimum * scale,
+        max_us=args.maximum * scale,
+        tflops=args.tflops,
+        label=args.label,
+        warmup=args.warmup,
+        runs=args.runs,
+    )
+    if not (0 < baseline.min_us <= baseline.avg_us <= baseline.max_us):
+        raise InputError("expected 0 < min <= avg <= max")
+    with open_campaign(args, write=True) as campaign:
+        campaign.set_torch_baseline(baseline)
+        warnings = campaign.warnings
+    finish(args, baseline.__dict__, warnings, f"{baseline.label} baseline recorded")
+    return 0
+
+
+def _measure_torch_baseline(args: argparse.Namespace) -> int:
+    from pto_tui.backends.reference import run_reference
+    from pto_tui.cli.live import run_campaign_service
+
+    with open_campaign(args, write=True) as campaign:
+        measured = run_campaign_service(campaign, run_reference, quiet=args.json)
+        warnings = campaign.warnings
+    finish(
+        args,
+        measured.__dict__,
+        warnings,
+        f"{measured.label}: avg {format_duration(measured.avg_us)} "
+        f"(min {format_duration(measured.min_us)}, max {format_duration(measured.max_us)})",
+    )
+    return 0
+
+
+def cmd_phase(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=bool(args.name)) as campaign:
+        if args.name:
+            campaign.set_phase(args.name)
+        phases = list(campaign.config.phases)
+        current = str(campaign.project.document.get("phases", {}).get("current") or phases[0])
+    if args.json:
+        print_json({"phases": phases, "current": current})
+    else:
+        for name in phases:
+            print(("* " if name == current else "  ") + name)
+    return 0
+
+
+def cmd_amend(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=True) as campaign:
+        record = campaign.amend(args.number, args.field, args.value, args.why, args.who)
+        warnings = campaign.warnings
+    finish(args, round_to_dict(record), warnings, f"round {args.number}: amendment recorded")
+    return 0

@@ -1,0 +1,170 @@
+"""Sub-commands that make a project: scan, new, import."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from pto_tui.cli.common import (
+    add_json_flag,
+    key_values,
+    make_console,
+    parse_scalar,
+    print_json,
+    project_layout,
+)
+from pto_tui.core.campaign.scaffold import ProjectAnswers, create_project, parse_target, plan_project
+from pto_tui.core.operators.scan import Candidate, scan
+from pto_tui.core.rounds.importer import import_project
+from pto_tui.core.vocabulary import OperatorKind
+
+NEW_DESCRIPTION = (
+    "Create a project: classify the operator, copy it into the workspace, "
+    "discover its tunables, write project.toml and TASK_REQUIREMENTS.md.\n\n"
+    "example: pto-tui new ~/pto-isa/kernels/fa --case-spec 128,128,1024,128 "
+    "--shape HEAD_SIZE=128 --shape S=1024 --dtype float16 --target ssh:npu-a "
+    "--work-dir /home/me/work/fa"
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("scan", help="list candidate operators under DIR, with the evidence for each")
+    p.add_argument("dir", type=Path)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_scan)
+
+    p = sub.add_parser(
+        "new",
+        help="create projects/<op>/ from an operator source (WORKFLOW.md steps 1-4)",
+        description=NEW_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_new_args(p)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_new)
+
+    p = sub.add_parser("import", help="read a hand-written (Markdown only) project into records")
+    p.add_argument("dir", type=Path, nargs="?", help="the project folder (default: --project or cwd)")
+    p.add_argument("--kind", choices=[k.value for k in OperatorKind])
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_import)
+
+
+def _add_new_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", type=Path, help="the operator's folder (or file)")
+    p.add_argument("--name", help="operator name (default: the folder name)")
+    p.add_argument("--kind", choices=[k.value for k in OperatorKind], help="override the classification")
+    p.add_argument("--case", dest="case_name", help="one of the cases the operator lists")
+    p.add_argument("--shape", action="append", default=[], metavar="K=V", help="a shape field (repeat)")
+    p.add_argument("--dtype", default=None, help="data type (default float16)")
+    p.add_argument("--causal", action="store_true", help="causal mask on")
+    p.add_argument("--case-spec", default=None, help='the operator\'s case string, e.g. "128,128,1024,128"')
+    p.add_argument("--option", action="append", default=[], metavar="K=V", help="other case option (repeat)")
+    _add_target_args(p)
+    p.add_argument("--pto-isa", default="", help="pto-isa checkout for the built-in costmodel engine")
+    p.add_argument("--costmodel-tool", default="", help="path of query_pto_cycles.py (external engine)")
+    p.add_argument("--requirements", default="", help="extra requirements for TASK_REQUIREMENTS.md")
+    p.add_argument("--projects-root", type=Path, default=Path("projects"), help="default: ./projects")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing project of that name")
+
+
+def _add_target_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--target", default="local", help='"local" (default) or "ssh:ALIAS" (an SSH config alias)')
+    p.add_argument("--work-dir", default="", help="remote work directory (ssh targets)")
+    p.add_argument(
+        "--env-setup",
+        default="",
+        help='shell line run before every command, e.g. "source set_env.sh"',
+    )
+    p.add_argument("--npu", type=int, default=0, help="NPU device id (default 0)")
+
+
+def _print_candidate(console: Console, c: Candidate) -> None:
+    kind = c.kind.value if c.kind else "?"
+    console.print(f"[bold]{c.name}[/]  {kind}  ({c.status}{', demo' if c.demo else ''})  {c.path}")
+    for line in c.evidence:
+        console.print(f"    {line}")
+    for case in c.cases:
+        console.print(f"    case: {case.name}" + (f"  {case.spec}" if case.spec else ""))
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    result = scan(args.dir)
+    if args.json:
+        print_json(
+            {
+                "root": str(result.root),
+                "candidates": [c.to_json() for c in result.candidates],
+                "warnings": result.warnings,
+            }
+        )
+        return 0
+    console = make_console()
+    if not result.candidates:
+        console.print(f"no PTO operators found under {result.root}")
+    for c in result.candidates:
+        _print_candidate(console, c)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def _answers_from_args(args: argparse.Namespace) -> ProjectAnswers:
+    return ProjectAnswers(
+        source=args.source,
+        kind=OperatorKind(args.kind) if args.kind else None,
+        name=args.name,
+        case_name=args.case_name or "",
+        shape={k: parse_scalar(v) for k, v in key_values(args.shape, "--shape").items()},
+        dtype=args.dtype or "",
+        causal=args.causal,
+        case_spec=args.case_spec or "",
+        options={k: parse_scalar(v) for k, v in key_values(args.option, "--option").items()},
+        target=parse_target(args.target, args.work_dir, args.env_setup, args.npu),
+        pto_isa=args.pto_isa,
+        costmodel_tool=args.costmodel_tool,
+        requirements=args.requirements,
+    )
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    spec, candidate = plan_project(_answers_from_args(args))
+    name, kind = spec.operator.name, spec.operator.kind
+    root = create_project(spec, args.projects_root, overwrite=args.overwrite)
+    if args.json:
+        print_json(
+            {
+                "project": str(root),
+                "operator": name,
+                "kind": kind.value,
+                "classification": candidate.to_json() if candidate else None,
+                "tunables": [t.name for t in spec.tunables],
+            }
+        )
+        return 0
+    console = make_console()
+    if candidate:
+        _print_candidate(console, candidate)
+        if args.kind and candidate.kind and candidate.kind.value != args.kind:
+            console.print(f"  classification overridden: {candidate.kind.value} -> {args.kind}")
+    console.print(f"created {root}")
+    console.print(f"  tunables: {', '.join(t.name for t in spec.tunables) or 'none found'}")
+    console.print(f"  next: edit {root / 'TASK_REQUIREMENTS.md'} and add material to {root / 'context'}/")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    root = args.dir.resolve() if args.dir else project_layout(args).root
+    report = import_project(root, OperatorKind(args.kind) if args.kind else None)
+    if args.json:
+        print_json(report.__dict__)
+    else:
+        print(f"imported rounds: {', '.join(map(str, report.imported)) or 'none'}")
+        if report.skipped:
+            print(f"already recorded: {', '.join(map(str, report.skipped))}")
+        for problem in report.problems:
+            print(f"could not read: {problem}")
+    return 0
