@@ -56,7 +56,7 @@ def parse_runner_report(data: dict[str, Any], source: str, flops: float | None) 
         max_abs_diff=float(diff) if isinstance(diff, int | float) and not isinstance(diff, bool) else None,
         detail=_correctness_detail(passes, correctness, failing),
         extra=extra,
-        spec_status=str(data.get("status", "")),
+        spec_status=str(data.get("status") or ""),
         variants=variants,
         failing_variants=failing,
     )
