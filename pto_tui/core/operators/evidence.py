@@ -88,7 +88,7 @@ def _kernel_definitions(tree: ast.Module, rel: str) -> tuple[list[str], str, tup
                 knob_line = node.lineno
             applied = _callee_name(node.func) if isinstance(node.func, ast.Call) else ""
             if applied in KERNEL_DECORATORS:  # to_ir_module(meta_data=...)(_kernel)
-                kernels.append(f"{rel}:{node.lineno}: @{applied} kernel {_arg_name(node)}")
+                kernels.append(f"{rel}:{node.lineno}: {applied}(...) applied to kernel {_arg_name(node)}")
     if knob_line:
         kernels.append(f"{rel}:{knob_line}: reads tuned_int(...) knobs")
     provides = next(
