@@ -16,8 +16,16 @@ from pto_tui.cli.common import (
     print_json,
     project_layout,
 )
-from pto_tui.core.campaign.scaffold import ProjectAnswers, create_project, parse_target, plan_project
-from pto_tui.core.operators.scan import Candidate, scan
+from pto_tui.core.campaign.scaffold import (
+    ProjectAnswers,
+    create_project,
+    merge_tunables,
+    parse_target,
+    plan_project,
+)
+from pto_tui.core.operators.scan import Candidate, ScanResult, scan
+from pto_tui.core.operators.tunables import discover
+from pto_tui.core.project.config import Tunable
 from pto_tui.core.rounds.importer import import_project
 from pto_tui.core.vocabulary import OperatorKind
 
@@ -33,6 +41,7 @@ NEW_DESCRIPTION = (
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("scan", help="list candidate operators under DIR, with the evidence for each")
     p.add_argument("dir", type=Path)
+    p.add_argument("--verbose", action="store_true", help="also list the folders left out, and why")
     add_json_flag(p)
     p.set_defaults(handler=cmd_scan)
 
@@ -91,13 +100,42 @@ def _print_candidate(console: Console, c: Candidate) -> None:
         console.print(f"    case: {case.name}" + (f"  {case.spec}" if case.spec else ""))
 
 
+def _tunable_json(t: Tunable) -> dict[str, object]:
+    return {
+        "name": t.name,
+        "kind": t.kind,
+        "value": t.value,
+        "default": t.default,
+        "allowed": list(t.allowed),
+        "file": t.where.split(":", 1)[0],
+        "where": t.where,
+    }
+
+
+def _candidate_json(c: Candidate) -> dict[str, object]:
+    """The candidate with its tunables: declared in the marker, else discovered in the source."""
+    data = c.to_json()
+    data["tunables"] = [_tunable_json(t) for t in merge_tunables(discover(c.path), c)]
+    return data
+
+
+def _print_skipped(console: Console, result: ScanResult, verbose: bool) -> None:
+    if verbose:
+        console.print(f"left out ({len(result.skipped)}):")
+        for skipped in result.skipped:
+            console.print(f"    {skipped.path.relative_to(result.root)}: {skipped.reason}", markup=False)
+    elif result.skipped:
+        console.print(f"{len(result.skipped)} folders left out as no operators (--verbose says why)")
+
+
 def cmd_scan(args: argparse.Namespace) -> int:
     result = scan(args.dir)
     if args.json:
         print_json(
             {
                 "root": str(result.root),
-                "candidates": [c.to_json() for c in result.candidates],
+                "candidates": [_candidate_json(c) for c in result.candidates],
+                "skipped": [s.to_json() for s in result.skipped],
                 "warnings": result.warnings,
             }
         )
@@ -107,6 +145,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         console.print(f"no PTO operators found under {result.root}")
     for c in result.candidates:
         _print_candidate(console, c)
+    _print_skipped(console, result, args.verbose)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return 0

@@ -24,7 +24,7 @@ def test_fixture_tree_is_classified_with_evidence() -> None:
     }  # plain_python is no operator
     dsl = by_name["attention_dsl"]
     assert dsl.kind is OperatorKind.PTO_DSL and dsl.status == "detected"
-    assert "attention_kernel.py:2: imports ptodsl" in dsl.evidence
+    assert "attention_kernel.py:3: imports ptodsl" in dsl.evidence
     assert "attention_kernel.py:4: imports mlir.dialects.pto" in dsl.evidence
     assert [c.name for c in dsl.cases] == ["attention_s1024", "attention_s4096"]
     tile = by_name["fa_tilelib"]
@@ -53,7 +53,7 @@ def test_marker_overrides_the_heuristics(tmp_path: Path) -> None:
 def test_broken_marker_is_reported_and_scan_goes_on(tmp_path: Path) -> None:
     good = tmp_path / "good"
     good.mkdir()
-    (good / "k.py").write_text("import ptodsl\n")
+    (good / "k.py").write_text("import ptodsl\n\n\n@ptodsl.jit(block_dim=1)\ndef k(x):\n    pass\n")
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / MARKER_FILE).write_text('kind = "cuda"\n')

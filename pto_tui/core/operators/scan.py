@@ -1,19 +1,21 @@
-"""Find candidate operators in a directory tree and classify them, with the evidence shown.
+"""Find the operators in a directory tree and classify them, with the evidence shown.
 
-PTO-DSL: Python kernels importing ptodsl / pto_kernels / mlir.dialects.pto.
-PTO-tile-lib: a CMakeLists.txt with C++ sources using <pto/pto-inst.hpp>, tile types
-and PTO instructions. A marker file (pto-operator.toml) in the folder overrides both;
-a folder showing both kinds is reported as mixed rather than guessed.
+PTO-DSL: a folder holding a Python file that defines a kernel (evidence.py says what
+counts). PTO-tile-lib: a CMakeLists.txt with C++ sources using <pto/pto-inst.hpp>, tile
+types and PTO instructions. A marker file (pto-operator.toml) in the folder overrides
+both; a folder showing both kinds is reported as mixed rather than guessed. Folders that
+are not operators (results, tests, scripts, adapters, the DSL library...; skip_rules.py)
+are not entered, and every folder left out is listed with the reason.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.evidence import cpp_evidence, python_facts
 from pto_tui.core.operators.marker import (
     MARKER_FILE,
     CaseChoice,
@@ -22,30 +24,20 @@ from pto_tui.core.operators.marker import (
     marker_tunables,
     read_marker,
 )
+from pto_tui.core.operators.nesting import Found, fold_nested
+from pto_tui.core.operators.skip_rules import (
+    IgnorePattern,
+    Skipped,
+    file_skip_reason,
+    folder_skip_reason,
+    gitignore_patterns,
+    ignored_folder,
+)
 from pto_tui.core.project.config import Tunable
 from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded
 
 _READ_LIMIT = 512 * 1024  # evidence is near the top of a source file
-
-_DSL_IMPORTS = (
-    (re.compile(r"^\s*(from|import)\s+ptodsl\b", re.M), "imports ptodsl"),
-    (re.compile(r"^\s*(from|import)\s+pto_kernels\b", re.M), "imports pto_kernels"),
-    (
-        re.compile(r"^\s*from\s+mlir\.dialects\s+import\s+[^\n]*\bpto\b", re.M),
-        "imports mlir.dialects.pto",
-    ),
-    (re.compile(r"^\s*(from|import)\s+mlir\.dialects\.pto\b", re.M), "imports mlir.dialects.pto"),
-)
-_DSL_HINTS = (
-    (re.compile(r"@jit\s*\("), "uses @jit(...)"),
-    (re.compile(r"\btuned_int\s*\("), "reads tuned_int(...) knobs"),
-)
-_CPP_INCLUDE = re.compile(r"#\s*include\s*[<\"]pto/pto-inst\.hpp[>\"]")
-_CPP_TILES = re.compile(r"\b(Tile<\s*TileType::\w+|TileLeft<|TileRight<|TileAcc<)")
-_CPP_INSTRUCTIONS = re.compile(
-    r"\b(TLOAD|TSTORE|TMATMUL|TEXP|TROWMAX|TROWSUM|TADD|TMUL|TASSIGN|TCVT)\s*\("
-)
 _PY_SUFFIXES = {".py"}
 _CPP_SUFFIXES = {".cpp", ".hpp", ".h", ".cc", ".cxx", ".hh"}
 
@@ -85,6 +77,7 @@ class ScanResult:
     root: Path
     candidates: list[Candidate]
     warnings: list[str]
+    skipped: list[Skipped] = field(default_factory=list)
 
 
 def _read_head(path: Path) -> str | None:
@@ -96,40 +89,6 @@ def _read_head(path: Path) -> str | None:
     if b"\0" in data:
         return None
     return data.decode("utf-8", errors="replace")
-
-
-def _line_of(text: str, index: int) -> int:
-    return text.count("\n", 0, index) + 1
-
-
-def _dsl_evidence(rel: str, text: str) -> list[str]:
-    found = []
-    for pattern, what in _DSL_IMPORTS:
-        match = pattern.search(text)
-        if match:
-            found.append(f"{rel}:{_line_of(text, match.start())}: {what}")
-    if found:
-        for pattern, what in _DSL_HINTS:
-            match = pattern.search(text)
-            if match:
-                found.append(f"{rel}:{_line_of(text, match.start())}: {what}")
-    return found
-
-
-def _cpp_evidence(rel: str, text: str) -> list[str]:
-    found = []
-    match = _CPP_INCLUDE.search(text)
-    if match:
-        found.append(f"{rel}:{_line_of(text, match.start())}: includes pto/pto-inst.hpp")
-    match = _CPP_TILES.search(text)
-    if match:
-        found.append(
-            f"{rel}:{_line_of(text, match.start())}: uses tile type {match.group(1).rstrip('<')}"
-        )
-    names = sorted(set(_CPP_INSTRUCTIONS.findall(text)))
-    if names and found:
-        found.append(f"{rel}: PTO instructions {', '.join(names[:6])}")
-    return found
 
 
 def _bench_spec_cases(folder: Path) -> tuple[CaseChoice, ...]:
@@ -152,10 +111,27 @@ class _Evidence:
     cpp: list[str] = field(default_factory=list)
     cpp_files: list[str] = field(default_factory=list)
     tile_lib: bool = False
+    not_counted: list[str] = field(default_factory=list)  # "common.py: a shared helper module"
+    modules: set[str] = field(default_factory=set)  # what its kernel files import from
 
     @property
     def files(self) -> tuple[str, ...]:
         return tuple(self.dsl_files + self.cpp_files)
+
+
+def _add_python(found_in: _Evidence, path: Path, rel: str) -> None:
+    text = _read_head(path)
+    facts = python_facts(rel, text) if text else None
+    if facts is None or not facts.kernels:
+        return
+    if facts.provides:
+        found_in.not_counted.append(f"{rel}: defines the DSL's {facts.provides}(): a library")
+    elif reason := file_skip_reason(path.name):
+        found_in.not_counted.append(f"{rel}: {reason}")
+    elif facts.defines_kernel:
+        found_in.dsl.extend(facts.imports + facts.kernels)
+        found_in.dsl_files.append(rel)
+        found_in.modules.update(facts.modules)
 
 
 def _gather_evidence(folder: Path) -> _Evidence:
@@ -164,13 +140,10 @@ def _gather_evidence(folder: Path) -> _Evidence:
     for path in _own_files(folder):
         rel = path.relative_to(folder).as_posix()
         if path.suffix in _PY_SUFFIXES and path.parent == folder:  # DSL kernels: own files only
-            text = _read_head(path)
-            if text and (found := _dsl_evidence(rel, text)):
-                found_in.dsl.extend(found)
-                found_in.dsl_files.append(rel)
+            _add_python(found_in, path, rel)
         elif path.suffix in _CPP_SUFFIXES:
             text = _read_head(path)
-            if text and (found := _cpp_evidence(rel, text)):
+            if text and (found := cpp_evidence(rel, text)):
                 found_in.cpp.extend(found)
                 found_in.cpp_files.append(rel)
     found_in.tile_lib = has_cmake and bool(found_in.cpp)
@@ -181,11 +154,15 @@ def _gather_evidence(folder: Path) -> _Evidence:
 
 def classify(folder: Path) -> Candidate | None:
     """Classify one folder; None when it shows no PTO evidence at all."""
+    return _classify(folder)[0]
+
+
+def _classify(folder: Path) -> tuple[Candidate | None, _Evidence]:
     marker_data = read_marker(folder)
     evidence = _gather_evidence(folder)
     if marker_data is not None:
-        return _declared_candidate(folder, marker_data, evidence)
-    return _detected_candidate(folder, evidence)
+        return _declared_candidate(folder, marker_data, evidence), evidence
+    return _detected_candidate(folder, evidence), evidence
 
 
 def _declared_candidate(folder: Path, marker_data: dict[str, object], found: _Evidence) -> Candidate:
@@ -275,8 +252,8 @@ def _is_own_operator(folder: Path) -> bool:
     return (folder / MARKER_FILE).is_file() or (folder / "CMakeLists.txt").is_file()
 
 
-def scan(root: Path, max_depth: int = 8) -> ScanResult:
-    """Walk root and list candidate operators. An empty or unreadable root is an InputError."""
+def _checked_root(root: Path) -> Path:
+    """root, or an InputError naming why it cannot be scanned."""
     root = root.expanduser()
     if not root.exists():
         raise InputError(f"no such directory: {root}")
@@ -292,32 +269,90 @@ def scan(root: Path, max_depth: int = 8) -> ScanResult:
             )
     except PermissionError:
         raise InputError(f"cannot read directory: {root} (permission denied)") from None
+    return root
 
-    warnings: list[str] = []
-    candidates: list[Candidate] = []
-    claimed: list[Path] = []  # a classified DSL/tile-lib folder owns its sub-folders
+
+@dataclass
+class _Walk:
+    """The scan's state while it walks the tree."""
+
+    root: Path
+    warnings: list[str] = field(default_factory=list)
+    found: list[Found] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    ignores: dict[Path, tuple[IgnorePattern, ...]] = field(default_factory=dict)
+
+    def read_gitignore(self, folder: Path) -> None:
+        try:
+            text = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return
+        self.ignores[folder] = gitignore_patterns(text)
+
+    def skip_reason(self, child: Path) -> str | None:
+        rel = PurePosixPath(child.relative_to(self.root).as_posix())
+        reason = folder_skip_reason(rel, (child / "__init__.py").is_file())
+        for base, patterns in self.ignores.items():
+            if reason is None and child.is_relative_to(base):
+                reason = ignored_folder(PurePosixPath(child.relative_to(base).as_posix()), patterns)
+        return reason
+
+    def visit(self, here: Path) -> bool:
+        """Classify one folder; True when it owns its sub-folders (no need to walk them)."""
+        try:
+            candidate, evidence = _classify(here)
+        except InputError as error:  # a broken marker file: report it, keep scanning
+            self.warnings.append(error.render())
+            return False
+        if candidate is None:
+            if evidence.not_counted:
+                self.skipped.append(
+                    Skipped(here, "no operator: its kernels are in " + "; ".join(evidence.not_counted))
+                )
+            return False
+        self.found.append(Found(candidate, frozenset(evidence.modules)))
+        return candidate.status in ("declared", "mixed") or candidate.kind is OperatorKind.PTO_TILE_LIB
+
+
+def _repository_gitignores(walk: _Walk) -> None:
+    """The .gitignore files above the scan root, up to the repository's top (its .git)."""
+    for folder in walk.root.parents:
+        if (folder / ".gitignore").is_file():
+            walk.read_gitignore(folder)
+        if (folder / ".git").exists():
+            return
+    walk.ignores.clear()  # not inside a repository: those files are not its rules
+
+
+def scan(root: Path, max_depth: int = 8) -> ScanResult:
+    """Walk root and list the operators. An empty or unreadable root is an InputError."""
+    walk = _Walk(_checked_root(root))
+    if not (walk.root / ".git").exists():
+        _repository_gitignores(walk)
 
     def on_error(error: OSError) -> None:
-        warnings.append(f"cannot read {error.filename}: {error.strerror}")
+        walk.warnings.append(f"cannot read {error.filename}: {error.strerror}")
 
-    root_depth = len(root.parts)
-    for dirpath, dirnames, _filenames in os.walk(root, onerror=on_error):
+    root_depth = len(walk.root.parts)
+    for dirpath, dirnames, filenames in os.walk(walk.root, onerror=on_error):
         here = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if not is_excluded(d, DEFAULT_EXCLUDES))
-        if len(here.parts) - root_depth >= max_depth:
+        if ".gitignore" in filenames:
+            walk.read_gitignore(here)
+        owns_children = os.access(here, os.R_OK) and walk.visit(here)
+        if owns_children or len(here.parts) - root_depth >= max_depth:
             dirnames[:] = []
-        if any(here.is_relative_to(c) and here != c for c in claimed):
             continue
-        if not os.access(here, os.R_OK):
-            continue
-        try:
-            candidate = classify(here)
-        except InputError as error:  # a broken marker file: report it, keep scanning
-            warnings.append(error.render())
-            continue
-        if candidate is None:
-            continue
-        candidates.append(candidate)
-        if candidate.status in ("declared", "mixed") or candidate.kind is OperatorKind.PTO_TILE_LIB:
-            claimed.append(here)
-    return ScanResult(root=root, candidates=candidates, warnings=warnings)
+        kept = []
+        for name in sorted(d for d in dirnames if not is_excluded(d, DEFAULT_EXCLUDES)):
+            reason = walk.skip_reason(here / name)
+            if reason:
+                walk.skipped.append(Skipped(here / name, reason))
+            else:
+                kept.append(name)
+        dirnames[:] = kept
+    candidates, left_out = fold_nested(walk.found, walk.root)
+    return ScanResult(walk.root, candidates, walk.warnings, sorted(walk.skipped + left_out, key=_by_path))
+
+
+def _by_path(skipped: Skipped) -> str:
+    return str(skipped.path)
