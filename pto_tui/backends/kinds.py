@@ -157,17 +157,14 @@ class TileLibBackend(Backend):
         return await super().build(parameters)
 
     async def correctness(self, parameters: Mapping[str, Scalar]) -> tuple[bool | None, str]:
-        """A separate correctness command, judged by its output like a benchmark run."""
+        """A separate correctness command, judged by its output like a benchmark run (it may
+        check more cases than the case string, e.g. every compiled one: any number passes)."""
         template = self.site.config.commands.correctness
         if not template:
             return None, ""
-        try:
-            cases, _ = self._cases()
-        except CaseStringError as error:
-            return False, error.render()
         command = self.site.render(template, parameters)
         out = await self.site.run("correctness", command, parameters=parameters, timeout=BENCH_TIMEOUT)
-        correct, problem = tilelib_verdict(out, len(cases) if cases else None)
+        correct, problem = tilelib_verdict(out, None)
         return (True, "") if correct else (False, "correctness check failed: " + problem)
 
     async def benchmark(self, step: str, parameters: Mapping[str, Scalar]) -> BenchOutcome:
