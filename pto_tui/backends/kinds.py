@@ -5,7 +5,8 @@ report.json (runner or flat schema) under the results folder, and only a report
 written by this very run is read; a runner report whose variant_reports hold a variant
 outside the tolerance counts as a correctness failure. PTO-tile-lib: cmake/make build; the binary prints
 `test success`/`test failed` (its exit code is 0 either way) and appends to
-report.csv, of which only the rows written by this run count.
+report.csv, of which only the rows written by this run count: one per case of the
+case string, the sample being the case under tuning's.
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pto_tui.backends.site import OperatorSite
+from pto_tui.backends.site import OperatorSite, StepOutput
+from pto_tui.core.operators.case_strings import CaseStringError, ParsedCase, case_under_tuning, parsed_cases
 from pto_tui.core.project.config import Scalar
+from pto_tui.core.reports.fields import tflops_from
 from pto_tui.core.reports.parsers import (
     ReportError,
-    count_csv_rows,
-    parse_report_csv,
     parse_report_json,
     parse_tilelib_output,
+    rows_of_this_run,
+    sample_row,
 )
 from pto_tui.core.vocabulary import OperatorKind
 
@@ -132,48 +135,92 @@ class DslBackend(Backend):
 
 
 class TileLibBackend(Backend):
+    """The binary's verdict is its output, one `test success`/`test failed` per case, never its
+    exit code alone (0 on a failed test; non-zero is a failure too). A run's rows in report.csv
+    must be one per case of the case string, named as main.cpp names them; the sample is the
+    row of the case under tuning (with several cases, the one `[case] name` names)."""
+
     kind = OperatorKind.PTO_TILE_LIB
 
-    def _correct_from_output(self, text: str, exit_ok: bool) -> bool:
-        return bool(parse_tilelib_output(text).correct)
+    def _cases(self) -> tuple[tuple[ParsedCase, ...] | None, str]:
+        """The case string's cases by the operator's format (None: no spec or no format) and
+        the name of the case under tuning. Raises CaseStringError naming the field."""
+        case = self.site.config.case
+        cases = parsed_cases(case, self.site.config.operator)
+        return cases, case_under_tuning(cases, case.name).name if cases else case.name
+
+    async def build(self, parameters: Mapping[str, Scalar]) -> tuple[bool, str]:
+        try:
+            self._cases()  # a case string the operator cannot take fails before a long build
+        except CaseStringError as error:
+            return False, error.render()
+        return await super().build(parameters)
+
+    async def correctness(self, parameters: Mapping[str, Scalar]) -> tuple[bool | None, str]:
+        """A separate correctness command, judged by its output like a benchmark run (it may
+        check more cases than the case string, e.g. every compiled one: any number passes)."""
+        template = self.site.config.commands.correctness
+        if not template:
+            return None, ""
+        command = self.site.render(template, parameters)
+        out = await self.site.run("correctness", command, parameters=parameters, timeout=BENCH_TIMEOUT)
+        correct, problem = tilelib_verdict(out, None)
+        return (True, "") if correct else (False, "correctness check failed: " + problem)
 
     async def benchmark(self, step: str, parameters: Mapping[str, Scalar]) -> BenchOutcome:
         site = self.site
         csv_rel = site.config.commands.results or "build/report.csv"
+        try:
+            cases, under = self._cases()
+        except CaseStringError as error:
+            return BenchOutcome(problem=error.render())
         before = await site.read_text(csv_rel, f"{step}: read report.csv")
-        skip = count_csv_rows(before or "")
         command = site.render(site.config.commands.benchmark, parameters)
         out = await site.run(step, command, parameters=parameters, timeout=BENCH_TIMEOUT)
-        verdict = parse_tilelib_output(out.text)
-        if verdict.no_case_matched:
-            return BenchOutcome(problem="no case matched the binary's compiled cases (--cases)")
-        if verdict.correct is None:
-            return BenchOutcome(
-                problem="no 'test success' or 'test failed' line in the output ("
-                + _exit_text(out.tail(), out.record.exit_code)
-                + ")"
-            )
-        if not verdict.correct:
-            return BenchOutcome(correct=False, problem=f"test failed (max diff {verdict.max_diff or '?'})")
+        correct, problem = tilelib_verdict(out, len(cases) if cases else None)
+        if not correct:
+            return BenchOutcome(correct=correct, problem=problem)
         after = await site.read_text(csv_rel, f"{step}: read report.csv")
         if after is None:
             return BenchOutcome(correct=True, problem=f"{csv_rel} was not written")
+        expected = [case.name for case in cases] if cases else None
         try:
-            rows = parse_report_csv(after, csv_rel, skip_rows=skip)
+            rows = rows_of_this_run(before, after, csv_rel)
+            row = sample_row(rows, expected, under, csv_rel)
         except ReportError as error:
             return BenchOutcome(correct=True, problem=error.render(), report=csv_rel)
-        if not rows:
-            return BenchOutcome(correct=True, problem=f"{csv_rel} has no rows written by this run")
-        if not all(row.ok for row in rows):
-            return BenchOutcome(correct=False, problem="report.csv marks the result NOK", report=csv_rel)
-        duration = sum(row.duration_us for row in rows)
-        tflops_values = [row.tflops for row in rows if row.tflops is not None]
+        if not all(r.ok for r in rows):
+            nok = ", ".join(r.case for r in rows if not r.ok)
+            return BenchOutcome(correct=False, problem=f"report.csv marks {nok} NOK", report=csv_rel)
         return BenchOutcome(
             correct=True,
-            duration_us=duration,
-            tflops=tflops_values[0] if len(rows) == 1 and tflops_values else None,
+            duration_us=row.duration_us,
+            # the case's FLOPs when known: the torch baseline's count (halved when causal, which
+            # main.cpp's GOPS is not); the binary's own TFLOPS (NA without timestamps) otherwise
+            tflops=tflops_from(row.duration_us, self.flops) if self.flops else row.tflops,
             report=csv_rel,
         )
+
+
+def tilelib_verdict(out: StepOutput, cases: int | None) -> tuple[bool | None, str]:
+    """(correct, problem) of one run of a tile-lib binary from its output: True only with a
+    `test success` per case, no `test failed` and exit code 0; None when it cannot be told."""
+    verdict = parse_tilelib_output("\n".join(out.stdout + out.stderr))  # the WARN goes to stderr
+    exited = _exit_text(out.tail(), out.record.exit_code)
+    if verdict.no_case_matched:
+        return None, f"no case matched the binary's compiled cases (--cases): {exited}"
+    if verdict.correct is None:
+        return None, f"no 'test success' or 'test failed' line in the output ({exited})"
+    if verdict.correct is False:
+        return False, f"test failed (max diff {verdict.max_diff or '?'})"
+    if not out.ok:
+        return None, f"the binary printed 'test success' but failed: {exited}"
+    if cases is not None and verdict.successes != cases:
+        return None, (
+            f"{verdict.successes} 'test success' line(s) for {cases} case(s) in the case string: "
+            "each case prints one"
+        )
+    return True, ""
 
 
 def backend_for(site: OperatorSite, flops: float | None = None) -> Backend:

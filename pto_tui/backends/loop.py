@@ -8,19 +8,26 @@ nothing half-written: measurements are recorded only once every step has finishe
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pto_tui.backends.kinds import Backend, backend_for
-from pto_tui.backends.site import EventSink, OperatorSite
+from pto_tui.backends.site import EventSink, OperatorSite, StepEvent
 from pto_tui.core.campaign.campaign import Campaign
-from pto_tui.core.project.config import CaseConfig, Scalar
+from pto_tui.core.operators.case_strings import workload_shape
+from pto_tui.core.project.config import CaseConfig, OperatorConfig, Scalar
 from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.reports.parsers import attention_flops
 from pto_tui.core.rounds.records import Measurement, Round
+from pto_tui.jobs.model import JobState
 from pto_tui.jobs.runner import JobRunner
 
 
-def case_flops(case: CaseConfig) -> float | None:
-    """FLOPs of an attention-shaped case (FORMATS.md §5), None when the shape says nothing."""
-    shape = {str(k).upper(): v for k, v in case.shape.items()}
+def case_flops(case: CaseConfig, operator: OperatorConfig | None = None) -> float | None:
+    """FLOPs of an attention-shaped case (FORMATS.md §5), None when the shape says nothing.
+
+    The shape is `[case.shape]`, or, without one, the fields of the case string by the
+    operator's declared format (a spec that does not fit it raises, naming the field)."""
+    shape = {str(k).upper(): v for k, v in workload_shape(case, operator).items()}
 
     def first(*names: str, default: int | None = None) -> int | None:
         for name in names:
@@ -39,6 +46,43 @@ def case_flops(case: CaseConfig) -> float | None:
     return attention_flops(b, n, s_q, s_kv, d, case.causal)
 
 
+class HeldFinish:
+    """Holds back one step's 'finished' event until the backend has judged the run, so its
+    label says what happened: the job's exit code alone says 'succeeded' for a tile-lib
+    binary that printed 'test failed' (it exits 0), or for a run whose results are invalid.
+    A run judged failed is shown as failed, with the reason as the record's error; the job's
+    own record on disk is left as the job ended."""
+
+    def __init__(self, site: OperatorSite, step: str) -> None:
+        self.site, self.step = site, step
+        self.sink = site.on_event
+        self.held: StepEvent | None = None
+
+    def __enter__(self) -> HeldFinish:
+        self.site.on_event = self._filter
+        return self
+
+    def _filter(self, event: StepEvent) -> None:
+        if event.step == self.step and event.kind == "finished":
+            self.held = event
+        else:
+            self.sink(event)
+
+    def release(self, problem: str = "") -> None:
+        """Emit the held event, as failed when `problem` says why the run failed."""
+        event, self.held = self.held, None
+        if event is None:
+            return
+        record = event.record
+        if problem and record is not None and record.state is JobState.SUCCEEDED:
+            event = replace(event, record=record.evolve(state=JobState.FAILED, error=problem))
+        self.sink(event)
+
+    def __exit__(self, *exc: object) -> None:
+        self.site.on_event = self.sink
+        self.release()  # an interrupted step is shown as the job ended
+
+
 async def measure(backend: Backend, parameters: dict[str, Scalar], repeats: int) -> Measurement:
     """Build, correctness, then `repeats` benchmark runs; stops at the first failure."""
     m = Measurement()
@@ -47,14 +91,19 @@ async def measure(backend: Backend, parameters: dict[str, Scalar], repeats: int)
     if not ok:
         m.problem = problem
         return m
-    passed, problem = await backend.correctness(parameters)
+    with HeldFinish(backend.site, "correctness") as finish:
+        passed, problem = await backend.correctness(parameters)
+        finish.release(problem if passed is False else "")
     if passed is False:
         m.correctness, m.problem = "fail", problem
         return m
     if passed:
         m.correctness = "pass"
     for index in range(repeats):
-        outcome = await backend.benchmark(f"benchmark {index + 1}/{repeats}", parameters)
+        step = f"benchmark {index + 1}/{repeats}"
+        with HeldFinish(backend.site, step) as finish:
+            outcome = await backend.benchmark(step, parameters)
+            finish.release("" if outcome.valid and outcome.correct else outcome.problem or "invalid result")
         if outcome.report:
             m.reports.append(outcome.report)
         if outcome.correct is False:
@@ -98,7 +147,7 @@ async def run_round(
     site = site_for(campaign, runner, on_event)
     site.label = round_dir_name(record.number)
     await site.sync()
-    backend = backend_for(site, case_flops(campaign.config.case))
+    backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
     measurement = await measure(backend, dict(record.changes.snapshot), campaign.config.discipline.repeats)
     measured = campaign.record_measurement(measurement, record.number)
     if not close:
@@ -111,7 +160,7 @@ async def run_baseline(campaign: Campaign, runner: JobRunner, on_event: EventSin
     site = site_for(campaign, runner, on_event)
     site.label = round_dir_name(0)
     await site.sync()
-    backend = backend_for(site, case_flops(campaign.config.case))
+    backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
     parameters = {name: t.value for name, t in campaign.config.tunables.items()}
     measurement = await measure(backend, parameters, campaign.config.discipline.repeats)
     return campaign.record_baseline(measurement)  # refuses an invalid run, naming why

@@ -14,6 +14,7 @@ from pto_tui.backends.loop import case_flops, site_for
 from pto_tui.backends.site import EventSink
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import InputError, PtoError
+from pto_tui.core.operators.case_strings import workload_shape
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.jobs.runner import JobRunner
 
@@ -52,7 +53,9 @@ print(json.dumps({{"label": "torch_npu scaled_dot_product_attention", "avg_us": 
 def sdpa_command(campaign: Campaign) -> str:
     """A generated torch_npu SDPA benchmark for an attention-shaped case."""
     case = campaign.config.case
-    shape = {str(k).upper(): v for k, v in case.shape.items()}
+    # [case.shape], or the case string's fields by the operator's format (B = N = 1 for the
+    # tile-lib flash attention); a spec that does not fit its format raises, naming the field
+    shape = {str(k).upper(): v for k, v in workload_shape(case, campaign.config.operator).items()}
 
     def dim(*names: str, default: int | None = None) -> int:
         for name in names:
@@ -62,11 +65,12 @@ def sdpa_command(campaign: Campaign) -> str:
         if default is None:
             raise InputError(
                 f"cannot build the torch_npu reference: the case has no {names[0]} "
-                "(set [case.shape] or commands.reference in project.toml)"
+                "(set [case.shape], a case spec the operator's format reads, or commands.reference "
+                "in project.toml)"
             )
         return default
 
-    flops = case_flops(case)
+    flops = case_flops(case, campaign.config.operator)
     dtype = {
         "float16": "float16",
         "fp16": "float16",

@@ -31,6 +31,8 @@ __all__ = [
     "parse_report_csv",
     "parse_report_json",
     "parse_tilelib_output",
+    "rows_of_this_run",
+    "sample_row",
 ]
 
 TILELIB_CSV_HEADER = (
@@ -90,21 +92,24 @@ class TileLibOutput:
     correct: bool | None  # None: neither "test success" nor "test failed" was printed
     max_diff: str = ""
     no_case_matched: bool = False
+    successes: int = 0  # "test success" lines: the binary prints one verdict per case it ran
+    failures: int = 0
 
 
 def parse_tilelib_output(text: str) -> TileLibOutput:
     """Correctness from the binary's output. The exit code is 0 even when the test fails,
     so only these lines count."""
-    success = re.search(r"^\s*test success\s*$", text, re.M) is not None
-    failed = re.search(r"^\s*test failed\s*$", text, re.M) is not None
+    successes = len(re.findall(r"^\s*test success\s*$", text, re.M))
+    failures = len(re.findall(r"^\s*test failed\s*$", text, re.M))
     diff = re.findall(r"max diff:\s*(\S+)", text)
-    correct = None if success == failed else success and not failed
-    if success and failed:
-        correct = False  # several cases, one failed: the run failed
+    # several cases, one failed: the run failed
+    correct = False if failures else (True if successes else None)
     return TileLibOutput(
         correct=correct,
         max_diff=diff[-1] if diff else "",
         no_case_matched="No cases matched" in text,
+        successes=successes,
+        failures=failures,
     )
 
 
@@ -114,6 +119,7 @@ class CsvRow:
     duration_us: float
     tflops: float | None
     ok: bool
+    line: int = 0  # where it stands in report.csv, for messages
 
 
 def parse_report_csv(text: str, source: str, skip_rows: int = 0) -> list[CsvRow]:
@@ -140,6 +146,42 @@ def parse_report_csv(text: str, source: str, skip_rows: int = 0) -> list[CsvRow]
     return rows[skip_rows:]
 
 
+def rows_of_this_run(before: str | None, after: str, source: str) -> list[CsvRow]:
+    """The rows a run added to report.csv, given the file before and after it. The binary
+    appends; a file that no longer starts with what was there before was replaced by this
+    run (pto-isa's run.sh starts from an empty build folder), so all its rows are new."""
+    old = before or ""
+    skip = count_csv_rows(old) if old.strip() and after.startswith(old) else 0
+    return parse_report_csv(after, source, skip_rows=skip)
+
+
+def sample_row(rows: list[CsvRow], expected: list[str] | None, under: str, source: str) -> CsvRow:
+    """The run's sample: the row of the case under tuning, after checking that the run wrote
+    one row per expected case, named as expected. `expected` None: the case string does not
+    say which cases run, so the row must be the only one or the only one named `under`."""
+    found = [row.case for row in rows]
+    if expected is not None and sorted(found) != sorted(expected):
+        raise ReportError(
+            f"this run wrote {len(found)} row(s) ({', '.join(found) or 'none'}); expected "
+            f"{len(expected)}, one per case of the case string ({', '.join(expected)})",
+            file=source,
+        )
+    named = rows if len(rows) == 1 and expected is None else [row for row in rows if row.case == under]
+    if len(named) != 1:
+        what = f"{len(named)} rows are" if named else "no row is"
+        raise ReportError(
+            f"this run wrote {len(rows)} rows ({', '.join(found) or 'none'}) and {what} for the case "
+            f"under tuning {under!r}",
+            file=source,
+        )
+    row = named[0]
+    if row.duration_us <= 0:  # main.cpp writes 0 (and TFLOPS NA) when it found no valid timestamps
+        raise ReportError(
+            f"duration_us of {row.case} is {row.duration_us}: no valid timing", file=source, line=row.line
+        )
+    return row
+
+
 def _csv_row(row: list[str], index: dict[str, int], source: str, line: int) -> CsvRow:
     try:
         duration = float(row[index["duration_us"]])
@@ -157,15 +199,18 @@ def _csv_row(row: list[str], index: dict[str, int], source: str, line: int) -> C
     result = row[index["result"]].strip()
     if result not in ("OK", "NOK"):
         raise ReportError(f"result {result!r} is neither OK nor NOK", file=source, line=line)
-    return CsvRow(case=row[index["case"]], duration_us=duration, tflops=tflops, ok=result == "OK")
+    return CsvRow(
+        case=row[index["case"]].strip(), duration_us=duration, tflops=tflops, ok=result == "OK", line=line
+    )
 
 
 def count_csv_rows(text: str) -> int:
     """Data rows already in report.csv (so the next run's rows can be told apart)."""
     if not text.strip():
         return 0
-    lines = [line for line in text.splitlines() if line.strip()]
-    return max(0, len(lines) - 1)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    # counted as parse_report_csv reads them: a repeated header is no data row
+    return sum(1 for line in lines[1:] if line != lines[0])
 
 
 def attention_flops(batch: int, heads: int, s_q: int, s_kv: int, head_dim: int, causal: bool) -> float:
