@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pto_tui.backends.kinds import backend_for
-from pto_tui.backends.loop import case_flops, site_for
+from pto_tui.backends.loop import HeldFinish, case_flops, site_for
 from pto_tui.backends.site import EventSink, OperatorSite, StepInterrupted
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import PtoError
@@ -110,7 +110,7 @@ async def run_environment(
 
 async def _first_result(campaign: Campaign, site: OperatorSite, notes: EnvironmentNotes) -> None:
     """One full build and one valid result (for DSL: baseline and PTO both ok)."""
-    backend = backend_for(site, case_flops(campaign.config.case))
+    backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
     parameters = {name: t.value for name, t in campaign.config.tunables.items()}
     ok, problem = await backend.build(parameters)
     notes.build_outcome = "build succeeded" if ok else problem
@@ -118,11 +118,14 @@ async def _first_result(campaign: Campaign, site: OperatorSite, notes: Environme
     if not ok:
         notes.problems.append(problem)
         return
-    outcome = await backend.benchmark("first result", parameters)
-    valid = outcome.valid and bool(outcome.correct)
-    if valid and campaign.config.operator.kind is OperatorKind.PTO_DSL and outcome.reference_us is None:
-        valid = False
-        notes.problems.append("report.json has no benchmarked baseline (baseline.benchmark not ok)")
+    with HeldFinish(site, "first result") as finish:
+        outcome = await backend.benchmark("first result", parameters)
+        valid = outcome.valid and bool(outcome.correct)
+        no_baseline = campaign.config.operator.kind is OperatorKind.PTO_DSL and outcome.reference_us is None
+        if valid and no_baseline:
+            valid = False
+            notes.problems.append("report.json has no benchmarked baseline (baseline.benchmark not ok)")
+        finish.release("" if valid else outcome.problem or "; ".join(notes.problems[-1:]))
     notes.probes["one valid result"] = valid
     if valid:
         notes.first_valid_result = f"{site.target.label}:{site.subdir}/{outcome.report}"

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import tomlkit
 
+from pto_tui.backends.environment import run_environment
 from pto_tui.backends.kinds import TileLibBackend, backend_for
 from pto_tui.backends.loop import case_flops, measure, run_baseline, site_for
 from pto_tui.backends.site import StepEvent
@@ -192,3 +193,18 @@ async def test_demo_fa_failed_correctness_is_labelled_failed(tmp_path: Path) -> 
     assert "test failed" in refused.value.render()
     assert labels(events)["build"] == "succeeded" and labels(events)["correctness"] == "failed"
     assert not any(step.startswith("benchmark") for step in labels(events))
+
+
+async def test_environment_first_result_with_test_failed_is_labelled_failed(tmp_path: Path) -> None:
+    """The environment round's first run is judged like any benchmark run: exit 0 after
+    `test failed` is a failed step and no valid result."""
+    events: list[StepEvent] = []
+    with Campaign(fake_project(tmp_path, "fail"), write=True) as campaign:
+        runner = JobRunner(campaign.layout.jobs_dir)
+        try:
+            notes = await run_environment(campaign, runner, events.append)
+        finally:
+            await runner.close()
+    assert not notes.passed and notes.probes["one valid result"] is False
+    assert labels(events)["first result"] == "failed"
+    assert any("test failed" in problem for problem in notes.problems)
