@@ -2,7 +2,8 @@
 
 PTO-DSL: the build runs the operator's JIT wrapper; a benchmark run writes a
 report.json (runner or flat schema) under the results folder, and only a report
-written by this very run is read. PTO-tile-lib: cmake/make build; the binary prints
+written by this very run is read; a runner report whose variant_reports hold a variant
+outside the tolerance counts as a correctness failure. PTO-tile-lib: cmake/make build; the binary prints
 `test success`/`test failed` (its exit code is 0 either way) and appends to
 report.csv, of which only the rows written by this run count.
 """
@@ -117,12 +118,15 @@ class DslBackend(Backend):
             result = parse_report_json(text, path, self.flops)
         except ReportError as error:
             return BenchOutcome(problem=error.render(), report=path)
+        # a variant outside the tolerance fails the run even when the report's aggregate passes:
+        # the detail names it, and a kept round must not hide a wrong shape
+        correct = result.correct and not result.failing_variants
         return BenchOutcome(
-            correct=result.correct,
+            correct=correct,
             duration_us=result.duration_us,
             reference_us=result.reference_us,
             tflops=result.tflops,
-            problem="" if result.correct else result.detail,
+            problem="" if correct else result.detail,
             report=path,
         )
 

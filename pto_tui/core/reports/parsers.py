@@ -12,60 +12,30 @@ import io
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from pto_tui.core.errors import PtoError
+from pto_tui.core.reports.fields import finite_number, get_key, tflops_from
+from pto_tui.core.reports.result import BenchResult, ReportError, VariantReport
+from pto_tui.core.reports.runner_report import parse_runner_report
+
+__all__ = [
+    "TILELIB_CSV_HEADER",
+    "BenchResult",
+    "CsvRow",
+    "ReportError",
+    "TileLibOutput",
+    "VariantReport",
+    "attention_flops",
+    "count_csv_rows",
+    "parse_report_csv",
+    "parse_report_json",
+    "parse_tilelib_output",
+]
 
 TILELIB_CSV_HEADER = (
     "case,HEAD,S0,S1,CUBE_S0,CUBE_S1,TILE_S1,start_time,end_time,duration_us,avg_block_us,GOPS,TFLOPS,result"
 )
-
-
-class ReportError(PtoError):
-    """A result file that cannot be read as a benchmark result."""
-
-
-@dataclass(frozen=True)
-class BenchResult:
-    """One benchmark run of the PTO kernel, durations in microseconds."""
-
-    correct: bool
-    duration_us: float  # the run's statistic (median for the runner)
-    min_us: float | None = None
-    max_us: float | None = None
-    reference_us: float | None = None  # the report's own baseline (e.g. torch) when present
-    tflops: float | None = None
-    max_abs_diff: float | None = None
-    detail: str = ""  # why correctness failed, or other notes
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def _get(data: Any, path: str, source: str) -> Any:
-    node = data
-    for part in path.split("."):
-        if not isinstance(node, dict) or part not in node:
-            raise ReportError(f"missing key '{path}'", file=source, key=path)
-        node = node[part]
-    return node
-
-
-def _number(value: Any, path: str, source: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ReportError(f"'{path}' is not a finite number: {value!r}", file=source, key=path)
-    return float(value)
-
-
-def _ms_timings(data: Any, path: str, source: str) -> tuple[float, float | None, float | None]:
-    timings = _get(data, path, source)
-    median = _number(_get(timings, "median", f"{source}"), f"{path}.median", source)
-    low = timings.get("min") if isinstance(timings, dict) else None
-    high = timings.get("max") if isinstance(timings, dict) else None
-    return (
-        median * 1000.0,
-        _number(low, f"{path}.min", source) * 1000.0 if low is not None else None,
-        _number(high, f"{path}.max", source) * 1000.0 if high is not None else None,
-    )
 
 
 def parse_report_json(text: str, source: str, flops: float | None = None) -> BenchResult:
@@ -84,7 +54,7 @@ def parse_report_json(text: str, source: str, flops: float | None = None) -> Ben
     if not isinstance(data, dict):
         raise ReportError("report is not a JSON object", file=source)
     if "pto" in data:
-        return _parse_runner(data, source, flops)
+        return parse_runner_report(data, source, flops)
     if "correctness" in data or "duration_ms" in data:
         return _parse_flat(data, source, flops)
     raise ReportError(
@@ -94,58 +64,16 @@ def parse_report_json(text: str, source: str, flops: float | None = None) -> Ben
     )
 
 
-def _tflops(duration_us: float, flops: float | None) -> float | None:
-    return flops / (duration_us * 1e-6) / 1e12 if flops and duration_us > 0 else None
-
-
-def _parse_runner(data: dict[str, Any], source: str, flops: float | None) -> BenchResult:
-    status = data.get("status")
-    if status not in (None, "ok"):
-        raise ReportError(
-            f"report status is {status!r}: {data.get('reason', 'no reason given')}", file=source
-        )
-    bench_status = _get(data, "pto.benchmark.status", source)
-    if bench_status != "ok":
-        reason = data["pto"]["benchmark"].get("reason", "no reason given")
-        raise ReportError(f"PTO benchmark {bench_status}: {reason}", file=source, key="pto.benchmark.status")
-    passes = _get(data, "pto.benchmark.correctness.passes", source)
-    if not isinstance(passes, bool):
-        raise ReportError(
-            f"'pto.benchmark.correctness.passes' is not true/false: {passes!r}",
-            file=source,
-            key="pto.benchmark.correctness.passes",
-        )
-    median, low, high = _ms_timings(data, "pto.benchmark.timings_ms", source)
-    reference = None
-    baseline = data.get("baseline", {}).get("benchmark", {}) if isinstance(data.get("baseline"), dict) else {}
-    if baseline.get("status") == "ok":
-        reference = _ms_timings(data, "baseline.benchmark.timings_ms", source)[0]
-    correctness = data["pto"]["benchmark"]["correctness"]
-    diff = correctness.get("max_abs_diff")
-    detail = ""
-    if not passes:
-        tolerance = f"atol {correctness.get('atol')}, rtol {correctness.get('rtol')}"
-        detail = f"correctness failed: max_abs_diff {diff} ({tolerance})"
-    return BenchResult(
-        correct=passes,
-        duration_us=median,
-        min_us=low,
-        max_us=high,
-        reference_us=reference,
-        tflops=_tflops(median, flops),
-        max_abs_diff=float(diff) if isinstance(diff, int | float) else None,
-        detail=detail,
-        extra={"baseline_status": baseline.get("status", "absent"), "device": data.get("device", {})},
-    )
-
-
 def _parse_flat(data: dict[str, Any], source: str, flops: float | None) -> BenchResult:
-    passes = _get(data, "correctness.passes", source)
+    passes = get_key(data, "correctness.passes", source)
     if not isinstance(passes, bool):
         raise ReportError("'correctness.passes' is not true/false", file=source, key="correctness.passes")
-    duration = _number(_get(data, "duration_ms", source), "duration_ms", source) * 1000.0
+    duration = finite_number(get_key(data, "duration_ms", source), "duration_ms", source) * 1000.0
     tflops_raw = data.get("TFLOPS")
-    tflops = _number(tflops_raw, "TFLOPS", source) if tflops_raw is not None else _tflops(duration, flops)
+    if tflops_raw is None:
+        tflops = tflops_from(duration, flops)
+    else:
+        tflops = finite_number(tflops_raw, "TFLOPS", source)
     return BenchResult(
         correct=passes,
         duration_us=duration,

@@ -1,0 +1,56 @@
+"""Typed values read out of parsed JSON, every bad one a ReportError naming its key."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pto_tui.core.reports.result import ReportError
+
+
+def _joined(at: str, path: str) -> str:
+    return f"{at}.{path}" if at else path
+
+
+def get_key(data: Any, path: str, source: str, *, at: str = "") -> Any:
+    """The value at dotted `path` below `data`; `at` is where `data` itself sits in the file."""
+    node = data
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            full = _joined(at, path)
+            raise ReportError(f"missing key '{full}'", file=source, key=full)
+        node = node[part]
+    return node
+
+
+def finite_number(value: Any, key: str, source: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ReportError(f"'{key}' is not a finite number: {value!r}", file=source, key=key)
+    return float(value)
+
+
+def optional_bool(value: Any, key: str, source: str) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    raise ReportError(f"'{key}' is not true/false: {value!r}", file=source, key=key)
+
+
+Timings = tuple[float, float | None, float | None]
+
+
+def ms_timings(data: Any, path: str, source: str, *, at: str = "") -> Timings:
+    """(median, min, max) in microseconds from a `timings_ms` object; min and max may be absent."""
+    key = _joined(at, path)
+    timings = get_key(data, path, source, at=at)
+    median = finite_number(get_key(timings, "median", source, at=key), f"{key}.median", source)
+    low = timings.get("min") if isinstance(timings, dict) else None
+    high = timings.get("max") if isinstance(timings, dict) else None
+    return (
+        median * 1000.0,
+        finite_number(low, f"{key}.min", source) * 1000.0 if low is not None else None,
+        finite_number(high, f"{key}.max", source) * 1000.0 if high is not None else None,
+    )
+
+
+def tflops_from(duration_us: float, flops: float | None) -> float | None:
+    return flops / (duration_us * 1e-6) / 1e12 if flops and duration_us > 0 else None

@@ -1,0 +1,102 @@
+"""The real CLI records a baseline from report.json files in the pto-kernels runner's structure.
+
+A demo project's benchmark command is replaced by a harness that does what the runner does
+on disk: it writes the report under bench/results/<family>/<name>/<UTC stamp>/report.json
+(and its copy under bench/generated/, outside the results folder). The reports are the
+fixtures of tests/fixtures/runner_reports."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from pto_tui.core.campaign.demo import create_demo_project
+from pto_tui.core.project.file import ProjectFile
+from tests.core.helpers import cli, cli_json
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runner_reports"
+
+RUNNER_LIKE_HARNESS = """\
+import shutil
+import sys
+import time
+from pathlib import Path
+
+source = Path(sys.argv[1])
+stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+run_dir = Path("bench/results/gmm/grouped_matmul") / stamp
+run_dir.mkdir(parents=True, exist_ok=True)
+shutil.copyfile(source, run_dir / "report.json")
+latest = Path("bench/generated/gmm/grouped_matmul")
+latest.mkdir(parents=True, exist_ok=True)
+shutil.copyfile(source, latest / "report.json")
+print(f"report: {run_dir / 'report.json'}")
+"""
+
+
+def project_reporting(tmp_path: Path, report: Path) -> Path:
+    root = create_demo_project("dsl", tmp_path / "projects")
+    (root / "workspace/pto-kernels/emit_runner_report.py").write_text(RUNNER_LIKE_HARNESS)
+    project = ProjectFile(root / "project.toml")
+    project.set("discipline.repeats", 2)
+    project.set("commands.benchmark", f"python3 emit_runner_report.py {shlex.quote(str(report))}")
+    project.save()
+    return root
+
+
+@pytest.mark.parametrize(
+    ("fixture", "median_us", "reference_us"),
+    [
+        ("grouped_matmul_planned_ok.json", 183.3, 37.1),
+        ("flash_attention_score_variants.json", 110.4, 65.5),
+    ],
+)
+def test_baseline_from_a_planned_spec_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fixture: str, median_us: float, reference_us: float
+) -> None:
+    root = project_reporting(tmp_path, FIXTURES / fixture)
+    p = ["--project", str(root)]
+    notes = cli_json(capsys, *p, "env")
+    assert isinstance(notes, dict) and notes["passed"] is True, notes
+    assert "bench/results/gmm/grouped_matmul/" in notes["first_valid_result"]
+    record = cli_json(capsys, *p, "baseline")
+    assert isinstance(record, dict)
+    measurement = record["measurement"]
+    assert measurement["build"] == "ok" and measurement["correctness"] == "pass"
+    assert measurement["samples_us"] == pytest.approx([median_us, median_us])
+    assert measurement["reference_us"] == pytest.approx([reference_us, reference_us])
+    assert all(r.startswith("bench/results/gmm/grouped_matmul/") for r in measurement["reports"])
+
+
+def test_dry_run_report_is_refused_with_its_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = project_reporting(tmp_path, FIXTURES / "grouped_matmul_dry_run.json")
+    p = ["--project", str(root)]
+    capsys.readouterr()
+    assert cli(*p, "env", "--json") == 1
+    notes = json.loads(capsys.readouterr().out)
+    assert notes["probes"]["one valid result"] is False
+    assert any("[dry_run] a dry run (dry_run = true)" in problem for problem in notes["problems"])
+    assert cli(*p, "baseline") != 0
+    err = capsys.readouterr().err
+    assert "refused by rule 'valid-baseline'" in err and "run the benchmark without --dry-run" in err
+
+
+def test_a_variant_outside_tolerance_fails_the_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The report's aggregate says it passes, one of its variants does not: no baseline."""
+    data = json.loads((FIXTURES / "flash_attention_score_variants.json").read_text())
+    data["pto"]["benchmark"]["variant_reports"][2]["correctness"]["max_abs_diff"] = 0.25
+    report = tmp_path / "report_with_a_wrong_variant.json"
+    report.write_text(json.dumps(data, indent=2, sort_keys=True))
+    root = project_reporting(tmp_path, report)
+    p = ["--project", str(root)]
+    capsys.readouterr()
+    assert cli(*p, "env") == 1
+    assert cli(*p, "baseline") != 0
+    err = capsys.readouterr().err
+    assert "refused by rule 'valid-baseline'" in err
+    assert "variant_reports[2] (batch=1" in err and "max_abs_diff 0.25" in err
