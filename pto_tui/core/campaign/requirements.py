@@ -3,12 +3,8 @@ target and what the user asked for, rendered from the planned project."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.project.config import OperatorConfig
-
-if TYPE_CHECKING:  # the plan's record lives with the scaffold, which imports this module
-    from pto_tui.core.campaign.scaffold import NewProject
 
 
 def _repository_lines(op: OperatorConfig) -> list[str]:

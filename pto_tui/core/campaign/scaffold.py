@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.campaign.requirements import render_requirements
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.repository import (
@@ -49,23 +50,6 @@ from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, copy_filter, is_exclu
 def template_dir() -> Path:
     """The shipped project_template/ (inside the package, a link to the top-level folder)."""
     return Path(str(resources.files("pto_tui") / "project_template"))
-
-
-@dataclass(frozen=True)
-class NewProject:
-    operator: OperatorConfig
-    source: Path
-    case: CaseConfig
-    tunables: list[Tunable]
-    target: Target
-    costmodel: CostmodelConfig
-    requirements: str = ""  # extra requirements the user stated
-    commands: dict[str, str] = field(default_factory=dict)  # the effective commands
-    origins: dict[str, str] = field(default_factory=dict)  # where each command came from
-    scope: dict[str, list[str]] = field(default_factory=dict)  # [scope], when not the default
-    repository: Path | None = None  # the repository copied into the workspace, if any
-    workload: list[Tunable] = field(default_factory=list)  # shape knobs: part of the case
-    cases: tuple[str, ...] = ()  # the cases the operator offered, described
 
 
 def merge_tunables(found: list[Tunable], candidate: Candidate | None) -> list[Tunable]:
