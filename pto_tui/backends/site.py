@@ -2,20 +2,28 @@
 
 An OperatorSite joins a project (its config and workspace) to a job runner and its
 target. Every step (probe, build, benchmark) is one job: its lines go to the job's log
-file on disk and, live, to the caller's event callback.
+file on disk and, live, to the caller's event callback. Commands run in the workspace's
+operator folder, which for an operator inside a repository is the repository's root
+(workspace/pto-kernels/), with its python folder on PYTHONPATH.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import shlex
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pto_tui.core.errors import PtoError
-from pto_tui.core.project.commands import env_parameters, render_command, template_values
+from pto_tui.core.project.commands import (
+    check_value,
+    env_parameters,
+    render_command,
+    template_values,
+)
 from pto_tui.core.project.config import ProjectConfig, Scalar, Target
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.jobs.errors import FetchError
@@ -123,10 +131,11 @@ class OperatorSite:
 
         A cancelled, timed-out or lost job raises StepInterrupted; a command that ran and
         failed is returned (its exit code is in the record)."""
-        env = env_parameters(self.config, parameters or {})
+        env = self.workload_env()
+        env.update(env_parameters(self.config, parameters or {}))
         env.update(extra_env or {})
         spec = JobSpec(
-            command=command,
+            command=self.with_python_path(command),
             cwd=self.subdir if cwd is None else cwd,
             env=env,
             timeout=timeout,
@@ -157,6 +166,18 @@ class OperatorSite:
             why = output.record.error or state.value
             raise StepInterrupted(f"step '{step}' {state.value}: {why}")
         return output
+
+    def workload_env(self) -> dict[str, str]:
+        """The case's shape knobs, so a build outside the runner builds the case's shape."""
+        return {name: check_value(name, str(value)) for name, value in self.config.case.knobs.items()}
+
+    def with_python_path(self, command: str) -> str:
+        """The command with the repository's python folder first on PYTHONPATH: commands run
+        from the repository root, and its runner imports the operator from its package."""
+        folder = self.config.operator.pythonpath
+        if not folder:
+            return command
+        return f'export PYTHONPATH="$PWD"/{shlex.quote(folder)}"${{PYTHONPATH:+:$PYTHONPATH}}"\n{command}'
 
     async def cancel(self) -> None:
         job = self.current

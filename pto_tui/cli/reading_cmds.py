@@ -67,8 +67,9 @@ def print_status(console: Console, st: CampaignStatus) -> None:
 def cmd_status(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         st = campaign.status()
+        commands = asdict(campaign.config.commands)
     if args.json:
-        print_json(st.to_json())
+        print_json({**st.to_json(), "commands": commands})
     else:
         print_status(make_console(), st)
     return 0

@@ -17,12 +17,14 @@ from pto_tui.cli.common import (
     project_layout,
 )
 from pto_tui.core.campaign.scaffold import (
+    NewProject,
     ProjectAnswers,
     create_project,
     merge_tunables,
     parse_target,
     plan_project,
 )
+from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import Candidate, ScanResult, scan
 from pto_tui.core.operators.tunables import discover
 from pto_tui.core.project.config import Tunable
@@ -72,6 +74,20 @@ def _add_new_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--causal", action="store_true", help="causal mask on")
     p.add_argument("--case-spec", default=None, help='the operator\'s case string, e.g. "128,128,1024,128"')
     p.add_argument("--option", action="append", default=[], metavar="K=V", help="other case option (repeat)")
+    p.add_argument(
+        "--command",
+        action="append",
+        default=[],
+        metavar="KEY=CMD",
+        help="your own command (build, correctness, benchmark, reference, results; repeat)",
+    )
+    p.add_argument(
+        "--related",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a further file a round may edit, relative to the repository root (repeat)",
+    )
     _add_target_args(p)
     p.add_argument("--pto-isa", default="", help="pto-isa checkout for the built-in costmodel engine")
     p.add_argument("--costmodel-tool", default="", help="path of query_pto_cycles.py (external engine)")
@@ -166,7 +182,23 @@ def _answers_from_args(args: argparse.Namespace) -> ProjectAnswers:
         pto_isa=args.pto_isa,
         costmodel_tool=args.costmodel_tool,
         requirements=args.requirements,
+        commands=_commands_from_args(args.command),
+        related=list(args.related),
     )
+
+
+_COMMAND_KEYS = ("build", "correctness", "benchmark", "reference", "results")
+
+
+def _commands_from_args(items: list[str]) -> dict[str, str]:
+    commands: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or key not in _COMMAND_KEYS:
+            keys = ", ".join(_COMMAND_KEYS)
+            raise InputError(f"--command expects KEY=CMD with KEY one of {keys}, got {item!r}")
+        commands[key] = value
+    return commands
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -181,6 +213,14 @@ def cmd_new(args: argparse.Namespace) -> int:
                 "kind": kind.value,
                 "classification": candidate.to_json() if candidate else None,
                 "tunables": [t.name for t in spec.tunables],
+                "workload_knobs": dict(spec.case.knobs),
+                "cases": list(spec.cases),
+                "case": spec.case.name,
+                "repository": spec.operator.repository,
+                "path": spec.operator.path,
+                "family": spec.operator.family,
+                "commands": spec.commands,
+                "command_origins": spec.origins,
             }
         )
         return 0
@@ -190,9 +230,24 @@ def cmd_new(args: argparse.Namespace) -> int:
         if args.kind and candidate.kind and candidate.kind.value != args.kind:
             console.print(f"  classification overridden: {candidate.kind.value} -> {args.kind}")
     console.print(f"created {root}")
-    console.print(f"  tunables: {', '.join(t.name for t in spec.tunables) or 'none found'}")
+    _print_plan(console, spec)
     console.print(f"  next: edit {root / 'TASK_REQUIREMENTS.md'} and add material to {root / 'context'}/")
     return 0
+
+
+def _print_plan(console: Console, spec: NewProject) -> None:
+    op = spec.operator
+    if op.in_repository:
+        console.print(f"  repository: {op.repository} (operator {op.path}, family {op.family})")
+    for case in spec.cases:
+        console.print(f"  case offered: {case}", markup=False)
+    console.print(f"  case: {spec.case.name or '-'}: {spec.case.describe()}")
+    console.print(f"  tunables: {', '.join(t.name for t in spec.tunables) or 'none found'}")
+    if spec.case.knobs:
+        knobs = ", ".join(f"{k}={v}" for k, v in spec.case.knobs.items())
+        console.print(f"  workload (shape) knobs, not tunable: {knobs}")
+    for key, command in spec.commands.items():
+        console.print(f"  {key}: {command or '-'}  ({spec.origins.get(key, '')})", markup=False)
 
 
 def cmd_import(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ from pto_tui.core.errors import InputError
 from pto_tui.core.operators.tunables import apply_parameter, discover
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.rounds.records import Changes, ParamChange, Round
-from pto_tui.core.rules.gates import refuse, risk_findings, scope_findings
+from pto_tui.core.rules.gates import refuse, risk_findings, scope_findings, workload_knob_findings
 from pto_tui.core.rules.risk import diff_risks, parameter_risks
 from pto_tui.core.rules.scope import outside_scope
 from pto_tui.core.vocabulary import ChangeKind
@@ -69,6 +69,7 @@ class ChangeRecorder:
     def _check_requested(self, requested: dict[str, Scalar]) -> None:
         """Every requested parameter is a tunable, set to one of its allowed values."""
         tunables = self.campaign.config.tunables
+        refuse(workload_knob_findings(requested, self.campaign.config.case.knobs))
         for name, value in requested.items():
             tunable = tunables.get(name)
             if tunable is None:

@@ -45,7 +45,7 @@ def check_integrity(campaign: CampaignContext, record: Round) -> None:
     config = campaign.config
     reference = reference_record(campaign)
     if reference is not None:
-        current = protected_hashes(campaign.layout.workspace, config.protected)
+        current = protected_hashes(campaign.layout.workspace, config.protected, config.editable)
         changed = changed_protected(reference.protected_hashes, current)
         refuse(protected_findings(changed, record.changes.bug_fix))
     baseline = campaign.baseline_record()

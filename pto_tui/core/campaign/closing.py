@@ -43,7 +43,9 @@ class RoundClosing:
             )
         config = campaign.config
         if record.changes.bug_fix:
-            record.protected_hashes = protected_hashes(campaign.layout.workspace, config.protected)
+            record.protected_hashes = protected_hashes(
+                campaign.layout.workspace, config.protected, config.editable
+            )
         record.tolerances = dict(config.tolerances)
         _fill_verdict(record, result)
         record.analysis = analysis or record.analysis

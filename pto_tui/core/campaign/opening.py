@@ -59,7 +59,9 @@ class RoundOpening:
         record.closed_at = now_text()
         record.analysis = analysis or record.analysis
         record.snapshot = campaign.snapshots.take()
-        record.protected_hashes = protected_hashes(campaign.layout.workspace, config.protected)
+        record.protected_hashes = protected_hashes(
+            campaign.layout.workspace, config.protected, config.editable
+        )
         record.tolerances = dict(config.tolerances)
         campaign.publish(record, diff_text="")
         return record

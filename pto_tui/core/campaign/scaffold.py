@@ -13,7 +13,20 @@ from importlib import resources
 from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.campaign.plan import NewProject
+from pto_tui.core.campaign.requirements import render_requirements
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.repository import (
+    OperatorInRepository,
+    find_operator_repository,
+    repository_tunables,
+)
+from pto_tui.core.operators.repository_choices import (
+    case_config,
+    effective_commands,
+    repository_cases,
+    repository_commands,
+)
 from pto_tui.core.operators.scan import Candidate, CaseChoice, classify
 from pto_tui.core.operators.tunables import discover
 from pto_tui.core.project.config import (
@@ -23,6 +36,7 @@ from pto_tui.core.project.config import (
     Scalar,
     Target,
     Tunable,
+    default_protected,
     valid_operator_name,
 )
 from pto_tui.core.project.layout import ProjectLayout
@@ -30,24 +44,12 @@ from pto_tui.core.project.parse import parse_config
 from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.vocabulary import OperatorKind
-from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, copy_filter, is_excluded, repository_excludes
 
 
 def template_dir() -> Path:
     """The shipped project_template/ (inside the package, a link to the top-level folder)."""
     return Path(str(resources.files("pto_tui") / "project_template"))
-
-
-@dataclass(frozen=True)
-class NewProject:
-    operator: OperatorConfig
-    source: Path
-    case: CaseConfig
-    tunables: list[Tunable]
-    target: Target
-    costmodel: CostmodelConfig
-    requirements: str = ""  # extra requirements the user stated
-    commands: dict[str, str] = field(default_factory=dict)  # overrides of the per-kind defaults
 
 
 def merge_tunables(found: list[Tunable], candidate: Candidate | None) -> list[Tunable]:
@@ -96,10 +98,11 @@ class ProjectAnswers:
     pto_isa: str = ""
     costmodel_tool: str = ""
     requirements: str = ""
+    commands: dict[str, str] = field(default_factory=dict)  # the user's own commands
+    related: list[str] = field(default_factory=list)  # further editable files (repository)
 
 
-def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]:
-    """Classify the source, choose the case, discover tunables: the project to create."""
+def _classified(answers: ProjectAnswers) -> tuple[Path, Candidate | None, OperatorKind]:
     source = answers.source.expanduser()
     if not source.exists():
         raise InputError(f"operator source not found: {source}")
@@ -112,6 +115,11 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
             f"cannot classify {source} ({status}):\n  {evidence}",
             hint="choose the kind yourself (--kind pto-dsl or --kind pto-tile-lib)",
         )
+    return source, candidate, kind
+
+
+def _listed_case(answers: ProjectAnswers, candidate: Candidate | None) -> CaseConfig:
+    """The case from the operator's own list (marker, bench specs beside it) and the flags."""
     listed = CaseConfig()
     if answers.case_name:
         cases = candidate.cases if candidate else ()
@@ -120,7 +128,7 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
             names = ", ".join(c.name for c in cases) or "none"
             raise InputError(f"unknown case {answers.case_name!r}; the operator lists: {names}")
         listed = case_from_choice(chosen)
-    case = CaseConfig(
+    return CaseConfig(
         name=listed.name or answers.case_name,
         shape={**listed.shape, **answers.shape},
         dtype=answers.dtype or (listed.dtype if answers.case_name else "") or "float16",
@@ -128,83 +136,137 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         spec=answers.case_spec or listed.spec,
         options=dict(answers.options),
     )
+
+
+def _repository_case(
+    answers: ProjectAnswers, repo: OperatorInRepository, workload: list[Tunable]
+) -> CaseConfig:
+    """A case the repository lists (a bench spec or a variant), or the user's own one
+    (--case NAME with --shape/--case-spec); refused without a case when there are some."""
+    cases = repository_cases(repo)
+    choices = "\n  ".join(c.describe() for c in cases)
+    chosen = next((c for c in cases if c.name == answers.case_name), None)
+    own = bool(answers.shape or answers.case_spec)
+    if chosen is None and not (answers.case_name and own) and (cases or answers.case_name):
+        what = f"unknown case {answers.case_name!r}" if answers.case_name else "no case chosen"
+        raise InputError(
+            f"{what}; {repo.name} lists these cases (--case NAME):\n  {choices or 'none'}",
+            hint="or name your own case: --case NAME with --shape K=V (shape knobs by their name)",
+        )
+    base = case_config(repo, chosen, workload) if chosen else CaseConfig(
+        name=answers.case_name,
+        knobs={t.name: t.value for t in workload},
+        options={"bench_spec": spec.path} if (spec := repo.spec_for("")) else {},
+    )
+    shape = {**base.shape, **answers.shape}
+    knobs = {**base.knobs, **{k: shape.pop(k) for k in list(shape) if k in base.knobs}}
+    return CaseConfig(
+        name=base.name,
+        shape=shape,
+        dtype=answers.dtype or base.dtype,
+        causal=answers.causal or base.causal,
+        spec=answers.case_spec or base.spec,
+        options={**base.options, **answers.options},
+        knobs=knobs,
+    )
+
+
+def _repository_scope(
+    repo: OperatorInRepository, kind: OperatorKind, related: list[str]
+) -> dict[str, list[str]]:
+    """The operator folder and the related files are editable; the runtime's VARIANTS (the
+    workload) and everything else in the repository copy are protected."""
+    for rel in related:
+        if not (repo.root / rel).is_file():
+            raise InputError(f"related file not found in the repository {repo.root}: {rel}")
+    sub = kind.workspace_subdir
+    return {
+        "protected": [*default_protected(kind), f"{sub}/{repo.path}/runtime.py"],
+        "editable": [f"{sub}/{repo.path}/**", *(f"{sub}/{rel}" for rel in related)],
+    }
+
+
+def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]:
+    """Classify the source, find its repository, choose the case, discover tunables and
+    the commands: the project to create."""
+    source, candidate, kind = _classified(answers)
+    repo = find_operator_repository(source) if kind is OperatorKind.PTO_DSL else None
+    workload: list[Tunable] = []
+    if repo is not None:
+        tuning, workload = repository_tunables(repo)
+        case = _repository_case(answers, repo, workload)
+        tunables = merge_tunables(tuning, candidate)
+        offered = tuple(c.describe() for c in repository_cases(repo))
+    else:
+        case = _listed_case(answers, candidate)
+        tunables = merge_tunables(discover(source) if source.is_dir() else [], candidate)
+        offered = tuple(c.name for c in candidate.cases) if candidate else ()
+    commands = effective_commands(
+        kind,
+        repository_commands(repo, case.name) if repo else {},
+        candidate.commands if candidate else {},
+        answers.commands,
+    )
     name = answers.name if answers.name is not None else (candidate.name if candidate else source.stem)
     spec = NewProject(
         operator=OperatorConfig(
-            name=name, kind=kind, source=str(source.resolve()), demo=bool(candidate and candidate.demo)
+            name=name,
+            kind=kind,
+            source=str(source.resolve()),
+            family=repo.family if repo else "",
+            demo=bool(candidate and candidate.demo),
+            repository=str(repo.root) if repo else "",
+            path=repo.path if repo else "",
+            pythonpath=repo.python_path if repo else "",
+            related=tuple(answers.related),
         ),
         source=source,
         case=case,
-        tunables=merge_tunables(discover(source) if source.is_dir() else [], candidate),
+        tunables=tunables,
         target=answers.target,
-        costmodel=CostmodelConfig(
-            enabled=bool(answers.pto_isa or answers.costmodel_tool),
-            engine=answers.engine
-            or ("external" if answers.costmodel_tool and not answers.pto_isa else "builtin"),
-            pto_isa=answers.pto_isa,
-            tool=answers.costmodel_tool,
-        ),
+        costmodel=_costmodel(answers),
         requirements=answers.requirements,
-        commands=dict(candidate.commands) if candidate else {},
+        commands=commands.values,
+        origins=commands.origins,
+        scope=_repository_scope(repo, kind, answers.related) if repo else {},
+        repository=repo.root if repo else None,
+        workload=workload,
+        cases=offered,
     )
     return spec, candidate
 
 
-def render_requirements(spec: NewProject) -> str:
-    op = spec.operator
-    lines = [
-        f"# Task requirements: {op.name}",
-        "",
-        f"- **Operator**: {op.name}",
-        f"- **Kind**: {op.kind.value}" + (" (CPU demo operator, not PTO code)" if op.demo else ""),
-        f"- **Source**: {op.source}",
-        f"- **Workspace copy**: workspace/{op.kind.workspace_subdir}/",
-        "",
-        "## Case",
-        "",
-        f"- **Shape**: {', '.join(f'{k}={v}' for k, v in spec.case.shape.items()) or '-'}",
-        f"- **Dtype**: {spec.case.dtype}",
-        f"- **Causal mask**: {'yes' if spec.case.causal else 'no'}",
-    ]
-    if spec.case.spec:
-        lines.append(f"- **Case string**: {spec.case.spec}")
-    for key, value in spec.case.options.items():
-        lines.append(f"- **{key}**: {value}")
-    lines += ["", "## Tunable parameters", ""]
-    if spec.tunables:
-        lines += ["| Name | Kind | Current | Allowed | Found in |", "|---|---|---|---|---|"]
-        for t in spec.tunables:
-            allowed = ", ".join(str(v) for v in t.allowed) or "-"
-            lines.append(f"| {t.name} | {t.kind} | {t.value} | {allowed} | {t.where or '-'} |")
-    else:
-        lines.append("None found in the source; add them to project.toml [tunables].")
-    lines += [
-        "",
-        "## Target",
-        "",
-        f"- **Where jobs run**: {spec.target.label}",
-    ]
-    if spec.target.work_dir:
-        lines.append(f"- **Remote work dir**: {spec.target.work_dir}")
-    if spec.target.env_setup:
-        lines.append(f"- **Environment set-up**: `{spec.target.env_setup}`")
-    lines += [
-        f"- **Costmodel**: {'used' if spec.costmodel.enabled else 'not used'}",
-        "",
-        "## Extra requirements",
-        "",
-        spec.requirements.strip() or "None stated yet.",
-        "",
-        "## Hints",
-        "",
-        "Add what you know about the operator's bottlenecks here.",
-        "",
-    ]
-    return "\n".join(lines)
+def _costmodel(answers: ProjectAnswers) -> CostmodelConfig:
+    return CostmodelConfig(
+        enabled=bool(answers.pto_isa or answers.costmodel_tool),
+        engine=answers.engine
+        or ("external" if answers.costmodel_tool and not answers.pto_isa else "builtin"),
+        pto_isa=answers.pto_isa,
+        tool=answers.costmodel_tool,
+    )
 
 
 def _ignore_excluded(_dir: str, names: list[str]) -> list[str]:
     return [n for n in names if is_excluded(n, DEFAULT_EXCLUDES)]
+
+
+def _copy_source(spec: NewProject, source: Path, dest: Path, projects_root: Path) -> None:
+    """The operator folder; or, for an operator inside a repository, the repository with
+    the same relative paths (so its runner runs unchanged from the workspace's copy),
+    less what `repository_excludes` leaves out, and less the projects folder when it lies
+    inside the repository."""
+    if spec.repository is not None:
+        root = spec.repository.resolve()
+        excludes = repository_excludes(root)
+        projects = projects_root.resolve()
+        if projects.is_relative_to(root) and projects != root:
+            excludes += (projects.relative_to(root).as_posix(),)
+        shutil.copytree(root, dest, ignore=copy_filter(root, excludes), symlinks=True)
+    elif source.is_dir():
+        shutil.copytree(source, dest, ignore=_ignore_excluded, symlinks=True)
+    else:
+        dest.mkdir(parents=True)
+        shutil.copy2(source, dest / source.name)
 
 
 def create_project(spec: NewProject, projects_root: Path, *, overwrite: bool = False) -> Path:
@@ -232,14 +294,16 @@ def create_project(spec: NewProject, projects_root: Path, *, overwrite: bool = F
         shutil.copytree(template_dir(), staging, dirs_exist_ok=True)
         for folder in ("context", "runs", "workspace"):
             (staging / folder).mkdir(exist_ok=True)
-        dest = staging / "workspace" / spec.operator.kind.workspace_subdir
-        if source.is_dir():
-            shutil.copytree(source, dest, ignore=_ignore_excluded, symlinks=True)
-        else:
-            dest.mkdir(parents=True)
-            shutil.copy2(source, dest / source.name)
+        _copy_source(spec, source, staging / "workspace" / spec.operator.kind.workspace_subdir, projects_root)
         text = new_project_document(
-            spec.operator, spec.case, spec.tunables, spec.target, spec.costmodel, spec.commands
+            spec.operator,
+            spec.case,
+            spec.tunables,
+            spec.target,
+            spec.costmodel,
+            spec.commands,
+            origins=spec.origins,
+            scope=spec.scope,
         )
         parse_config(final / "project.toml", text)  # never write a file we could not read back
         atomic_write_text(staging / "project.toml", text)

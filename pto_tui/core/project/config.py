@@ -30,6 +30,16 @@ class OperatorConfig:
     entry: str = ""  # entry point: kernel spec path (DSL) or entry template (tile-lib)
     family: str = ""  # pto-kernels bench family (DSL runner specs)
     demo: bool = False  # a CPU demo operator, not PTO code
+    # An operator inside a repository (pto-kernels): the workspace holds the repository and
+    # commands run from its root, because the runner imports the operator from its package.
+    repository: str = ""  # the repository root the workspace was copied from
+    path: str = ""  # the operator folder, relative to the repository root
+    pythonpath: str = ""  # folder put on PYTHONPATH, relative to the repository root
+    related: tuple[str, ...] = ()  # further editable files, relative to the repository root
+
+    @property
+    def in_repository(self) -> bool:
+        return bool(self.path)
 
 
 @dataclass(frozen=True)
@@ -42,6 +52,9 @@ class CaseConfig:
     causal: bool = False
     spec: str = ""  # the operator's own case string, e.g. "128,128,1024,128"
     options: Mapping[str, Scalar] = field(default_factory=dict)
+    # shape knobs: env knobs that set the workload (the adapter derives them from the
+    # variant), so they are part of the workload, never tunables
+    knobs: Mapping[str, Scalar] = field(default_factory=dict)
 
     def describe(self) -> str:
         shape = ", ".join(f"{k}={v}" for k, v in self.shape.items())
@@ -71,8 +84,9 @@ class Commands:
     correctness: str
     benchmark: str
     reference: str = ""  # torch_npu (or CPU stand-in) reference benchmark
-    # where results appear, relative to the operator folder: the runner's results folder
-    # (DSL: the newest report.json written by this run) or the tile-lib report.csv
+    # where results appear, relative to where commands run (the operator folder, or the
+    # repository root): the runner's results folder (DSL: the newest report.json written
+    # by this run) or the tile-lib report.csv
     results: str = ""
 
 
@@ -129,6 +143,9 @@ class ProjectConfig:
     phases: tuple[str, ...]
     protected: tuple[str, ...]  # glob patterns of protected files, relative to workspace/
     tolerances: Mapping[str, float]  # correctness tolerances (atol, rtol, ...)
+    # glob patterns (relative to workspace/) of the files a round may edit; when set, every
+    # other workspace file is protected too
+    editable: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------- defaults
@@ -203,5 +220,7 @@ def workload_fingerprint(config: ProjectConfig) -> str:
         "benchmark": config.commands.benchmark,
         "warmup": config.discipline.warmup,
     }
+    if case.knobs:  # only when present, so the fingerprints of older projects stay the same
+        payload["knobs"] = dict(case.knobs)
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:16]

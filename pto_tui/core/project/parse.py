@@ -91,7 +91,9 @@ def _assemble(tables: Mapping[str, dict[str, Any]]) -> ProjectConfig:
         for name, entry in tables["tunables"].items()
     }
     return ProjectConfig(
-        operator=OperatorConfig(**{**operator, "kind": OperatorKind(operator["kind"])}),
+        operator=OperatorConfig(
+            **{**operator, "kind": OperatorKind(operator["kind"]), "related": tuple(operator["related"])}
+        ),
         case=CaseConfig(**tables["case"]),
         tunables=tunables,
         commands=Commands(**tables["commands"]),
@@ -101,6 +103,7 @@ def _assemble(tables: Mapping[str, dict[str, Any]]) -> ProjectConfig:
         phases=tuple(tables["phases"]["names"]),
         protected=tuple(tables["scope"]["protected"]),
         tolerances=tables["tolerances"],
+        editable=tuple(tables["scope"]["editable"]),
     )
 
 

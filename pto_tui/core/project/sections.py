@@ -13,19 +13,15 @@ from pto_tui.core.project.config import (
     SCHEMA_VERSION,
     CaseConfig,
     CostmodelConfig,
-    Discipline,
     OperatorConfig,
     Target,
     default_commands,
-    default_protected,
     valid_operator_name,
 )
 from pto_tui.core.project.schema import (
-    ANY,
     BOOLEAN,
     INTEGER,
     LIST,
-    NUMBER,
     SCALAR,
     SCALAR_TABLE,
     STRING,
@@ -38,7 +34,8 @@ from pto_tui.core.project.schema import (
     Section,
     Written,
 )
-from pto_tui.core.vocabulary import DEFAULT_PHASES, OperatorKind
+from pto_tui.core.project.sections_campaign import DISCIPLINE, PHASES, SCOPE, STATE, TOLERANCES
+from pto_tui.core.vocabulary import OperatorKind
 
 # The comment lines at the top of a fresh project.toml; the reference opens with them too.
 FILE_HEADER = (
@@ -47,6 +44,11 @@ FILE_HEADER = (
 )
 # The comment above [commands] in a fresh file, when the operator declared its commands.
 DECLARED_COMMANDS = "Declared by the operator; {placeholders} are filled in shell-quoted."
+# The comment above [commands] in a fresh file that lists every effective command.
+EFFECTIVE_COMMANDS = (
+    "The commands this project runs; each comment says where it came from (kind default, "
+    "repository, operator marker, user). {placeholders} are filled in shell-quoted."
+)
 
 SCHEMA_KEY = Key(
     "schema", INTEGER, f"the file format version; this pto-tui reads {SCHEMA_VERSION}", SCHEMA_VERSION
@@ -65,14 +67,6 @@ def _command_default(name: str) -> Callable[[OperatorKind], str]:
 
 def _value_is_allowed(entry: Mapping[str, Any]) -> bool:
     return not entry["allowed"] or entry["value"] in entry["allowed"]
-
-
-def _non_empty_strings(names: list[Any]) -> bool:
-    return bool(names) and all(isinstance(n, str) and n for n in names)
-
-
-def _all_strings(patterns: list[Any]) -> bool:
-    return all(isinstance(p, str) for p in patterns)
 
 
 OPERATOR = Section(
@@ -120,6 +114,37 @@ OPERATOR = Section(
             OperatorConfig.demo,
             written=Written.IF_SET,
         ),
+        Key(
+            "repository",
+            STRING,
+            "the repository the operator lives in (its root); the workspace holds a copy of it "
+            "and commands run from its root",
+            OperatorConfig.repository,
+            written=Written.IF_SET,
+        ),
+        Key(
+            "path",
+            STRING,
+            "the operator folder inside the repository, e.g. python/pto_kernels/ops/<family>/<op>",
+            OperatorConfig.path,
+            written=Written.IF_SET,
+        ),
+        Key(
+            "pythonpath",
+            STRING,
+            "folder of the repository put on PYTHONPATH for every command, e.g. python",
+            OperatorConfig.pythonpath,
+            written=Written.IF_SET,
+        ),
+        Key(
+            "related",
+            STRINGS,
+            "further files a round may edit besides the operator folder (e.g. shared common.py), "
+            "relative to the repository root",
+            OperatorConfig.related,
+            rule=Rule(lambda v: all(isinstance(p, str) and p for p in v), "related must list paths", "paths"),
+            written=Written.IF_SET,
+        ),
     ),
     required=True,
 )
@@ -140,6 +165,14 @@ CASE = Section(
             written=Written.IF_SET,
         ),
         Key("options", SCALAR_TABLE, "further case fields", {}, written=Written.IF_SET),
+        Key(
+            "knobs",
+            SCALAR_TABLE,
+            "shape knobs: env knobs that set the workload (the adapter derives them from the "
+            "variant); part of the workload fingerprint, never tunables",
+            {},
+            written=Written.IF_SET,
+        ),
     ),
     commented=True,
 )
@@ -178,8 +211,9 @@ _COMMAND_HELP = {
     "correctness": "checks results; empty: read from the benchmark's own output",
     "benchmark": "runs the benchmark",
     "reference": "torch_npu (or CPU stand-in) reference benchmark",
-    "results": "where results appear, relative to the operator folder: the runner's results "
-    "folder (DSL: the newest report.json written by this run) or the tile-lib report.csv",
+    "results": "where results appear, relative to where commands run (the operator folder, or "
+    "the repository root): the runner's results folder (DSL: the newest report.json written by "
+    "this run) or the tile-lib report.csv",
 }
 
 COMMANDS = Section(
@@ -272,111 +306,6 @@ COSTMODEL = Section(
             written=Written.NEVER,
         ),
     ),
-)
-
-DISCIPLINE = Section(
-    "discipline",
-    "How measurements become verdicts; fractions are relative to the median.",
-    keys=(
-        Key(
-            "repeats",
-            INTEGER,
-            "benchmark runs per round",
-            Discipline.repeats,
-            range=Range(low=1, message="repeats must be at least 1"),
-        ),
-        Key(
-            "warmup",
-            INTEGER,
-            "warm-up runs before measuring",
-            Discipline.warmup,
-            range=Range(low=0, message="warmup must be 0 or more"),
-        ),
-        Key(
-            "noise_floor",
-            NUMBER,
-            "relative gain below this is noise, whatever the samples say",
-            Discipline.noise_floor,
-            range=Range(low=0, high=1, message="noise_floor is a fraction: expected 0 <= value < 1"),
-        ),
-        Key(
-            "max_spread",
-            NUMBER,
-            "(max-min)/median above this marks the round inconclusive",
-            Discipline.max_spread,
-            # (max - min) / median can exceed 1 on a noisy machine, so no upper bound
-            range=Range(low=0, low_open=True, message="max_spread is a fraction of the median: expected > 0"),
-        ),
-        Key(
-            "review_gain",
-            NUMBER,
-            "a speedup over the frontier above this is flagged for review",
-            Discipline.review_gain,
-            range=Range(low=1, low_open=True, message="review_gain must be greater than 1"),
-        ),
-    ),
-    commented=True,
-)
-
-PHASES = Section(
-    "phases",
-    "The campaign's phases, in order; the first is the baseline phase.",
-    keys=(
-        Key(
-            "names",
-            STRINGS,
-            "the phase names",
-            DEFAULT_PHASES,
-            rule=Rule(
-                _non_empty_strings,
-                "phases.names must be a non-empty list of strings",
-                "not empty",
-            ),
-        ),
-        Key(
-            "current",
-            STRING,
-            "the phase the campaign is in (pto-tui moves it)",
-            DEFAULT_PHASES[0],
-            validated=False,
-        ),
-    ),
-)
-
-SCOPE = Section(
-    "scope",
-    "What a round may change.",
-    keys=(
-        Key(
-            "protected",
-            STRINGS,
-            "glob patterns, relative to workspace/, of files a round may change only as a declared bug fix",
-            default_by_kind=default_protected,
-            rule=Rule(_all_strings, "scope.protected must be a list of glob patterns", "glob patterns"),
-            written=Written.NEVER,
-        ),
-    ),
-)
-
-TOLERANCES = Section(
-    "tolerances",
-    "Correctness tolerances (atol, rtol, ...); loosening one needs an approval.",
-    entries=Entries(
-        "tolerance name",
-        value=Key(
-            "<name>",
-            NUMBER,
-            "the tolerance",
-            range=Range(low=0),
-            error="a tolerance must be a number >= 0",
-        ),
-    ),
-)
-
-STATE = Section(
-    "state",
-    "Structured state written by pto-tui (free form); not for editing by hand.",
-    entries=Entries("state key", value=Key("<name>", ANY, "pto-tui's record", validated=False)),
 )
 
 SECTIONS: tuple[Section, ...] = (

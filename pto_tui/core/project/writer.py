@@ -29,10 +29,12 @@ from pto_tui.core.project.sections import (
     COSTMODEL,
     DECLARED_COMMANDS,
     DISCIPLINE,
+    EFFECTIVE_COMMANDS,
     FILE_HEADER,
     OPERATOR,
     PHASES,
     SCHEMA_KEY,
+    SCOPE,
     TARGET,
     TUNABLE_KEYS,
     TUNABLES,
@@ -46,8 +48,14 @@ def new_project_document(
     target: Target,
     costmodel: CostmodelConfig,
     commands: Mapping[str, str] | None = None,
+    *,
+    origins: Mapping[str, str] | None = None,
+    scope: Mapping[str, list[str]] | None = None,
 ) -> str:
-    """The text of a fresh project.toml, commented so a person can edit it by hand."""
+    """The text of a fresh project.toml, commented so a person can edit it by hand.
+
+    `origins` says where each command came from (a comment above it); `scope` is written
+    as the [scope] table when given."""
     doc = tomlkit.document()
     for line in FILE_HEADER:
         doc.add(tomlkit.comment(line))
@@ -56,16 +64,29 @@ def new_project_document(
     doc.add(CASE.name, _table(CASE, _record(case)))
     doc.add(TUNABLES.name, _tunables(tunables))
     if commands:
-        table = tomlkit.table()
-        table.add(tomlkit.comment(DECLARED_COMMANDS))
-        for key, value in commands.items():
-            table.add(key, value)
-        doc.add(COMMANDS.name, table)
+        doc.add(COMMANDS.name, _commands(commands, origins or {}))
     doc.add(TARGET.name, _table(TARGET, _record(target)))
     doc.add(COSTMODEL.name, _table(COSTMODEL, _record(costmodel)))
     doc.add(DISCIPLINE.name, _table(DISCIPLINE, _defaults(DISCIPLINE)))
     doc.add(PHASES.name, _table(PHASES, _defaults(PHASES)))
+    if scope:
+        table = tomlkit.table()
+        table.add(tomlkit.comment(SCOPE.help))
+        for key, patterns in scope.items():
+            table.add(key, list(patterns))
+        doc.add(SCOPE.name, table)
     return tomlkit.dumps(doc)
+
+
+def _commands(commands: Mapping[str, str], origins: Mapping[str, str]) -> Table:
+    """[commands], each command under a comment naming where it came from."""
+    table = tomlkit.table()
+    table.add(tomlkit.comment(EFFECTIVE_COMMANDS if origins else DECLARED_COMMANDS))
+    for key, value in commands.items():
+        if key in origins:
+            table.add(tomlkit.comment(f"{key}: from {origins[key]}"))
+        table.add(key, value)
+    return table
 
 
 def _record(record: Any) -> dict[str, Any]:

@@ -219,3 +219,18 @@ def risk_findings(high_risk: Sequence[str], justification: str) -> list[Finding]
             "high-risk change: " + "; ".join(high_risk) + " — write a justification (--justify)",
         )
     ]
+
+
+def workload_knob_findings(requested: Mapping[str, object], knobs: Mapping[str, object]) -> list[Finding]:
+    """A round may not set a shape knob: it is the workload (the adapter sets it from each
+    variant), and a different workload makes the comparison with the baseline meaningless."""
+    return [
+        Finding(
+            SAME_WORKLOAD,
+            f"{name} is a shape knob of the workload ([case] knobs: {name} = {knobs[name]!r}), "
+            f"not a tuning knob; setting it to {value!r} would change the workload",
+        )
+        for name, value in requested.items()
+        if name in knobs
+    ]
+

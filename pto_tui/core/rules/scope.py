@@ -40,14 +40,26 @@ def matches_any(relpath: str, patterns: Iterable[str]) -> bool:
     return any(glob_match(relpath, p) for p in patterns)
 
 
-def protected_hashes(workspace: Path, patterns: Iterable[str]) -> dict[str, str]:
-    """sha256 of every workspace file (path relative to workspace/) a pattern protects."""
+def is_protected(relpath: str, patterns: Iterable[str], editable: Iterable[str] = ()) -> bool:
+    """A workspace file is protected when a pattern names it, or when the project declares
+    what is editable (an operator inside a repository) and it is not among that."""
+    editable_list = tuple(editable)
+    if matches_any(relpath, patterns):
+        return True
+    return bool(editable_list) and not matches_any(relpath, editable_list)
+
+
+def protected_hashes(
+    workspace: Path, patterns: Iterable[str], editable: Iterable[str] = ()
+) -> dict[str, str]:
+    """sha256 of every protected workspace file (path relative to workspace/)."""
     pattern_list = tuple(patterns)
+    editable_list = tuple(editable)
     out: dict[str, str] = {}
     if not workspace.is_dir():
         return out
     for rel in iter_workspace_files(workspace):
-        if matches_any(rel, pattern_list):
+        if is_protected(rel, pattern_list, editable_list):
             out[rel] = hashlib.sha256((workspace / rel).read_bytes()).hexdigest()
     return out
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
 # Build products, VCS data and caches never count as workspace content.
@@ -24,6 +24,20 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     ".venv",
     "node_modules",
     "*bench/results*",  # benchmark output (pto-kernels runner), never source
+    "*bench/generated*",  # the runner's copy of its latest results
+    "kernel_meta",  # compiler output of PTO kernels
+)
+
+# What `new` leaves out when it copies an operator's whole repository into the workspace,
+# besides DEFAULT_EXCLUDES: build outputs and results of earlier runs (stale reports must
+# never be read as this campaign's), and whatever the repository's own .gitignore
+# excludes (see gitignore_patterns for the subset understood).
+REPOSITORY_EXCLUDES: tuple[str, ...] = (
+    "bench/results*",  # (a pattern with '/' matches the whole path: '*' spans folders)
+    "bench/generated*",
+    "dist",
+    "extra-info",
+    "*.whl",
 )
 
 
@@ -38,6 +52,49 @@ def is_excluded(relpath: str, patterns: Iterable[str] = DEFAULT_EXCLUDES) -> boo
         elif any(fnmatch.fnmatch(part, pattern) for part in parts):
             return True
     return False
+
+
+def gitignore_patterns(text: str) -> tuple[str, ...]:
+    """A .gitignore as is_excluded patterns, relative to the repository root.
+
+    Understood: blank lines and `#` comments (skipped), a trailing `/` (dropped: files
+    and folders alike are left out), a leading `/` or an inner `/` (anchored at the root:
+    the path and everything below it), otherwise a name matched against every path
+    component. Negations (`!pattern`) cannot re-include anything here and are skipped,
+    so a negated file is left out with its folder: copying less is the safe side.
+    """
+    patterns: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", "!")):
+            continue
+        line = line.rstrip("/")
+        if "/" in line:
+            anchored = line.lstrip("/")
+            patterns += [anchored, f"{anchored}/*"]
+        elif line:
+            patterns.append(line)
+    return tuple(patterns)
+
+
+def repository_excludes(root: Path) -> tuple[str, ...]:
+    """Everything `new` leaves out of a repository copy: DEFAULT_EXCLUDES,
+    REPOSITORY_EXCLUDES and the repository's top-level .gitignore."""
+    ignore = root / ".gitignore"
+    own = gitignore_patterns(ignore.read_text(encoding="utf-8", errors="replace")) if ignore.is_file() else ()
+    return DEFAULT_EXCLUDES + REPOSITORY_EXCLUDES + own
+
+
+def copy_filter(root: Path, patterns: Iterable[str]) -> Callable[[str, list[str]], list[str]]:
+    """An `ignore` callable for shutil.copytree(root, ...): names whose path relative to
+    root is excluded by the patterns."""
+    pattern_list = tuple(patterns)
+
+    def ignored(folder: str, names: list[str]) -> list[str]:
+        base = Path(folder).relative_to(root)
+        return [n for n in names if is_excluded((base / n).as_posix(), pattern_list)]
+
+    return ignored
 
 
 def iter_workspace_files(root: Path, patterns: Iterable[str] = DEFAULT_EXCLUDES) -> Iterator[str]:

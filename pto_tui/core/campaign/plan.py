@@ -1,0 +1,25 @@
+"""The plan of a new project: everything `new` decided before anything is written."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pto_tui.core.project.config import CaseConfig, CostmodelConfig, OperatorConfig, Target, Tunable
+
+
+@dataclass(frozen=True)
+class NewProject:
+    operator: OperatorConfig
+    source: Path
+    case: CaseConfig
+    tunables: list[Tunable]
+    target: Target
+    costmodel: CostmodelConfig
+    requirements: str = ""  # extra requirements the user stated
+    commands: dict[str, str] = field(default_factory=dict)  # the effective commands
+    origins: dict[str, str] = field(default_factory=dict)  # where each command came from
+    scope: dict[str, list[str]] = field(default_factory=dict)  # [scope], when not the default
+    repository: Path | None = None  # the repository copied into the workspace, if any
+    workload: list[Tunable] = field(default_factory=list)  # shape knobs: part of the case
+    cases: tuple[str, ...] = ()  # the cases the operator offered, described

@@ -1,0 +1,149 @@
+"""A PTO-DSL operator inside its repository, as pto-kernels lays it out.
+
+An operator is a folder `python/pto_kernels/ops/<family>/<op>/` (kernel.py, meta.py,
+runtime.py) inside a package inside a repository. Its shared code sits beside it
+(`ops/<family>/common.py`, `ops/common.py`), its benchmark spec elsewhere
+(`bench/specs/<family>/<name>.yaml`), its adapter in `bench/adapters/ptodsl/...`. The
+runner imports the operator from the repository's package, so what gets built and
+benchmarked is the repository, never the operator folder alone.
+
+Pure: this reads files, never imports or runs them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pto_tui.core.operators.bench_specs import BenchSpec, specs_naming
+from pto_tui.core.operators.operator_sources import (
+    ShapeKnob,
+    Variant,
+    meta_keywords,
+    read_variants,
+    shape_knobs,
+)
+from pto_tui.core.operators.tunables import discover
+from pto_tui.core.project.config import Tunable
+
+OPS_FOLDER = "ops"  # <package>/ops/<family>/<op>
+
+
+@dataclass(frozen=True)
+class OperatorInRepository:
+    """Where an operator sits in its repository and what the repository says about it."""
+
+    root: Path  # the repository root (the runner's working directory)
+    path: str  # the operator folder, relative to root
+    name: str
+    family: str
+    family_from: str  # "meta.py" or "path"
+    package: str  # the package holding ops/, relative to root (python/pto_kernels)
+    python_path: str  # the folder to put on PYTHONPATH, relative to root ("" = root)
+    specs: tuple[BenchSpec, ...] = ()
+    variants: tuple[Variant, ...] = ()
+    adapter: str = ""  # relative to root; "" when there is none
+    shape_knobs: tuple[ShapeKnob, ...] = ()
+    shared: tuple[str, ...] = ()  # shared code the operator imports from, relative to root
+
+    @property
+    def module(self) -> str:
+        """The kernel's dotted module name, as the repository's package imports it."""
+        inner = self.path[len(self.python_path) :].strip("/") if self.python_path else self.path
+        return inner.replace("/", ".") + ".kernel"
+
+    def spec_for(self, case_name: str) -> BenchSpec | None:
+        """The spec a case names, else the one named like the operator, else the first."""
+        for wanted in (case_name, self.name):
+            for spec in self.specs:
+                if spec.name == wanted:
+                    return spec
+        return self.specs[0] if self.specs else None
+
+
+def _ops_folder(operator: Path) -> Path | None:
+    """The `ops` package folder two levels above the operator folder, if it is one."""
+    ops = operator.parent.parent
+    if ops.name == OPS_FOLDER and (ops / "__init__.py").is_file():
+        return ops
+    return None
+
+
+def _top_package(folder: Path) -> Path:
+    """The outermost folder of the package chain (each with __init__.py) holding folder."""
+    top = folder
+    while (top.parent / "__init__.py").is_file():
+        top = top.parent
+    return top
+
+
+def find_root(operator: Path, package: Path) -> Path:
+    """The repository root: the nearest folder above the package with `.git`, or with
+    `pyproject.toml` and `bench/specs`; else the package root (its parent, or the parent
+    of a `python/` source folder)."""
+    for folder in package.parents:
+        if (folder / ".git").exists():
+            return folder
+        if (folder / "pyproject.toml").is_file() and (folder / "bench" / "specs").is_dir():
+            return folder
+    source_root = package.parent
+    return source_root.parent if source_root.name == "python" else source_root
+
+
+def _shared_files(root: Path, operator: Path, ops: Path) -> tuple[str, ...]:
+    candidates = (operator.parent / "common.py", ops / "common.py")
+    return tuple(p.relative_to(root).as_posix() for p in candidates if p.is_file())
+
+
+def _adapter(root: Path, specs: tuple[BenchSpec, ...], family: str, name: str) -> str:
+    for spec in specs:
+        if spec.adapter and (root / spec.adapter).is_file():
+            return spec.adapter
+    guess = f"bench/adapters/ptodsl/{family}/{name}.py"
+    return guess if (root / guess).is_file() else ""
+
+
+def find_operator_repository(operator: Path) -> OperatorInRepository | None:
+    """The repository model of an operator folder, or None when it is not a pto-kernels
+    style operator (`<package>/ops/<family>/<op>/` inside a Python package)."""
+    operator = operator.expanduser().resolve()
+    ops = _ops_folder(operator) if operator.is_dir() else None
+    if ops is None:
+        return None
+    package = _top_package(ops)
+    root = find_root(operator, package)
+    path = operator.relative_to(root).as_posix()
+    meta = meta_keywords(operator / "meta.py")
+    family = meta.get("family") or operator.parent.name
+    name = meta.get("name") or operator.name
+    specs = specs_naming(root, path, name, family)
+    adapter = _adapter(root, specs, family, name)
+    knob_names = {t.name for t in discover(operator) if t.kind == "env"}
+    knobs = shape_knobs(root / adapter, adapter, knob_names) if adapter else ()
+    source_root = package.parent
+    return OperatorInRepository(
+        root=root,
+        path=path,
+        name=name,
+        family=family,
+        family_from="meta.py" if meta.get("family") else "path",
+        package=package.relative_to(root).as_posix(),
+        python_path="" if source_root == root else source_root.relative_to(root).as_posix(),
+        specs=specs,
+        variants=read_variants(operator / "runtime.py", f"{path}/runtime.py"),
+        adapter=adapter,
+        shape_knobs=knobs,
+        shared=_shared_files(root, operator, ops),
+    )
+
+
+def repository_tunables(repo: OperatorInRepository) -> tuple[list[Tunable], list[Tunable]]:
+    """(tuning knobs, shape knobs) of the operator, `where` relative to the repository root."""
+    shape = {k.name for k in repo.shape_knobs}
+    tuning: list[Tunable] = []
+    workload: list[Tunable] = []
+    for found in discover(repo.root / repo.path):
+        where = f"{repo.path}/{found.where}" if found.where else ""
+        tunable = Tunable(found.name, found.value, found.kind, found.default, found.allowed, where)
+        (workload if found.name in shape else tuning).append(tunable)
+    return tuning, workload

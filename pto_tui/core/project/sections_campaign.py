@@ -1,0 +1,149 @@
+"""The tables of project.toml about the campaign's discipline: how measurements become
+verdicts, the phases, the editable scope, tolerances and pto-tui's own state.
+
+Declared like the tables in `sections.py`, which lists them in file order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pto_tui.core.project.config import Discipline, default_protected
+from pto_tui.core.project.schema import (
+    ANY,
+    INTEGER,
+    NUMBER,
+    STRING,
+    STRINGS,
+    Entries,
+    Key,
+    Range,
+    Rule,
+    Section,
+    Written,
+)
+from pto_tui.core.vocabulary import DEFAULT_PHASES
+
+
+def _non_empty_strings(names: list[Any]) -> bool:
+    return bool(names) and all(isinstance(n, str) and n for n in names)
+
+
+def _all_strings(patterns: list[Any]) -> bool:
+    return all(isinstance(p, str) for p in patterns)
+
+
+DISCIPLINE = Section(
+    "discipline",
+    "How measurements become verdicts; fractions are relative to the median.",
+    keys=(
+        Key(
+            "repeats",
+            INTEGER,
+            "benchmark runs per round",
+            Discipline.repeats,
+            range=Range(low=1, message="repeats must be at least 1"),
+        ),
+        Key(
+            "warmup",
+            INTEGER,
+            "warm-up runs before measuring",
+            Discipline.warmup,
+            range=Range(low=0, message="warmup must be 0 or more"),
+        ),
+        Key(
+            "noise_floor",
+            NUMBER,
+            "relative gain below this is noise, whatever the samples say",
+            Discipline.noise_floor,
+            range=Range(low=0, high=1, message="noise_floor is a fraction: expected 0 <= value < 1"),
+        ),
+        Key(
+            "max_spread",
+            NUMBER,
+            "(max-min)/median above this marks the round inconclusive",
+            Discipline.max_spread,
+            # (max - min) / median can exceed 1 on a noisy machine, so no upper bound
+            range=Range(low=0, low_open=True, message="max_spread is a fraction of the median: expected > 0"),
+        ),
+        Key(
+            "review_gain",
+            NUMBER,
+            "a speedup over the frontier above this is flagged for review",
+            Discipline.review_gain,
+            range=Range(low=1, low_open=True, message="review_gain must be greater than 1"),
+        ),
+    ),
+    commented=True,
+)
+
+PHASES = Section(
+    "phases",
+    "The campaign's phases, in order; the first is the baseline phase.",
+    keys=(
+        Key(
+            "names",
+            STRINGS,
+            "the phase names",
+            DEFAULT_PHASES,
+            rule=Rule(
+                _non_empty_strings,
+                "phases.names must be a non-empty list of strings",
+                "not empty",
+            ),
+        ),
+        Key(
+            "current",
+            STRING,
+            "the phase the campaign is in (pto-tui moves it)",
+            DEFAULT_PHASES[0],
+            validated=False,
+        ),
+    ),
+)
+
+SCOPE = Section(
+    "scope",
+    "What a round may change.",
+    keys=(
+        Key(
+            "protected",
+            STRINGS,
+            "glob patterns, relative to workspace/, of files a round may change only as a declared bug fix",
+            default_by_kind=default_protected,
+            rule=Rule(_all_strings, "scope.protected must be a list of glob patterns", "glob patterns"),
+            written=Written.NEVER,
+        ),
+        Key(
+            "editable",
+            STRINGS,
+            "glob patterns, relative to workspace/, of the files a round may edit; when set, "
+            "every other workspace file is protected too (an operator inside a repository: "
+            "its folder and related files)",
+            (),
+            rule=Rule(_all_strings, "scope.editable must be a list of glob patterns", "glob patterns"),
+            written=Written.IF_SET,
+        ),
+    ),
+)
+
+TOLERANCES = Section(
+    "tolerances",
+    "Correctness tolerances (atol, rtol, ...); loosening one needs an approval.",
+    entries=Entries(
+        "tolerance name",
+        value=Key(
+            "<name>",
+            NUMBER,
+            "the tolerance",
+            range=Range(low=0),
+            error="a tolerance must be a number >= 0",
+        ),
+    ),
+)
+
+STATE = Section(
+    "state",
+    "Structured state written by pto-tui (free form); not for editing by hand.",
+    entries=Entries("state key", value=Key("<name>", ANY, "pto-tui's record", validated=False)),
+)

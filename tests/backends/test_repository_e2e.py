@@ -1,0 +1,130 @@
+"""A PTO-DSL operator inside its repository, end to end through the CLI: `new` on the
+operator folder, the environment round, iter-000 and one round on a tuning knob, run by
+the repository's own runner (the fixture's stand-in) from the workspace's repository
+root, on the local target and over a real sshd."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from pto_tui.core.project.file import ProjectFile
+from tests.core.helpers import cli, cli_json, pre_edit_args
+from tests.plugins.sshd import SshTestTarget
+
+REPO = Path(__file__).resolve().parents[1] / "fixtures" / "pto_kernels_repo"
+FA = "python/pto_kernels/ops/attention/flash_attention_score"
+KNOB = "PTO_ATTENTION_QK_BASE_M"
+JUSTIFY = "64-row QK tiles of a 128x64 case stay well inside the UB"
+
+# No NPU here: the environment round's PTO-DSL probes (the pto dialect, torch_npu, ptoas)
+# find these stand-ins, written per test, ahead of the interpreter that has numpy.
+STUBS = {
+    "py/mlir/__init__.py": "",
+    "py/mlir/ir.py": "",
+    "py/mlir/dialects/__init__.py": "",
+    "py/mlir/dialects/pto.py": "",
+    "py/torch/__init__.py": "__version__ = '0.0-stub'\n\n\nclass npu:\n    @staticmethod\n"
+    "    def is_available():\n        return False\n",
+    "py/torch_npu/__init__.py": "",
+    "bin/ptoas": "#!/bin/sh\necho 'ptoas 0.0-stub'\n",
+}
+
+
+def npu_stand_ins(tmp_path: Path) -> str:
+    """The env_setup line that puts the stand-ins and this interpreter first."""
+    folder = tmp_path / "npu-stand-ins"
+    for rel, text in STUBS.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    (folder / "bin/ptoas").chmod(0o755)
+    python_bin = Path(sys.executable).parent
+    return f"export PATH={folder}/bin:{python_bin}:$PATH; export PYTHONPATH={folder}/py"
+
+
+def make_repository_project(tmp_path: Path, capsys: pytest.CaptureFixture[str], *target: str) -> Path:
+    source = tmp_path / "src" / "pto-kernels"
+    shutil.copytree(REPO, source)
+    out = cli_json(
+        capsys,
+        "new",
+        source / FA,
+        "--projects-root",
+        tmp_path / "projects",
+        "--case",
+        "flash_attention_score",
+        "--env-setup",
+        npu_stand_ins(tmp_path),
+        *target,
+    )
+    assert isinstance(out, dict)
+    root = Path(out["project"])
+    project = ProjectFile(root / "project.toml")
+    project.set("discipline.repeats", 3)
+    project.set("discipline.warmup", 1)
+    project.set("discipline.max_spread", 5.0)  # a busy machine; the gain is several-fold
+    project.save()
+    return root
+
+
+def campaign_round(root: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    """env, iter-000, then one round on a tuning knob; returns the round's record."""
+    assert cli("--project", root, "env") == 0
+    assert cli("--project", root, "baseline") == 0
+    start = pre_edit_args("bigger QK tiles cut per-tile overhead", scope=(KNOB, "PTO_ATTENTION_SEQ_LEN"))
+    assert cli("--project", root, "round", "start", *start) == 0
+    capsys.readouterr()
+    assert cli("--project", root, "round", "changes", "--set", "PTO_ATTENTION_SEQ_LEN=256") == 1
+    assert "same-workload" in capsys.readouterr().err
+    assert cli("--project", root, "round", "changes", "--set", f"{KNOB}=64", "--justify", JUSTIFY) == 0
+    assert cli("--project", root, "round", "run", "--quiet", "--analysis", "fewer tiles", "--next", "n") == 0
+    shown = cli_json(capsys, "--project", root, "show", "1")
+    assert isinstance(shown, dict)
+    record = shown["record"]
+    assert isinstance(record, dict)
+    return record
+
+
+def reports_of_this_campaign(workspace_repo: Path) -> list[dict[str, object]]:
+    found = sorted((workspace_repo / "bench/results/attention/flash_attention_score").glob("*/report.json"))
+    return [json.loads(p.read_text()) for p in found]
+
+
+def test_repository_operator_on_the_local_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_repository_project(tmp_path, capsys)
+    shown = campaign_round(root, capsys)
+    assert shown["verdict"] == "kept", shown
+    ws = root / "workspace" / "pto-kernels"
+    reports = reports_of_this_campaign(ws)
+    assert reports and all(r["status"] == "planned" and not r["dry_run"] for r in reports)
+    assert all("stale" not in r for r in reports)  # the source's old results stayed behind
+    # the runner ran from the workspace's repository root and imported its package
+    assert all(str(r["report_path"]).startswith(str(ws)) for r in reports)
+    assert (ws / "bench/generated/attention/flash_attention_score/report.json").is_file()
+    # the build ran outside the runner too, with the case's shape knobs
+    assert (ws / "build/flash_attention_score/kernel.pto").read_text().count("seq_len=128") == 1
+
+
+@pytest.mark.sshd
+def test_repository_operator_over_ssh(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], ssh_target: SshTestTarget
+) -> None:
+    work_dir = ssh_target.work_dir
+    root = make_repository_project(
+        tmp_path, capsys, "--target", f"ssh:{ssh_target.alias}", "--work-dir", str(work_dir)
+    )
+    project = ProjectFile(root / "project.toml")
+    project.set("target.ssh_config", str(ssh_target.ssh_config))
+    project.save()
+    shown = campaign_round(root, capsys)
+    assert shown["verdict"] == "kept", shown
+    remote = work_dir / "pto-kernels"
+    assert (remote / FA / "kernel.py").is_file() and (remote / "bench/specs").is_dir()
+    reports = reports_of_this_campaign(remote)
+    assert reports and all(str(r["report_path"]).startswith(str(remote)) for r in reports)
+    # the results stay on the target; the local workspace holds no run output
+    assert not (root / "workspace/pto-kernels/bench/results").exists()
