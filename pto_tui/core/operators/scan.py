@@ -343,11 +343,13 @@ def scan(root: Path, max_depth: int = 8) -> ScanResult:
             dirnames[:] = []
             continue
         kept = []
-        for name in sorted(d for d in dirnames if not is_excluded(d, DEFAULT_EXCLUDES)):
+        for name in sorted(dirnames):
+            # a named rule first, so a build output is reported even when the workspace
+            # rules (version control, caches, build folders) would drop it silently
             reason = walk.skip_reason(here / name)
             if reason:
                 walk.skipped.append(Skipped(here / name, reason))
-            else:
+            elif not is_excluded(name, DEFAULT_EXCLUDES):
                 kept.append(name)
         dirnames[:] = kept
     candidates, left_out = fold_nested(walk.found, walk.root)
