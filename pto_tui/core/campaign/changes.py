@@ -130,7 +130,9 @@ class ChangeRecorder:
             return edited
         for found in discover(source_root):
             known = self.campaign.config.tunables.get(found.name)
-            if known is None or known.kind != found.kind or found.kind == "env":
+            # env knobs and case fields do not live in the source: what discovery reads for
+            # them is a default, never a hand edit (it would undo the round's --set)
+            if known is None or known.kind != found.kind or found.kind in ("env", "case"):
                 continue
             if changes.snapshot.get(found.name, known.value) != found.value:
                 edited[found.name] = found.value

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.tilelib_build import tilelib_tunables
+from pto_tui.core.operators.tilelib_cpp import replace_constant
 from pto_tui.core.project.config import Scalar, Tunable
 from pto_tui.core.workspace.files import iter_workspace_files
 
@@ -168,6 +170,9 @@ def case_fields(text: str, rel: str) -> list[Tunable]:
 
 def discover(root: Path) -> list[Tunable]:
     """All tunables under an operator folder, unique by name (first finding wins)."""
+    generated = tilelib_tunables(root)  # tile-lib cases generated into an X-macro: live knobs only
+    if generated is not None:
+        return generated
     found: list[Tunable] = []
     cpp_sources: dict[str, str] = {}
     for rel in iter_workspace_files(root):
@@ -223,7 +228,7 @@ def _replace_constexpr(text: str, name: str, value: int) -> str | None:
         if match.group(1) == name:
             start, end = match.span(2)
             return text[:start] + str(value) + text[end:]
-    return None
+    return replace_constant(text, name, value)  # a constant defined by an expression
 
 
 def _template_params(root: Path) -> dict[str, tuple[str, int]]:

@@ -1,0 +1,108 @@
+"""The live tile-lib knobs as tunables, the generator arguments that carry them into a
+build, and the check that a round's value reached the build: the generated X-macro header
+(or generated_cases.json) that the generator wrote into the build folder."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from pto_tui.core.operators.tilelib_knobs import (
+    CASE_FIELD,
+    CONSTANT,
+    GENERATOR_OPTION,
+    Knob,
+    resolve_knobs,
+)
+from pto_tui.core.project.config import Scalar, Tunable
+
+GENERATED_HEADER = "generated_cases.h"
+GENERATED_JSON = "generated_cases.json"
+_KINDS = {CASE_FIELD: "case", GENERATOR_OPTION: "case", CONSTANT: "constexpr"}
+
+
+def as_tunable(knob: Knob) -> Tunable:
+    """Case fields and generator options reach the build as {placeholders} of the build
+    command (kind case); constants are edited in the source (constexpr); literals passed at
+    the instantiation site too (template)."""
+    detail = knob.flag or (f"case field {knob.key}" if knob.key else knob.decided_by)
+    return Tunable(
+        name=knob.name,
+        value=knob.value if knob.value is not None else 0,
+        kind=_KINDS.get(knob.decided_by, "template"),
+        default=knob.value,
+        where=f"{knob.where} ({detail})",
+    )
+
+
+def tilelib_tunables(root: Path) -> list[Tunable] | None:
+    """The live knobs of a generated-cases tile-lib operator, or None when its cases are
+    not generated (the generic discovery applies)."""
+    knobs = resolve_knobs(root)
+    if not knobs:
+        return None
+    return [as_tunable(k) for k in knobs if k.live and k.value is not None]
+
+
+def generator_arguments(knobs: list[Knob], case: str = "{case}") -> str:
+    """The generator's arguments for a build: the case string (the workload, `case`, then
+    the live case fields in their positions) and one `--flag {NAME}` per live option.
+    E.g. `--cases {case},{CUBE_S0},{TILE_S1} --qk-preload {QK_PRELOAD}`."""
+    fields = sorted(
+        (k for k in knobs if k.decided_by == CASE_FIELD and k.live),
+        key=lambda k: _position(k),
+    )
+    workload = [k for k in knobs if k.decided_by == CASE_FIELD and k.reason.startswith("workload")]
+    last_workload = max((_position(k) for k in workload), default=-1)
+    if fields and _position(fields[0]) < last_workload:
+        raise ValueError(f"{fields[0].name} precedes a workload field in the case string")
+    parts = [f"--cases {','.join([case, *('{' + k.name + '}' for k in fields)])}"]
+    parts += [f"{k.flag} {{{k.name}}}" for k in knobs if k.decided_by == GENERATOR_OPTION and k.live]
+    return " ".join(parts)
+
+
+def _position(knob: Knob) -> int:
+    return -1 if knob.position is None else knob.position
+
+
+def generated_rows(text: str) -> list[list[str]]:
+    """The MACRO(...) rows of a generated X-macro header, fields as written."""
+    rows = []
+    for match in re.finditer(r"^\s*MACRO\(([^)]*)\)", text, re.M):
+        rows.append([f.strip() for f in match.group(1).split(",")])
+    return rows
+
+
+def knob_reached_build(build_dir: Path, knob: Knob, value: Scalar) -> bool | None:
+    """Whether every generated case of the build carries `value` for a generator-decided
+    knob: True or False from the header the build compiled (else generated_cases.json);
+    None when the knob is not decided by the generator or nothing was generated."""
+    if knob.row_position is None or not knob.key:
+        return None
+    header = build_dir / GENERATED_HEADER
+    if header.is_file():
+        rows = generated_rows(header.read_text(encoding="utf-8", errors="replace"))
+        if rows:
+            return all(len(r) > knob.row_position and r[knob.row_position] == str(value) for r in rows)
+    listing = build_dir / GENERATED_JSON
+    if listing.is_file():
+        try:
+            cases = json.loads(listing.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            return None
+        if isinstance(cases, list) and cases:
+            return all(isinstance(c, dict) and c.get(knob.key) == value for c in cases)
+    return None
+
+
+def knob_table(knobs: list[Knob]) -> str:
+    """A plain-text table: knob, decided by, value, where, live/dead and why."""
+    rows = [("knob", "decided by", "value", "where", "live", "reason")]
+    for k in knobs:
+        value = "" if k.value is None else str(k.value)
+        rows.append((k.name, k.decided_by, value, k.where, "live" if k.live else "dead", k.reason))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    return "\n".join(
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:5])) + "  " + row[5] for row in rows
+    )
