@@ -16,7 +16,9 @@ from pto_tui.core.operators.tilelib_generator import read_generator
 from pto_tui.core.operators.tilelib_knobs import resolve_knobs
 from pto_tui.core.operators.tunables import apply_parameter, discover
 from pto_tui.core.project.commands import render_command
+from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.reports.parsers import parse_report_csv
+from tests.core.helpers import cli
 
 REPO = Path(__file__).resolve().parents[1] / "fixtures" / "tilelib_repo"
 OPERATOR = REPO / "kernels" / "manual" / "common" / "fa_like"
@@ -157,3 +159,21 @@ def test_a_round_on_a_live_knob_changes_the_binary_and_a_dead_one_does_not(tmp_p
     shutil.rmtree(build)
     assert knob_reached_build(build, knobs["QK_PRELOAD"], 3) is None
     assert knob_reached_build(build, knobs["kFaLikeFifoSize"], 4) is None
+
+
+def test_new_project_build_passes_the_live_knobs_to_the_generator(tmp_path: Path) -> None:
+    """The default build and data-generation commands carry the case fields and the generator
+    option, so a round on them reaches the generated case header; the binary's filter keeps
+    the workload case."""
+    shutil.copytree(REPO, tmp_path / "repo")
+    source = tmp_path / "repo" / "kernels" / "manual" / "common" / "fa_like"
+    projects = tmp_path / "projects"
+    assert cli("new", source, "--case-spec", "64,128,512", "--projects-root", projects) == 0
+    config = ProjectFile(projects / "fa_like" / "project.toml").config
+    assert "generate_cases.py --cases {case},{CUBE_S0},{TILE_S1} --qk-preload {QK_PRELOAD}" in (
+        config.commands.build
+    )
+    assert "gen_data.py --cases {case},{CUBE_S0},{TILE_S1} &&" in config.commands.benchmark
+    assert config.commands.benchmark.endswith("--cases {case}")
+    text = (projects / "fa_like" / "project.toml").read_text()
+    assert "# build: from operator: generate_cases.py arguments of its live knobs" in text

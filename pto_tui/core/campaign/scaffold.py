@@ -23,11 +23,13 @@ from pto_tui.core.operators.repository import (
 )
 from pto_tui.core.operators.repository_choices import (
     case_config,
+    command_texts,
     effective_commands,
     repository_cases,
     repository_commands,
 )
 from pto_tui.core.operators.scan import Candidate, CaseChoice, classify
+from pto_tui.core.operators.tilelib_build import tilelib_commands
 from pto_tui.core.operators.tunables import discover
 from pto_tui.core.project.config import (
     CaseConfig,
@@ -36,6 +38,7 @@ from pto_tui.core.project.config import (
     Scalar,
     Target,
     Tunable,
+    default_commands,
     default_protected,
     valid_operator_name,
 )
@@ -201,9 +204,15 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         case = _listed_case(answers, candidate)
         tunables = merge_tunables(discover(source) if source.is_dir() else [], candidate)
         offered = tuple(c.name for c in candidate.cases) if candidate else ()
+    if repo is not None:
+        found = repository_commands(repo, case.name)
+    elif kind is OperatorKind.PTO_TILE_LIB and source.is_dir():
+        found = tilelib_commands(source, command_texts(default_commands(kind)))
+    else:
+        found = {}
     commands = effective_commands(
         kind,
-        repository_commands(repo, case.name) if repo else {},
+        found,
         candidate.commands if candidate else {},
         answers.commands,
     )

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
 from pto_tui.core.operators.repository import OperatorInRepository
-from pto_tui.core.project.config import CaseConfig, Scalar, Tunable, default_commands
+from pto_tui.core.project.config import CaseConfig, Commands, Scalar, Tunable, default_commands
 from pto_tui.core.vocabulary import OperatorKind
 
 
@@ -87,6 +87,11 @@ def repository_commands(repo: OperatorInRepository, case_name: str) -> dict[str,
     return out
 
 
+def command_texts(commands: Commands) -> dict[str, str]:
+    """Each command key with its text."""
+    return {f.name: str(getattr(commands, f.name)) for f in fields(commands)}
+
+
 def effective_commands(
     kind: OperatorKind,
     repository: Mapping[str, tuple[str, str]],
@@ -94,8 +99,7 @@ def effective_commands(
     user: Mapping[str, str],
 ) -> EffectiveCommands:
     """Kind defaults, then the repository, the operator marker, the user: later wins."""
-    defaults = default_commands(kind)
-    values = {f.name: str(getattr(defaults, f.name)) for f in fields(defaults)}
+    values = command_texts(default_commands(kind))
     origins = dict.fromkeys(values, f"kind default ({kind.value})")
     for key, (value, origin) in repository.items():
         values[key], origins[key] = value, origin

@@ -45,7 +45,30 @@ def tilelib_tunables(root: Path) -> list[Tunable] | None:
     return [as_tunable(k) for k in knobs if k.live and k.value is not None]
 
 
-def generator_arguments(knobs: list[Knob], case: str = "{case}") -> str:
+def tilelib_commands(root: Path, defaults: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """The default build and benchmark commands with the generator's arguments in place of
+    the bare `--cases {case}`, so a round on a case field or a generator option reaches the
+    generated case header (and the data generator, which takes the same case entries).
+    Empty when the operator's cases are not generated."""
+    knobs = resolve_knobs(root)
+    if not knobs:
+        return {}
+    origin = "operator: generate_cases.py arguments of its live knobs"
+    out = {}
+    # gen_data.py takes the same case entries but none of the generator's options
+    markers = (
+        ("build", "generate_cases.py --cases {case}", generator_arguments(knobs)),
+        ("benchmark", "gen_data.py --cases {case}", generator_arguments(knobs, options=False)),
+    )
+    for key, marker, arguments in markers:
+        command = defaults.get(key, "")
+        if marker in command:
+            script = marker.split(" ", 1)[0]
+            out[key] = (command.replace(marker, f"{script} {arguments}"), origin)
+    return out
+
+
+def generator_arguments(knobs: list[Knob], case: str = "{case}", *, options: bool = True) -> str:
     """The generator's arguments for a build: the case string (the workload, `case`, then
     the live case fields in their positions) and one `--flag {NAME}` per live option.
     E.g. `--cases {case},{CUBE_S0},{TILE_S1} --qk-preload {QK_PRELOAD}`."""
@@ -58,7 +81,8 @@ def generator_arguments(knobs: list[Knob], case: str = "{case}") -> str:
     if fields and _position(fields[0]) < last_workload:
         raise ValueError(f"{fields[0].name} precedes a workload field in the case string")
     parts = [f"--cases {','.join([case, *('{' + k.name + '}' for k in fields)])}"]
-    parts += [f"{k.flag} {{{k.name}}}" for k in knobs if k.decided_by == GENERATOR_OPTION and k.live]
+    if options:
+        parts += [f"{k.flag} {{{k.name}}}" for k in knobs if k.decided_by == GENERATOR_OPTION and k.live]
     return " ".join(parts)
 
 
