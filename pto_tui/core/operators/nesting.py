@@ -14,14 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
 
+from pto_tui.core.operators.candidate import Candidate
 from pto_tui.core.operators.marker import MARKER_FILE
 from pto_tui.core.operators.skip_rules import Skipped
 from pto_tui.core.vocabulary import OperatorKind
-
-if TYPE_CHECKING:
-    from pto_tui.core.operators.scan import Candidate
 
 _DECLARE = f"add a {MARKER_FILE} there to declare it"
 

@@ -42,7 +42,8 @@ def _parse(path: Path) -> ast.Module | None:
         return None
 
 
-def _literal(node: ast.AST) -> Scalar | None:
+def literal_scalar(node: ast.AST) -> Scalar | None:
+    """A literal number, string or boolean in the source; None for anything else."""
     try:
         value = ast.literal_eval(node)
     except (ValueError, SyntaxError, TypeError):
@@ -59,12 +60,12 @@ def meta_keywords(path: Path) -> dict[str, str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             for keyword in node.keywords:
-                value = _literal(keyword.value)
+                value = literal_scalar(keyword.value)
                 if keyword.arg in ("family", "name") and isinstance(value, str):
                     found.setdefault(keyword.arg, value)
         elif isinstance(node, ast.Dict):
             for key, item in zip(node.keys, node.values, strict=True):
-                name, value = (_literal(key) if key else None), _literal(item)
+                name, value = (literal_scalar(key) if key else None), literal_scalar(item)
                 if name in ("family", "name") and isinstance(value, str):
                     found.setdefault(str(name), value)
     return found
@@ -77,7 +78,7 @@ def _class_fields(cls: ast.ClassDef) -> tuple[list[str], dict[str, Scalar]]:
     for stmt in cls.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             names.append(stmt.target.id)
-            value = _literal(stmt.value) if stmt.value is not None else None
+            value = literal_scalar(stmt.value) if stmt.value is not None else None
             if value is not None:
                 defaults[stmt.target.id] = value
     return names, defaults
@@ -128,11 +129,11 @@ def read_variants(path: Path, rel: str) -> tuple[Variant, ...]:
         cls = classes.get(call.func.id)
         names, values = _class_fields(cls) if cls else ([], {})
         for position, arg in enumerate(call.args):
-            value = _literal(arg)
+            value = literal_scalar(arg)
             if position < len(names) and value is not None:
                 values[names[position]] = value
         for keyword in call.keywords:
-            value = _literal(keyword.value)
+            value = literal_scalar(keyword.value)
             if keyword.arg and value is not None:
                 values[keyword.arg] = value
         label = (_label(cls, values) if cls else None) or f"{call.func.id.lower()}-{index}"
@@ -168,13 +169,13 @@ def _knob_pairs(tree: ast.Module) -> list[tuple[str, ast.expr, int]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values, strict=True):
-                name = _literal(key) if key is not None else None
+                name = literal_scalar(key) if key is not None else None
                 if isinstance(name, str):
                     pairs.append((name, value, value.lineno))
         elif isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Subscript):
-                    name = _literal(target.slice)
+                    name = literal_scalar(target.slice)
                     if isinstance(name, str):
                         pairs.append((name, node.value, node.lineno))
     return pairs

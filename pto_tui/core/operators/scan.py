@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.candidate import Candidate
 from pto_tui.core.operators.evidence import cpp_evidence, python_facts
 from pto_tui.core.operators.marker import (
     MARKER_FILE,
@@ -33,43 +34,12 @@ from pto_tui.core.operators.skip_rules import (
     gitignore_patterns,
     ignored_folder,
 )
-from pto_tui.core.project.config import Tunable
 from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded
 
 _READ_LIMIT = 512 * 1024  # evidence is near the top of a source file
 _PY_SUFFIXES = {".py"}
 _CPP_SUFFIXES = {".cpp", ".hpp", ".h", ".cc", ".cxx", ".hh"}
-
-
-@dataclass(frozen=True)
-class Candidate:
-    path: Path
-    name: str
-    kind: OperatorKind | None  # None when mixed or unclear
-    status: str  # declared | detected | mixed | unclear
-    evidence: tuple[str, ...]
-    files: tuple[str, ...]  # the files the evidence was found in, relative to path
-    cases: tuple[CaseChoice, ...] = ()
-    demo: bool = False
-    description: str = ""
-    commands: dict[str, str] = field(default_factory=dict)  # declared in the marker
-    tunables: tuple[Tunable, ...] = ()  # declared in the marker (win over discovered ones)
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "path": str(self.path),
-            "name": self.name,
-            "kind": self.kind.value if self.kind else None,
-            "status": self.status,
-            "evidence": list(self.evidence),
-            "files": list(self.files),
-            "cases": [c.__dict__ for c in self.cases],
-            "demo": self.demo,
-            "description": self.description,
-            "commands": self.commands,
-            "tunables": [t.name for t in self.tunables],
-        }
 
 
 @dataclass

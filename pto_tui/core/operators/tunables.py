@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.operator_sources import literal_scalar
 from pto_tui.core.operators.tilelib_build import tilelib_tunables
 from pto_tui.core.operators.tilelib_cpp import replace_constant
 from pto_tui.core.project.config import Scalar, Tunable
@@ -39,14 +40,6 @@ _ARGPARSE_INT = re.compile(
 )
 
 
-def _literal(node: ast.AST) -> Scalar | None:
-    try:
-        value = ast.literal_eval(node)
-    except (ValueError, SyntaxError, TypeError):
-        return None
-    return value if isinstance(value, int | float | str | bool) else None
-
-
 def dsl_knobs(path: Path, rel: str) -> list[Tunable]:
     """tuned_int(...) calls of one Python file."""
     try:
@@ -61,16 +54,16 @@ def dsl_knobs(path: Path, rel: str) -> list[Tunable]:
         fname = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
         if fname != "tuned_int" or not node.args:
             continue
-        name = _literal(node.args[0])
+        name = literal_scalar(node.args[0])
         if not isinstance(name, str):
             continue
-        default = _literal(node.args[1]) if len(node.args) > 1 else None
+        default = literal_scalar(node.args[1]) if len(node.args) > 1 else None
         allowed: tuple[Scalar, ...] = ()
         for keyword in node.keywords:
             if keyword.arg == "default" and default is None:
-                default = _literal(keyword.value)
+                default = literal_scalar(keyword.value)
             if keyword.arg == "valid_values" and isinstance(keyword.value, ast.Tuple | ast.List):
-                values = [_literal(e) for e in keyword.value.elts]
+                values = [literal_scalar(e) for e in keyword.value.elts]
                 allowed = tuple(v for v in values if v is not None)
         value = default if default is not None else (allowed[0] if allowed else 0)
         found.append(
