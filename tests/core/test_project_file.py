@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.errors import ConfigError
-from pto_tui.core.project.config import workload_fingerprint
+from pto_tui.core.project.config import CaseConfig, workload_fingerprint
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.parse import locate_key, parse_config
 
@@ -145,3 +145,12 @@ def test_cli_prints_a_named_error_not_a_traceback(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert f"{root / 'project.toml'}:26" in result.stderr
+
+
+def test_case_description_names_the_workload_knobs_and_a_bare_case() -> None:
+    knobs = CaseConfig(name="spec", dtype="float16", knobs={"SEQ_LEN": 32, "HEAD_DIM": 64})
+    assert knobs.describe() == "SEQ_LEN=32, HEAD_DIM=64; float16"
+    bare = CaseConfig(name="flash_attention_score", dtype="float16")
+    assert bare.describe() == "flash_attention_score; float16"
+    shaped = CaseConfig(name="c", shape={"S": 512}, dtype="float32", spec="S=512")
+    assert shaped.describe() == "S=512; float32; case S=512"

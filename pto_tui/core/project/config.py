@@ -57,8 +57,10 @@ class CaseConfig:
     knobs: Mapping[str, Scalar] = field(default_factory=dict)
 
     def describe(self) -> str:
-        shape = ", ".join(f"{k}={v}" for k, v in self.shape.items())
-        parts = [p for p in (shape, self.dtype, "causal" if self.causal else "") if p]
+        shape = ", ".join(f"{k}={v}" for k, v in {**self.shape, **self.knobs}.items())
+        # the name says which case it is when no shape or case string does (a bench spec)
+        name = self.name if self.name and not shape and not self.spec else ""
+        parts = [p for p in (name, shape, self.dtype, "causal" if self.causal else "") if p]
         if self.spec:
             parts.append(f"case {self.spec}")
         return "; ".join(parts) or "(no case set)"
