@@ -177,3 +177,18 @@ def test_the_shared_folders_are_protected_and_the_operator_is_editable(
     assert cli("--project", root, "round", "changes") == 1
     err = capsys.readouterr().err
     assert "protected" in err and "include/pto/pto-inst.hpp" in err
+
+
+def test_a_constant_of_the_operator_is_found_at_its_place_in_the_copy(tmp_path: Path) -> None:
+    """`where` is relative to the repository copy: a hand-edited constant in the operator's
+    header is explained by its name in the round's scope."""
+    assert new(tmp_path, "--case-spec", "64,128,512") == 0
+    root = tmp_path / "projects" / "fa_like"
+    assert cli("--project", root, "env", "--probe", "cmake=ok", "--probe", "build=ok") == 0
+    baseline = ["baseline", "--build", "ok", "--correctness", "pass", "--samples", "100,101,99"]
+    assert cli("--project", root, *baseline) == 0
+    scope = ("kFaLikeFifoSize", "kFaLikeSyncPeriod")  # the period is derived from the size
+    assert cli("--project", root, "round", "start", *pre_edit_args(scope=scope)) == 0
+    header = root / WS / OP / "fa_like_kernel.h"
+    header.write_text(header.read_text().replace("kFaLikeFifoSize = 4;", "kFaLikeFifoSize = 8;"))
+    assert cli("--project", root, "round", "changes") == 0
