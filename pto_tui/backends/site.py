@@ -3,8 +3,10 @@
 An OperatorSite joins a project (its config and workspace) to a job runner and its
 target. Every step (probe, build, benchmark) is one job: its lines go to the job's log
 file on disk and, live, to the caller's event callback. Commands run in the workspace's
-operator folder, which for an operator inside a repository is the repository's root
-(workspace/pto-kernels/), with its python folder on PYTHONPATH.
+operator folder, which for a PTO-DSL operator inside a repository is the repository's root
+(workspace/pto-kernels/), with its python folder on PYTHONPATH, and for a tile-lib operator
+inside a repository the operator folder inside the repository's copy
+(workspace/kernel/<path>/, where its CMakeLists.txt finds the shared folders it reaches).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pto_tui.core.project.commands import (
 )
 from pto_tui.core.project.config import ProjectConfig, Scalar, Target
 from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.jobs.errors import FetchError
 from pto_tui.jobs.job import Job
 from pto_tui.jobs.model import JobRecord, JobSpec, JobState, LogLine
@@ -68,6 +71,14 @@ class StepOutput:
         return "\n".join((self.stdout + self.stderr)[-lines:])
 
 
+def operator_folder(config: ProjectConfig) -> str:
+    """Where commands run and results are read, relative to the workspace."""
+    operator = config.operator
+    if operator.kind is OperatorKind.PTO_TILE_LIB and operator.path:
+        return f"{operator.kind.workspace_subdir}/{operator.path}"
+    return operator.kind.workspace_subdir
+
+
 class OperatorSite:
     """One project's operator on its target, with a job runner to run steps."""
 
@@ -88,7 +99,7 @@ class OperatorSite:
             # a local target with no work dir runs in the project's own workspace
             target = replace(target, work_dir=str(layout.workspace))
         self.target = target
-        self.subdir = config.operator.kind.workspace_subdir
+        self.subdir = operator_folder(config)
         self.current: Job | None = None
         # prefixed to job names so a round's logs can be found again (e.g. "iter-003")
         self.label = ""

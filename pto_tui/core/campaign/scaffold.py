@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from pto_tui.core.operators.repository_choices import (
 )
 from pto_tui.core.operators.scan import Candidate, CaseChoice, classify
 from pto_tui.core.operators.tilelib_build import tilelib_commands
+from pto_tui.core.operators.tilelib_repository import TileLibRepository, find_tilelib_repository
 from pto_tui.core.operators.tunables import discover
 from pto_tui.core.project.config import (
     CaseConfig,
@@ -175,18 +176,32 @@ def _repository_case(
 
 
 def _repository_scope(
-    repo: OperatorInRepository, kind: OperatorKind, related: list[str]
+    root: Path, path: str, kind: OperatorKind, related: list[str]
 ) -> dict[str, list[str]]:
-    """The operator folder and the related files are editable; the runtime's VARIANTS (the
-    workload) and everything else in the repository copy are protected."""
+    """The operator folder and the related files are editable; everything else in the
+    repository copy is protected (the shared folders a tile-lib CMakeLists.txt reaches), and
+    so is a DSL runtime's VARIANTS (the workload)."""
     for rel in related:
-        if not (repo.root / rel).is_file():
-            raise InputError(f"related file not found in the repository {repo.root}: {rel}")
+        if not (root / rel).is_file():
+            raise InputError(f"related file not found in the repository {root}: {rel}")
     sub = kind.workspace_subdir
+    workload = [f"{sub}/{path}/runtime.py"] if kind is OperatorKind.PTO_DSL else []
     return {
-        "protected": [*default_protected(kind), f"{sub}/{repo.path}/runtime.py"],
-        "editable": [f"{sub}/{repo.path}/**", *(f"{sub}/{rel}" for rel in related)],
+        "protected": [*default_protected(kind), *workload],
+        "editable": [f"{sub}/{path}/**", *(f"{sub}/{rel}" for rel in related)],
     }
+
+
+def _under(path: str, tunables: list[Tunable]) -> list[Tunable]:
+    """Tunables found in the operator folder, `where` relative to the repository root (the
+    workspace copy's root, where rounds apply them)."""
+    return [replace(t, where=f"{path}/{t.where}") if t.where else t for t in tunables]
+
+
+def _tilelib_repository(kind: OperatorKind, source: Path) -> TileLibRepository | None:
+    if kind is OperatorKind.PTO_TILE_LIB and source.is_dir():
+        return find_tilelib_repository(source)
+    return None
 
 
 def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]:
@@ -194,6 +209,7 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
     the commands: the project to create."""
     source, candidate, kind = _classified(answers)
     repo = find_operator_repository(source) if kind is OperatorKind.PTO_DSL else None
+    tile = _tilelib_repository(kind, source)
     workload: list[Tunable] = []
     if repo is not None:
         tuning, workload = repository_tunables(repo)
@@ -203,6 +219,7 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
     else:
         case = _listed_case(answers, candidate)
         tunables = merge_tunables(discover(source) if source.is_dir() else [], candidate)
+        tunables = _under(tile.path, tunables) if tile else tunables
         offered = tuple(c.name for c in candidate.cases) if candidate else ()
     if repo is not None:
         found = repository_commands(repo, case.name)
@@ -217,6 +234,7 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         answers.commands,
     )
     name = answers.name if answers.name is not None else (candidate.name if candidate else source.stem)
+    root, path = (repo.root, repo.path) if repo else (tile.root, tile.path) if tile else (None, "")
     spec = NewProject(
         operator=OperatorConfig(
             name=name,
@@ -224,8 +242,8 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
             source=str(source.resolve()),
             family=repo.family if repo else "",
             demo=bool(candidate and candidate.demo),
-            repository=str(repo.root) if repo else "",
-            path=repo.path if repo else "",
+            repository=str(root) if root else "",
+            path=path,
             pythonpath=repo.python_path if repo else "",
             related=tuple(answers.related),
         ),
@@ -237,8 +255,8 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         requirements=answers.requirements,
         commands=commands.values,
         origins=commands.origins,
-        scope=_repository_scope(repo, kind, answers.related) if repo else {},
-        repository=repo.root if repo else None,
+        scope=_repository_scope(root, path, kind, answers.related) if root else {},
+        repository=root,
         workload=workload,
         cases=offered,
     )
@@ -263,14 +281,17 @@ def _copy_source(spec: NewProject, source: Path, dest: Path, projects_root: Path
     """The operator folder; or, for an operator inside a repository, the repository with
     the same relative paths (so its runner runs unchanged from the workspace's copy),
     less what `repository_excludes` leaves out, and less the projects folder when it lies
-    inside the repository."""
+    inside the repository. Of a tile-lib repository only the operator folder and the
+    folders its CMakeLists.txt reaches are copied (`tilelib_repository`)."""
     if spec.repository is not None:
         root = spec.repository.resolve()
         excludes = repository_excludes(root)
         projects = projects_root.resolve()
         if projects.is_relative_to(root) and projects != root:
             excludes += (projects.relative_to(root).as_posix(),)
-        shutil.copytree(root, dest, ignore=copy_filter(root, excludes), symlinks=True)
+        tile = _tilelib_repository(spec.operator.kind, source)
+        for rel in tile.copied if tile else (".",):
+            shutil.copytree(root / rel, dest / rel, ignore=copy_filter(root, excludes), symlinks=True)
     elif source.is_dir():
         shutil.copytree(source, dest, ignore=_ignore_excluded, symlinks=True)
     else:
