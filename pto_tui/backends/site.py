@@ -26,9 +26,8 @@ from pto_tui.core.project.commands import (
     render_command,
     template_values,
 )
-from pto_tui.core.project.config import ProjectConfig, Scalar, Target
+from pto_tui.core.project.config import ProjectConfig, Scalar, Target, operator_folder
 from pto_tui.core.project.layout import ProjectLayout
-from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.jobs.errors import FetchError
 from pto_tui.jobs.job import Job
 from pto_tui.jobs.model import JobRecord, JobSpec, JobState, LogLine
@@ -69,14 +68,6 @@ class StepOutput:
     def tail(self, lines: int = 12) -> str:
         """The end of the output, for a readable failure reason."""
         return "\n".join((self.stdout + self.stderr)[-lines:])
-
-
-def operator_folder(config: ProjectConfig) -> str:
-    """Where commands run and results are read, relative to the workspace."""
-    operator = config.operator
-    if operator.kind is OperatorKind.PTO_TILE_LIB and operator.path:
-        return f"{operator.kind.workspace_subdir}/{operator.path}"
-    return operator.kind.workspace_subdir
 
 
 class OperatorSite:

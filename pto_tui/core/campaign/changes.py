@@ -10,7 +10,7 @@ from pto_tui.core.campaign.checks import check_integrity
 from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.tunables import apply_parameter, discover
-from pto_tui.core.project.config import Scalar
+from pto_tui.core.project.config import Scalar, operator_folder
 from pto_tui.core.rounds.records import Changes, ParamChange, Round
 from pto_tui.core.rules.gates import refuse, risk_findings, scope_findings, workload_knob_findings
 from pto_tui.core.rules.risk import diff_risks, parameter_risks
@@ -125,10 +125,11 @@ class ChangeRecorder:
         """Constants and template arguments whose value in the source differs from the
         round's parameter snapshot (edited by hand, or applied by --set)."""
         edited: dict[str, Scalar] = {}
-        source_root = self._source_root()
-        if not source_root.is_dir():
+        # only the operator's own folder: a repository copy's shared headers hold no tunables
+        operator_root = self.campaign.layout.workspace / operator_folder(self.campaign.config)
+        if not operator_root.is_dir():
             return edited
-        for found in discover(source_root):
+        for found in discover(operator_root):
             known = self.campaign.config.tunables.get(found.name)
             # env knobs and case fields do not live in the source: what discovery reads for
             # them is a default, never a hand edit (it would undo the round's --set)

@@ -206,6 +206,16 @@ def valid_operator_name(name: str) -> bool:
     return bool(re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*", name)) and ".." not in name
 
 
+def operator_folder(config: ProjectConfig) -> str:
+    """The operator's folder relative to the workspace: where commands run, results are
+    read and tunables are searched (a tile-lib operator copied with the repository
+    folders it reaches sits at its path inside that copy)."""
+    operator = config.operator
+    if operator.kind is OperatorKind.PTO_TILE_LIB and operator.path:
+        return f"{operator.kind.workspace_subdir}/{operator.path}"
+    return operator.kind.workspace_subdir
+
+
 def workload_fingerprint(config: ProjectConfig) -> str:
     """A hash of everything that defines the workload: case, shapes and benchmark settings.
 
