@@ -238,7 +238,8 @@ def cmd_new(args: argparse.Namespace) -> int:
 def _print_plan(console: Console, spec: NewProject) -> None:
     op = spec.operator
     if op.in_repository:
-        console.print(f"  repository: {op.repository} (operator {op.path}, family {op.family})")
+        family = f", family {op.family}" if op.family else ""
+        console.print(f"  repository: {op.repository} (operator {op.path}{family})")
     for case in spec.cases:
         console.print(f"  case offered: {case}", markup=False)
     console.print(f"  case: {spec.case.name or '-'}: {spec.case.describe()}")

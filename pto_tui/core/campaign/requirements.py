@@ -5,16 +5,19 @@ from __future__ import annotations
 
 from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.project.config import OperatorConfig
+from pto_tui.core.vocabulary import OperatorKind
 
 
 def _repository_lines(op: OperatorConfig) -> list[str]:
     if not op.in_repository:
         return []
-    return [
-        f"- **Repository**: {op.repository} (copied whole; commands run from its root)",
-        f"- **Operator folder**: {op.path}",
-        f"- **Family**: {op.family}",
-    ]
+    copy = (
+        "the folders its CMake reaches are copied; commands run from the operator folder"
+        if op.kind is OperatorKind.PTO_TILE_LIB
+        else "copied whole; commands run from its root"
+    )
+    lines = [f"- **Repository**: {op.repository} ({copy})", f"- **Operator folder**: {op.path}"]
+    return lines + ([f"- **Family**: {op.family}"] if op.family else [])
 
 
 def render_requirements(spec: NewProject) -> str:

@@ -117,8 +117,9 @@ OPERATOR = Section(
         Key(
             "repository",
             STRING,
-            "the repository the operator lives in (its root); the workspace holds a copy of it "
-            "and commands run from its root",
+            "the repository the operator lives in (its root); the workspace holds a copy: the "
+            "whole repository (PTO-DSL, commands run from its root) or the folders its CMake "
+            "reaches (PTO-tile-lib, commands run from the operator folder)",
             OperatorConfig.repository,
             written=Written.IF_SET,
         ),
