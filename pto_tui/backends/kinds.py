@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from pto_tui.backends.site import OperatorSite, StepOutput
 from pto_tui.core.operators.case_strings import CaseStringError, ParsedCase, case_under_tuning, parsed_cases
+from pto_tui.core.operators.tilelib_build import GENERATED_HEADER, GENERATED_JSON, knob_in_generated
+from pto_tui.core.operators.tilelib_knobs import resolve_knobs
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.reports.fields import tflops_from
 from pto_tui.core.reports.parsers import (
@@ -154,7 +156,33 @@ class TileLibBackend(Backend):
             self._cases()  # a case string the operator cannot take fails before a long build
         except CaseStringError as error:
             return False, error.render()
-        return await super().build(parameters)
+        ok, problem = await super().build(parameters)
+        if ok:
+            problem = await self._knobs_not_reached(parameters)
+        return not problem, problem
+
+    async def _knobs_not_reached(self, parameters: Mapping[str, Scalar]) -> str:
+        """A knob that the case generator decides must show its value in the header the
+        build generated, or the round would measure the old binary. "" when all did (or
+        the build generated nothing that tells)."""
+        source = self.site.layout.workspace / self.site.subdir
+        knobs = {k.name: k for k in resolve_knobs(source) if k.live and k.row_position is not None}
+        wanted = {name: value for name, value in parameters.items() if name in knobs}
+        if not wanted:
+            return ""
+        header = await self.site.read_text(f"build/{GENERATED_HEADER}", "build: read generated cases")
+        listing = await self.site.read_text(f"build/{GENERATED_JSON}", "build: read generated cases")
+        missed = [
+            f"{name}={value}"
+            for name, value in wanted.items()
+            if knob_in_generated(header, listing, knobs[name], value) is False
+        ]
+        if not missed:
+            return ""
+        return (
+            f"build: {', '.join(missed)} did not reach build/{GENERATED_HEADER} (the build command "
+            "must pass the knob to the case generator, e.g. --cases {case},{CUBE_S0},{TILE_S1})"
+        )
 
     async def correctness(self, parameters: Mapping[str, Scalar]) -> tuple[bool | None, str]:
         """A separate correctness command, judged by its output like a benchmark run (it may

@@ -192,3 +192,22 @@ def test_a_constant_of_the_operator_is_found_at_its_place_in_the_copy(tmp_path: 
     header = root / WS / OP / "fa_like_kernel.h"
     header.write_text(header.read_text().replace("kFaLikeFifoSize = 4;", "kFaLikeFifoSize = 8;"))
     assert cli("--project", root, "round", "changes") == 0
+
+
+def test_a_knob_that_does_not_reach_the_generated_cases_fails_the_build(tmp_path: Path) -> None:
+    """A build command that leaves the generator option out compiles the old value: the
+    round's build is a failure naming the knob, not a measurement of the old binary."""
+    stale = BUILD.replace(" --qk-preload {QK_PRELOAD}", "").replace("{python}", sys.executable)
+    benchmark = "cd build && ./fa_like_cpu_sim"
+    commands = ("--command", f"build={stale}", "--command", f"benchmark={benchmark}")
+    assert new(tmp_path, "--case-spec", "64,128,512", *commands) == 0
+    project = tmp_path / "projects" / "fa_like"
+    assert cli("--project", project, "env", "--probe", "ssh=ok", "--probe", "build=ok") == 0
+    assert cli("--project", project, "baseline") == 0  # the default value reaches the build
+    start = pre_edit_args("a deeper preload hides the QK latency", scope=("QK_PRELOAD",))
+    assert cli("--project", project, "round", "start", *start) == 0
+    assert cli("--project", project, "round", "changes", "--set", "QK_PRELOAD=3") == 0
+    cli("--project", project, "round", "run")
+    record = (project / "runs" / "iter-001" / "round.toml").read_text()
+    assert "QK_PRELOAD=3 did not reach build/generated_cases.h" in record
+    assert 'build = "failed"' in record

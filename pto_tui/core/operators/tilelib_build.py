@@ -102,22 +102,31 @@ def knob_reached_build(build_dir: Path, knob: Knob, value: Scalar) -> bool | Non
     """Whether every generated case of the build carries `value` for a generator-decided
     knob: True or False from the header the build compiled (else generated_cases.json);
     None when the knob is not decided by the generator or nothing was generated."""
+    header, listing = _read(build_dir / GENERATED_HEADER), _read(build_dir / GENERATED_JSON)
+    return knob_in_generated(header, listing, knob, value)
+
+
+def knob_in_generated(header: str | None, listing: str | None, knob: Knob, value: Scalar) -> bool | None:
+    """knob_reached_build over the generated files' texts (None: the file is absent), so a
+    build on a remote target can be checked from what was read back."""
     if knob.row_position is None or not knob.key:
         return None
-    header = build_dir / GENERATED_HEADER
-    if header.is_file():
-        rows = generated_rows(header.read_text(encoding="utf-8", errors="replace"))
-        if rows:
-            return all(len(r) > knob.row_position and r[knob.row_position] == str(value) for r in rows)
-    listing = build_dir / GENERATED_JSON
-    if listing.is_file():
-        try:
-            cases = json.loads(listing.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            return None
-        if isinstance(cases, list) and cases:
-            return all(isinstance(c, dict) and c.get(knob.key) == value for c in cases)
+    rows = generated_rows(header) if header is not None else []
+    if rows:
+        return all(len(r) > knob.row_position and r[knob.row_position] == str(value) for r in rows)
+    if listing is None:
+        return None
+    try:
+        cases = json.loads(listing)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(cases, list) and cases:
+        return all(isinstance(c, dict) and c.get(knob.key) == value for c in cases)
     return None
+
+
+def _read(path: Path) -> str | None:
+    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
 
 
 def knob_table(knobs: list[Knob]) -> str:
