@@ -124,7 +124,8 @@ async def _first_result(campaign: Campaign, site: OperatorSite, notes: Environme
         no_baseline = campaign.config.operator.kind is OperatorKind.PTO_DSL and outcome.reference_us is None
         if valid and no_baseline:
             valid = False
-            notes.problems.append("report.json has no benchmarked baseline (baseline.benchmark not ok)")
+            why = outcome.reference_problem or "baseline.benchmark not ok"
+            notes.problems.append(f"report.json has no benchmarked baseline ({why})")
         finish.release("" if valid else outcome.problem or "; ".join(notes.problems[-1:]))
     notes.probes["one valid result"] = valid
     if valid:

@@ -44,6 +44,7 @@ class BenchOutcome:
     tflops: float | None = None
     problem: str = ""  # why the run failed or is invalid
     report: str = ""  # the result file the numbers came from
+    reference_problem: str = ""  # why the report has no reference timing (e.g. a blocked baseline)
 
     @property
     def valid(self) -> bool:
@@ -133,7 +134,18 @@ class DslBackend(Backend):
             tflops=result.tflops,
             problem="" if correct else result.detail,
             report=path,
+            reference_problem=_reference_problem(result.extra),
         )
+
+
+def _reference_problem(extra: Mapping[str, object]) -> str:
+    status = extra.get("baseline_status")
+    if status in (None, "ok"):
+        return ""
+    if status == "absent":
+        return "the report has no baseline.benchmark"
+    reason = extra.get("baseline_reason")
+    return f"baseline.benchmark.status is {status!r}" + (f": {reason}" if reason else "")
 
 
 class TileLibBackend(Backend):

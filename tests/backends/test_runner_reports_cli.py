@@ -100,3 +100,19 @@ def test_a_variant_outside_tolerance_fails_the_baseline(
     err = capsys.readouterr().err
     assert "refused by rule 'valid-baseline'" in err
     assert "variant_reports[2] (batch=1" in err and "max_abs_diff 0.25" in err
+
+
+def test_a_blocked_baseline_fails_the_environment_round_with_its_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """WORKFLOW.md asks the environment round for a report with both the baseline and the PTO
+    kernel benchmarked ok: a blocked baseline fails it, and the problem says why it was blocked."""
+    report = FIXTURES / "grouped_matmul_baseline_blocked.json"
+    reason = json.loads(report.read_text())["baseline"]["benchmark"]["reason"]
+    root = project_reporting(tmp_path, report)
+    capsys.readouterr()
+    assert cli("--project", str(root), "env", "--json") == 1
+    notes = json.loads(capsys.readouterr().out)
+    assert notes["probes"]["one valid result"] is False
+    problem = next(p for p in notes["problems"] if "no benchmarked baseline" in p)
+    assert "baseline.benchmark.status is 'blocked'" in problem and reason.splitlines()[0] in problem
