@@ -17,7 +17,12 @@ from dataclasses import dataclass
 
 from pto_tui.backends.site import OperatorSite, StepOutput
 from pto_tui.core.operators.case_strings import CaseStringError, ParsedCase, case_under_tuning, parsed_cases
-from pto_tui.core.operators.tilelib_build import GENERATED_HEADER, GENERATED_JSON, knob_in_generated
+from pto_tui.core.operators.tilelib_build import (
+    GENERATED_HEADER,
+    GENERATED_JSON,
+    generated_rows,
+    knob_in_generated,
+)
 from pto_tui.core.operators.tilelib_knobs import resolve_knobs
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.reports.fields import tflops_from
@@ -183,7 +188,9 @@ class TileLibBackend(Backend):
         if not wanted:
             return ""
         header = await self.site.read_text(f"build/{GENERATED_HEADER}", "build: read generated cases")
-        listing = await self.site.read_text(f"build/{GENERATED_JSON}", "build: read generated cases")
+        listing = None
+        if header is None or not generated_rows(header):  # the JSON only when the header cannot tell
+            listing = await self.site.read_text(f"build/{GENERATED_JSON}", "build: read generated cases")
         missed = [
             f"{name}={value}"
             for name, value in wanted.items()
