@@ -4,13 +4,17 @@ log is kept, recorded as iter-000's environment notes. Tuning stays locked until
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
+from pathlib import Path
 
 from pto_tui.backends.kinds import backend_for
 from pto_tui.backends.loop import HeldFinish, case_flops, site_for
 from pto_tui.backends.site import EventSink, OperatorSite, StepInterrupted
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import PtoError
+from pto_tui.core.operators.script_imports import command_scripts, third_party_imports
+from pto_tui.core.project.config import CPU_SIM, DEMO, ProjectConfig, Target, operator_folder
 from pto_tui.core.rounds.records import EnvironmentNotes
 from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.jobs.runner import JobRunner
@@ -25,43 +29,80 @@ class Probe:
     version_of: str = ""  # record the first output line as this tool's version
 
 
-def probes_for(kind: OperatorKind, demo: bool) -> list[Probe]:
-    """Version and presence probes. A demo operator runs on the CPU, so its probes check the
-    CPU toolchain instead of Bisheng/CANN/the NPU (said so in the probe names)."""
-    python = Probe("python", "command -v python3 && python3 --version", "python")
+def probes_for(config: ProjectConfig, operator: Path | None = None) -> list[Probe]:
+    """Version and presence probes for the operator's kind and the target's mode, then the
+    third-party Python modules the operator's scripts import (read from its folder in the
+    local workspace). A demo operator checks the CPU toolchain instead of Bisheng, CANN and
+    the NPU; a cpu-sim target the compiler its build uses (said so in the probe names)."""
+    kind, mode = config.operator.kind, config.target.mode
+    if mode == DEMO:
+        probes = _demo_probes(kind)
+    elif mode == CPU_SIM:
+        probes = _cpu_sim_probes(config.target)
+    elif kind is OperatorKind.PTO_DSL:
+        probes = [PYTHON, *_DSL_NPU]
+    else:
+        probes = [*_TILE_LIB_NPU, PYTHON]
+    if operator is not None:
+        probes += _module_probes(config, operator)
+    return probes
+
+
+PYTHON = Probe("python", "command -v python3 && python3 --version", "python")
+CMAKE = Probe("cmake", "cmake --version", "cmake")
+_DSL_NPU = [
+    Probe("pto dialect", "python3 -c 'import mlir.ir; from mlir.dialects import pto; print(\"ok\")'"),
+    Probe(
+        "torch_npu",
+        "python3 -c 'import torch, torch_npu; print(torch.__version__, torch.npu.is_available())'",
+        "torch",
+    ),
+    Probe("ptoas", "ptoas --version", "ptoas"),
+]
+_TILE_LIB_NPU = [
+    Probe("bisheng", "bisheng --version", "bisheng"),
+    Probe(
+        "CANN",
+        'home="${ASCEND_TOOLKIT_HOME:-$ASCEND_HOME_PATH}"; test -n "$home" && echo "$home"',
+        "CANN",
+    ),
+    Probe("ACL runtime / NPU", "npu-smi info", "npu-smi"),
+    CMAKE,
+]
+# a C++20 program compiled, linked and run with the build's compiler and flags
+_COMPILE = (
+    'd=$(mktemp -d) && printf \'#include <cstdio>\\nint main() {{ std::puts("ok"); }}\\n\' > "$d/probe.cpp"'
+    ' && {compiler} -std=c++20 {flags} "$d/probe.cpp" -o "$d/probe" && "$d/probe"; s=$?; rm -rf "$d"; exit $s'
+)
+
+
+def _demo_probes(kind: OperatorKind) -> list[Probe]:
     if kind is OperatorKind.PTO_DSL:
-        if demo:
-            return [
-                python,
-                Probe("numpy (demo)", "python3 -c 'import numpy; print(numpy.__version__)'", "numpy"),
-            ]
-        return [
-            python,
-            Probe("pto dialect", "python3 -c 'import mlir.ir; from mlir.dialects import pto; print(\"ok\")'"),
-            Probe(
-                "torch_npu",
-                "python3 -c 'import torch, torch_npu; print(torch.__version__, torch.npu.is_available())'",
-                "torch",
-            ),
-            Probe("ptoas", "ptoas --version", "ptoas"),
-        ]
-    if demo:
-        return [
-            Probe("g++ (demo, instead of Bisheng)", "g++ --version", "g++"),
-            Probe("cmake", "cmake --version", "cmake"),
-            python,
-        ]
+        return [PYTHON, Probe("numpy (demo)", "python3 -c 'import numpy; print(numpy.__version__)'", "numpy")]
+    return [Probe("g++ (demo, instead of Bisheng)", "g++ --version", "g++"), CMAKE, PYTHON]
+
+
+def _cpu_sim_probes(target: Target) -> list[Probe]:
+    compiler = shlex.quote(target.compiler)
+    flags = " ".join(shlex.quote(f) for f in shlex.split(target.cxx_flags))
+    what = target.compiler + (f" {target.cxx_flags}" if target.cxx_flags else "")
     return [
-        Probe("bisheng", "bisheng --version", "bisheng"),
-        Probe(
-            "CANN",
-            'home="${ASCEND_TOOLKIT_HOME:-$ASCEND_HOME_PATH}"; test -n "$home" && echo "$home"',
-            "CANN",
-        ),
-        Probe("ACL runtime / NPU", "npu-smi info", "npu-smi"),
-        Probe("cmake", "cmake --version", "cmake"),
-        python,
+        Probe(f"{target.compiler} (cpu-sim, instead of Bisheng)", f"{compiler} --version", target.compiler),
+        Probe(f"C++20 compile, link, run ({what})", _COMPILE.format(compiler=compiler, flags=flags)),
+        CMAKE,
+        PYTHON,
     ]
+
+
+def _module_probes(config: ProjectConfig, operator: Path) -> list[Probe]:
+    commands = (config.commands.build, config.commands.benchmark, config.commands.correctness)
+    scripts = [s for c in commands for s in command_scripts(c, operator)]
+    probes = []
+    for module, where in third_party_imports(scripts).items():
+        check = f"import {module}; print(getattr({module}, '__version__', 'ok'))"
+        name = f"python module {module} ({where} imports it)"
+        probes.append(Probe(name, f"python3 -c {shlex.quote(check)}", module))
+    return probes
 
 
 async def _probe(site: OperatorSite, probe: Probe, notes: EnvironmentNotes, cwd: str = "") -> bool:
@@ -100,7 +141,8 @@ async def run_environment(
             notes.problems.append(f"workspace upload: {error.render()}")
         where = f"test -d {site.subdir} && echo present"
         notes.probes["work dir exists"] = await _probe(site, Probe("work dir exists", where), notes)
-        for probe in probes_for(config.operator.kind, config.operator.demo):
+        operator = site.layout.workspace / operator_folder(config)
+        for probe in probes_for(config, operator if operator.is_dir() else None):
             notes.probes[probe.name] = await _probe(site, probe, notes)
         await _first_result(campaign, site, notes)
     notes.passed = bool(notes.probes) and all(notes.probes.values())

@@ -6,9 +6,12 @@ import argparse
 from dataclasses import asdict
 
 from pto_tui.cli.common import add_json_flag, print_json
+from pto_tui.core.project.commands import PLACEHOLDERS, TARGET_MODES_HELP
+from pto_tui.core.project.commands_docs import commands_markdown
 from pto_tui.core.project.schema_docs import DOCS_FILE, KeyDoc, key_docs, schema_markdown
 from pto_tui.core.project.sections import SECTIONS
 
+PLACEHOLDER_NAMES = ", ".join("{" + name + "}" for name in PLACEHOLDERS)
 DESCRIPTION = f"""\
 What project.toml may hold: every table and key with its type, default, allowed values
 and a one-line help. The file is meant to be edited by hand (comments and key order are
@@ -16,7 +19,13 @@ kept); an invalid value is reported with file, line and key.
 
   pto-tui config keys          every key, table by table
   pto-tui config keys --json   the same as a JSON list, for scripts
+  pto-tui config commands      the [commands] keys with their defaults per kind and
+                               target mode, every {{placeholder}}, the target modes
   pto-tui config docs          the reference as Markdown (the text of {DOCS_FILE})
+
+Placeholders in commands: {PLACEHOLDER_NAMES},
+and every [case.shape] / [case.options] key and tunable parameter by its name.
+Target modes ([target] mode): {", ".join(TARGET_MODES_HELP)}.
 """
 
 
@@ -37,6 +46,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_json_flag(k)
     k.set_defaults(handler=cmd_keys)
+
+    c = csub.add_parser(
+        "commands",
+        help="the [commands] keys, their defaults, every {placeholder} and the target modes",
+        description="Every [commands] key with its default per operator kind and target mode, "
+        "the placeholders a command may use, and what each [target] mode means.",
+    )
+    c.set_defaults(handler=cmd_commands)
 
     d = csub.add_parser(
         "docs",
@@ -72,6 +89,11 @@ def _key_line(doc: KeyDoc, indent: str = "") -> str:
         default = f"default {doc.default}"
     allowed = f"; {doc.allowed}" if doc.allowed else ""
     return f"{indent}{doc.key}  {doc.type}, {default}{allowed}\n{indent}    {doc.help}"
+
+
+def cmd_commands(args: argparse.Namespace) -> int:
+    print("\n".join(commands_markdown()))
+    return 0
 
 
 def cmd_docs(args: argparse.Namespace) -> int:

@@ -11,8 +11,8 @@ from rich.table import Table
 from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.rounds.export import export_rows
-from pto_tui.core.rounds.records import round_to_dict
-from pto_tui.core.rounds.render import format_duration
+from pto_tui.core.rounds.records import round_to_dict, verdict_label
+from pto_tui.core.rounds.render import SIMULATED_NOTE, format_duration, timing_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,7 +35,10 @@ def _speed(value: float | None) -> str:
 
 
 def print_status(console: Console, st: CampaignStatus) -> None:
-    console.print(f"[bold]{st.operator}[/] ({st.kind})  case: {st.case}  target: {st.target}")
+    target = f"{st.target} ({st.target_mode})"
+    console.print(f"[bold]{st.operator}[/] ({st.kind})  case: {st.case}  target: {target}")
+    if st.simulated:
+        console.print(f"[bold]timings: simulated[/] - {SIMULATED_NOTE}")
     console.print(f"environment round: {'passed' if st.environment_passed else 'NOT passed (tuning locked)'}")
     console.print(f"baseline (iter-000): {format_duration(st.baseline_us)}")
     if st.torch:
@@ -89,19 +92,25 @@ def cmd_rounds(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    table = Table("Iter", "Phase", "Hypothesis", "Verdict", "PTO", "vs initial", "vs torch", box=None)
+    simulated = any(row.simulated for row in rows)
+    pto = "PTO (sim)" if simulated else "PTO"
+    table = Table("Iter", "Phase", "Hypothesis", "Verdict", pto, "vs initial", "vs torch", box=None)
+    labels = {r.number: verdict_label(r) for r in rounds}
     for row in rows:
+        verdict = row.verdict if row.verdict == "baseline" else labels.get(row.round) or row.verdict
         table.add_row(
             str(row.round),
             row.phase or "-",
             (row.title or row.hypothesis or "-")[:50],
-            row.verdict or row.status,
-            format_duration(row.median_us),
+            verdict or row.status,
+            timing_text(row.median_us, row.simulated),
             _speed(row.speedup_vs_initial),
             _speed(row.speedup_vs_torch),
         )
     console = make_console()
     console.print(table)
+    if simulated:
+        console.print(SIMULATED_NOTE)
     for missing in st.problems.missing:
         console.print(f"missing on disk: runs/iter-{missing:03d}")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -27,7 +28,7 @@ from pto_tui.core.campaign.scaffold import (
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import Candidate, ScanResult, scan
 from pto_tui.core.operators.tunables import discover
-from pto_tui.core.project.config import Tunable
+from pto_tui.core.project.config import CPU_SIM, NPU, Tunable
 from pto_tui.core.rounds.importer import import_project
 from pto_tui.core.vocabulary import OperatorKind
 
@@ -105,6 +106,23 @@ def _add_target_args(p: argparse.ArgumentParser) -> None:
         help='shell line run before every command, e.g. "source set_env.sh"',
     )
     p.add_argument("--npu", type=int, default=0, help="NPU device id (default 0)")
+    p.add_argument(
+        "--mode",
+        choices=[NPU, CPU_SIM],
+        default=NPU,
+        help="npu (default): Bisheng, CANN and an NPU; cpu-sim: pto-isa's CPU simulation "
+        "(tile-lib operators; timings are simulated). Demo operators run in mode demo",
+    )
+    p.add_argument(
+        "--compiler",
+        default="c++",
+        help="C++ compiler of a cpu-sim build (default c++), e.g. clang++-16",
+    )
+    p.add_argument(
+        "--cxx-flags",
+        default="",
+        help='compile and link flags of a cpu-sim build, e.g. "-stdlib=libc++ -fexperimental-library"',
+    )
 
 
 def _print_candidate(console: Console, c: Candidate) -> None:
@@ -178,7 +196,12 @@ def _answers_from_args(args: argparse.Namespace) -> ProjectAnswers:
         causal=args.causal,
         case_spec=args.case_spec or "",
         options={k: parse_scalar(v) for k, v in key_values(args.option, "--option").items()},
-        target=parse_target(args.target, args.work_dir, args.env_setup, args.npu),
+        target=replace(
+            parse_target(args.target, args.work_dir, args.env_setup, args.npu),
+            mode=args.mode,
+            compiler=args.compiler,
+            cxx_flags=args.cxx_flags,
+        ),
         pto_isa=args.pto_isa,
         costmodel_tool=args.costmodel_tool,
         requirements=args.requirements,

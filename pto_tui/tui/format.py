@@ -32,6 +32,8 @@ def verdict_text(record: Round) -> Text:
     word = verdict_word(record)
     suffix = "*" if record.amendments else ""
     text = Text(word + suffix, style=VERDICT_STYLES.get(word, ""))
+    if word == "kept" and record.simulated:
+        text.append(" (sim)", style="bold")  # kept from simulated timings
     if not record.is_closed and record.verdict is not None:
         text.append(" (when closed)", style="dim")
     return text

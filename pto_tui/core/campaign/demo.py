@@ -8,7 +8,7 @@ from pto_tui.core.campaign.scaffold import NewProject, case_from_choice, create_
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import classify
 from pto_tui.core.operators.tunables import discover
-from pto_tui.core.project.config import CostmodelConfig, OperatorConfig, Target
+from pto_tui.core.project.config import DEMO, CostmodelConfig, OperatorConfig, Target
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.demo import demo_operator_dir
 
@@ -32,7 +32,7 @@ def create_demo_project(which: str, projects_root: Path, *, overwrite: bool = Fa
         source=source,
         case=case_from_choice(candidate.cases[0]),
         tunables=merge_tunables(discover(source), candidate),
-        target=Target(kind="local"),
+        target=Target(kind="local", mode=DEMO),
         costmodel=CostmodelConfig(),
         requirements=candidate.description + ". Runs on the CPU: timings are real but not NPU timings.",
         commands=dict(candidate.commands),

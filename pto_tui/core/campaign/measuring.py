@@ -19,6 +19,7 @@ def record_measurement(
     check_integrity(campaign, record)
     check_risks_justified(record)
     measurement.fingerprint = check_workload(campaign)
+    measurement.target_mode = campaign.config.target.mode
     record.measurement = measurement
     campaign.publish(record)
     return record

@@ -51,6 +51,7 @@ class RoundOpening:
         record = record or self._new_baseline_round()
         config = campaign.config
         measurement.fingerprint = workload_fingerprint(config)
+        measurement.target_mode = config.target.mode
         record.measurement = measurement
         record.changes.snapshot = campaign.parameter_snapshot()
         record.pre_edit.kernel = record.pre_edit.kernel or self._kernel_text()

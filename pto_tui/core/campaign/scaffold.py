@@ -23,22 +23,25 @@ from pto_tui.core.operators.repository import (
 )
 from pto_tui.core.operators.repository_choices import (
     case_config,
-    command_texts,
     effective_commands,
     repository_cases,
     repository_commands,
 )
 from pto_tui.core.operators.scan import Candidate, CaseChoice, classify
 from pto_tui.core.operators.tilelib_build import tilelib_commands
+from pto_tui.core.operators.tilelib_executables import CPU_SIM_OPTION, offers_cpu_sim
 from pto_tui.core.operators.tilelib_repository import TileLibRepository, find_tilelib_repository
 from pto_tui.core.operators.tunables import discover
 from pto_tui.core.project.config import (
+    CPU_SIM,
+    DEMO,
     CaseConfig,
     CostmodelConfig,
     OperatorConfig,
     Scalar,
     Target,
     Tunable,
+    command_texts,
     default_commands,
     default_protected,
     valid_operator_name,
@@ -221,10 +224,11 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         tunables = merge_tunables(discover(source) if source.is_dir() else [], candidate)
         tunables = _under(tile.path, tunables) if tile else tunables
         offered = tuple(c.name for c in candidate.cases) if candidate else ()
+    target = _target(answers, kind, candidate, source)
     if repo is not None:
         found = repository_commands(repo, case.name)
     elif kind is OperatorKind.PTO_TILE_LIB and source.is_dir():
-        found = tilelib_commands(source, command_texts(default_commands(kind)))
+        found = tilelib_commands(source, command_texts(default_commands(kind, target.mode)), target.mode)
     else:
         found = {}
     commands = effective_commands(
@@ -232,6 +236,7 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         found,
         candidate.commands if candidate else {},
         answers.commands,
+        target.mode,
     )
     name = answers.name if answers.name is not None else (candidate.name if candidate else source.stem)
     root, path = (repo.root, repo.path) if repo else (tile.root, tile.path) if tile else (None, "")
@@ -250,7 +255,7 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         source=source,
         case=case,
         tunables=tunables,
-        target=answers.target,
+        target=target,
         costmodel=_costmodel(answers),
         requirements=answers.requirements,
         commands=commands.values,
@@ -261,6 +266,23 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         cases=offered,
     )
     return spec, candidate
+
+
+def _target(answers: ProjectAnswers, kind: OperatorKind, candidate: Candidate | None, source: Path) -> Target:
+    """The target as answered; a demo operator runs in demo mode. A cpu-sim target needs
+    the operator's CMake to offer pto-isa's CPU simulation, unless the user gives the build."""
+    target = answers.target
+    if candidate is not None and candidate.demo:
+        return replace(target, mode=DEMO)
+    own_build = "build" in answers.commands
+    tile_lib = kind is OperatorKind.PTO_TILE_LIB and source.is_dir()
+    if target.mode == CPU_SIM and tile_lib and not own_build and not offers_cpu_sim(source):
+        raise InputError(
+            f"{source / 'CMakeLists.txt'}: no {CPU_SIM_OPTION} option, so the cpu-sim build "
+            "(pto-isa's CPU simulation runner) cannot be configured",
+            hint="use --mode npu, or give the build with --command build=...",
+        )
+    return target
 
 
 def _costmodel(answers: ProjectAnswers) -> CostmodelConfig:

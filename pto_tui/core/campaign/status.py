@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pto_tui.core.project.config import ProjectConfig
+from pto_tui.core.project.config import CPU_SIM, ProjectConfig
 from pto_tui.core.rounds.ledger import LedgerProblems
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import TorchBaseline
@@ -34,6 +34,11 @@ class CampaignStatus:
     three_round_rule: bool
     problems: LedgerProblems
     warnings: list[str] = field(default_factory=list)
+    target_mode: str = "npu"  # npu | cpu-sim | demo
+
+    @property
+    def simulated(self) -> bool:
+        return self.target_mode == CPU_SIM
 
     def to_json(self) -> dict[str, Any]:
         torch = self.torch.__dict__ if self.torch else None
@@ -42,6 +47,8 @@ class CampaignStatus:
             "kind": self.kind,
             "case": self.case,
             "target": self.target,
+            "target_mode": self.target_mode,
+            "simulated": self.simulated,
             "environment_passed": self.environment_passed,
             "baseline_us": self.baseline_us,
             "torch_baseline": torch,
@@ -102,6 +109,7 @@ def summarize(
         kind=config.operator.kind.value,
         case=config.case.describe(),
         target=config.target.label,
+        target_mode=config.target.mode,
         environment_passed=bool(baseline and baseline.environment and baseline.environment.passed),
         baseline_us=base_us,
         torch=torch,

@@ -11,10 +11,10 @@ operator's marker, then the user.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 from pto_tui.core.operators.repository import OperatorInRepository
-from pto_tui.core.project.config import CaseConfig, Commands, Scalar, Tunable, default_commands
+from pto_tui.core.project.config import NPU, CaseConfig, Scalar, Tunable, command_texts, default_commands
 from pto_tui.core.vocabulary import OperatorKind
 
 
@@ -87,20 +87,18 @@ def repository_commands(repo: OperatorInRepository, case_name: str) -> dict[str,
     return out
 
 
-def command_texts(commands: Commands) -> dict[str, str]:
-    """Each command key with its text."""
-    return {f.name: str(getattr(commands, f.name)) for f in fields(commands)}
-
-
 def effective_commands(
     kind: OperatorKind,
     repository: Mapping[str, tuple[str, str]],
     marker: Mapping[str, str],
     user: Mapping[str, str],
+    mode: str = NPU,
 ) -> EffectiveCommands:
-    """Kind defaults, then the repository, the operator marker, the user: later wins."""
-    values = command_texts(default_commands(kind))
-    origins = dict.fromkeys(values, f"kind default ({kind.value})")
+    """Kind (and target mode) defaults, then the repository, the operator marker, the
+    user: later wins."""
+    values = command_texts(default_commands(kind, mode))
+    label = kind.value if mode == NPU else f"{kind.value}, {mode}"
+    origins = dict.fromkeys(values, f"kind default ({label})")
     for key, (value, origin) in repository.items():
         values[key], origins[key] = value, origin
     for key, value in marker.items():

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+from pto_tui.core.operators.tilelib_executables import executable_for
 from pto_tui.core.operators.tilelib_knobs import (
     CASE_FIELD,
     CONSTANT,
@@ -15,7 +16,7 @@ from pto_tui.core.operators.tilelib_knobs import (
     Knob,
     resolve_knobs,
 )
-from pto_tui.core.project.config import Scalar, Tunable
+from pto_tui.core.project.config import NPU, Scalar, Tunable
 
 GENERATED_HEADER = "generated_cases.h"
 GENERATED_JSON = "generated_cases.json"
@@ -45,26 +46,33 @@ def tilelib_tunables(root: Path) -> list[Tunable] | None:
     return [as_tunable(k) for k in knobs if k.live and k.value is not None]
 
 
-def tilelib_commands(root: Path, defaults: dict[str, str]) -> dict[str, tuple[str, str]]:
-    """The default build and benchmark commands with the generator's arguments in place of
-    the bare `--cases {case}`, so a round on a case field or a generator option reaches the
-    generated case header (and the data generator, which takes the same case entries).
-    Empty when the operator's cases are not generated."""
+def tilelib_commands(root: Path, defaults: dict[str, str], mode: str = NPU) -> dict[str, tuple[str, str]]:
+    """The default build and benchmark commands made for this operator: the generator's
+    arguments in place of the bare `--cases {case}`, so a round on a case field or a
+    generator option reaches the generated case header (and the data generator, which
+    takes the same case entries); and the executable the CMakeLists.txt builds for the
+    target's mode in place of `{binary}`."""
+    out: dict[str, tuple[str, str]] = {}
+    executable = executable_for(root, mode)
+    if executable is not None and "{binary}" in defaults.get("benchmark", ""):
+        command = defaults["benchmark"].replace("{binary}", executable.name)
+        out["benchmark"] = (command, f"operator: {executable.where} builds {executable.name}")
     knobs = resolve_knobs(root)
     if not knobs:
-        return {}
+        return out
     origin = "operator: generate_cases.py arguments of its live knobs"
-    out = {}
     # gen_data.py takes the same case entries but none of the generator's options
     markers = (
         ("build", "generate_cases.py --cases {case}", generator_arguments(knobs)),
         ("benchmark", "gen_data.py --cases {case}", generator_arguments(knobs, options=False)),
     )
     for key, marker, arguments in markers:
-        command = defaults.get(key, "")
+        command = out.get(key, (defaults.get(key, ""), ""))[0]
         if marker in command:
             script = marker.split(" ", 1)[0]
-            out[key] = (command.replace(marker, f"{script} {arguments}"), origin)
+            before = out.get(key, ("", ""))[1]
+            origins = "; ".join(filter(None, (before, origin)))
+            out[key] = (command.replace(marker, f"{script} {arguments}"), origins)
     return out
 
 

@@ -60,7 +60,7 @@ class TileLibRepository:
         return _outermost((self.path, *self.reached))
 
 
-def _strip_comments(text: str) -> str:
+def strip_cmake_comments(text: str) -> str:
     """The CMake text with `#` comments blanked (line numbers kept)."""
     return "\n".join(re.sub(r"(?<![$\\])#.*$", "", line) for line in text.splitlines())
 
@@ -71,7 +71,7 @@ def cmake_reaches(operator: Path) -> list[Reach]:
     lists = operator / CMAKE_LISTS
     if not lists.is_file():
         return []
-    text = _strip_comments(lists.read_text(encoding="utf-8", errors="replace"))
+    text = strip_cmake_comments(lists.read_text(encoding="utf-8", errors="replace"))
     found: list[Reach] = []
     for match in _COMMANDS.finditer(text):
         tokens = list(re.finditer(r"\S+", match.group(2)))

@@ -18,8 +18,39 @@ def check_value(name: str, value: str) -> str:
     return value
 
 
+# Every fixed placeholder of a command template, with its meaning. The case's shape and
+# options and the round's parameters are placeholders too, by their names.
+PLACEHOLDERS = {
+    "case": "[case] spec, the operator's case string (e.g. 128,128,1024)",
+    "name": "[case] name, else the operator's name",
+    "operator": "[operator] name",
+    "family": "[operator] family (pto-kernels bench family)",
+    "dtype": "[case] dtype",
+    "causal": "1 when [case] causal is true, else 0",
+    "npu": "[target] npu_id, the NPU device",
+    "soc": "[case.options] soc, default Ascend910B1",
+    "binary": "[case.options] binary, default fa_performance (new writes the executable its CMake builds)",
+    "warmup": "[discipline] warmup",
+    "mode": "[target] mode: npu, cpu-sim or demo",
+    "compiler": "[target] compiler, the C++ compiler of a cpu-sim build",
+    "cxx_flags": "[target] cxx_flags, compile and link flags of a cpu-sim build (one argument)",
+}
+# What each [target] mode means for probes, commands and records.
+TARGET_MODES_HELP = {
+    "npu": "an Ascend NPU host: probes Bisheng, CANN and npu-smi (PTO-DSL: the pto dialect, "
+    "torch_npu, ptoas); timings are NPU timings",
+    "cpu-sim": "pto-isa's CPU simulation (PTO-tile-lib operators whose CMake offers "
+    "PTO_CPU_SIM_STANDALONE): builds with [target] compiler and cxx_flags, probes that "
+    "toolchain by compiling, linking and running a C++20 program; timings are simulated, "
+    "labelled so on every screen, record and chart, and never compared with NPU timings",
+    "demo": "the built-in CPU demo operators: probes g++/numpy; timings are CPU timings",
+}
+
+
 def template_values(config: ProjectConfig, parameters: Mapping[str, Scalar]) -> dict[str, str]:
-    """The placeholders a command template may use, with their values."""
+    """The placeholders a command template may use, with their values: the fixed ones
+    (PLACEHOLDERS), then the case's shape and options, then the round's parameters (which
+    win)."""
     case = config.case
     values: dict[str, str] = {
         "case": case.spec,
@@ -32,6 +63,9 @@ def template_values(config: ProjectConfig, parameters: Mapping[str, Scalar]) -> 
         "soc": str(case.options.get("soc", "Ascend910B1")),
         "binary": str(case.options.get("binary", "fa_performance")),
         "warmup": str(config.discipline.warmup),
+        "mode": config.target.mode,
+        "compiler": config.target.compiler,
+        "cxx_flags": config.target.cxx_flags,
     }
     for key, value in case.shape.items():
         values.setdefault(key, str(value))

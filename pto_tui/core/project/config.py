@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from pto_tui.core.vocabulary import OperatorKind
 
@@ -92,6 +92,10 @@ class Commands:
     results: str = ""
 
 
+NPU, CPU_SIM, DEMO = "npu", "cpu-sim", "demo"
+TARGET_MODES = (NPU, CPU_SIM, DEMO)
+
+
 @dataclass(frozen=True)
 class Target:
     """Where jobs run: this machine, or an SSH host named by an alias of the SSH config."""
@@ -102,6 +106,11 @@ class Target:
     env_setup: str = ""  # prefixed to every command, e.g. "source .../set_env.sh"
     npu_id: int = 0
     ssh_config: str = ""  # an SSH config file to use instead of ~/.ssh/config
+    # What the target runs: the NPU, pto-isa's CPU simulation (timings are simulated, not
+    # NPU performance) or the built-in CPU demo operators.
+    mode: str = "npu"  # npu | cpu-sim | demo
+    compiler: str = "c++"  # the C++ compiler of a cpu-sim build ({compiler})
+    cxx_flags: str = ""  # compile and link flags of a cpu-sim build ({cxx_flags})
 
     @property
     def is_local(self) -> bool:
@@ -110,6 +119,11 @@ class Target:
     @property
     def label(self) -> str:
         return "local" if self.is_local else f"ssh:{self.host}"
+
+    @property
+    def simulated(self) -> bool:
+        """Timings on this target come from a CPU simulation, not from an NPU."""
+        return self.mode == CPU_SIM
 
 
 @dataclass(frozen=True)
@@ -153,9 +167,12 @@ class ProjectConfig:
 # ---------------------------------------------------------------- defaults
 
 
-def default_commands(kind: OperatorKind) -> Commands:
-    """Per-kind defaults (WORKFLOW.md build/run flow). Placeholders: {case}, {npu}, {family},
-    {name}, {soc}, {binary}; every value is shell-quoted when filled in."""
+def default_commands(kind: OperatorKind, mode: str = NPU) -> Commands:
+    """Per-kind defaults (WORKFLOW.md build/run flow); a tile-lib operator on a cpu-sim
+    target builds pto-isa's CPU-simulation runner instead. Placeholders: see
+    `template_values`; every value is shell-quoted when filled in."""
+    if kind is OperatorKind.PTO_TILE_LIB and mode == CPU_SIM:
+        return _cpu_sim_commands()
     if kind is OperatorKind.PTO_DSL:
         return Commands(
             build="python3 -c 'import kernel; kernel.build_jit_wrapper(output_dir=\"build\")._build()'",
@@ -175,6 +192,29 @@ def default_commands(kind: OperatorKind) -> Commands:
             "cd build && python3 ../scripts/gen_data.py --cases {case}"
             " && ./{binary} --npu={npu} --cases {case}"
         ),
+        reference="",
+        results="build/report.csv",
+    )
+
+
+def command_texts(commands: Commands) -> dict[str, str]:
+    """Each command key with its text."""
+    return {f.name: str(getattr(commands, f.name)) for f in fields(commands)}
+
+
+def _cpu_sim_commands() -> Commands:
+    """pto-isa's CPU simulation (`-DPTO_CPU_SIM_STANDALONE=ON`), with the compiler and flags
+    of [target]. The case header is generated before make, so the CMake rule that would
+    generate the default cases finds it newer than the script and keeps it."""
+    return Commands(
+        build=(
+            "rm -rf build && mkdir build && cd build"
+            " && python3 ../scripts/generate_cases.py --cases {case}"
+            " && cmake -DPTO_CPU_SIM_STANDALONE=ON -DCMAKE_CXX_COMPILER={compiler}"
+            " -DCMAKE_CXX_FLAGS={cxx_flags} .. && make -j16"
+        ),
+        correctness="",  # read from the binary's output ("test success")
+        benchmark="cd build && python3 ../scripts/gen_data.py --cases {case} && ./{binary} --cases {case}",
         reference="",
         results="build/report.csv",
     )
@@ -234,5 +274,7 @@ def workload_fingerprint(config: ProjectConfig) -> str:
     }
     if case.knobs:  # only when present, so the fingerprints of older projects stay the same
         payload["knobs"] = dict(case.knobs)
+    if config.target.simulated:  # simulated timings never compare with an NPU's
+        payload["target_mode"] = config.target.mode
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:16]

@@ -15,6 +15,9 @@ from typing import Any
 
 from pto_tui.core.errors import ConfigError
 from pto_tui.core.project.config import (
+    CPU_SIM,
+    DEMO,
+    NPU,
     SCHEMA_VERSION,
     CaseConfig,
     Commands,
@@ -24,6 +27,8 @@ from pto_tui.core.project.config import (
     ProjectConfig,
     Target,
     Tunable,
+    command_texts,
+    default_commands,
 )
 from pto_tui.core.project.schema import SCALAR, Check, Entries, Key, Section
 from pto_tui.core.project.sections import OPERATOR, SECTIONS, TOP_LEVEL_KEYS
@@ -72,6 +77,7 @@ def parse_config(path: Path, text: str) -> ProjectConfig:
         tables[section.name] = reader.section(data, section, kind)
         if section is OPERATOR:  # the operator's kind sets defaults of the tables after it
             kind = OperatorKind(tables[section.name]["kind"])
+    reader.target_mode(data, tables)
     return _assemble(tables)
 
 
@@ -128,6 +134,35 @@ class _Reader:
                 "schema",
                 f"unsupported schema {version!r}; this pto-tui reads schema {SCHEMA_VERSION}",
             )
+
+    def target_mode(self, data: Mapping[str, Any], tables: dict[str, dict[str, Any]]) -> None:
+        """[target] mode: its default follows the operator (a demo operator runs in demo
+        mode), it must suit the operator, and a cpu-sim target's absent commands are the
+        CPU-simulation defaults."""
+        operator, target = tables["operator"], tables["target"]
+        written = data.get("target", {})
+        if "mode" not in written:
+            target["mode"] = DEMO if operator["demo"] else NPU
+        mode, kind = target["mode"], OperatorKind(operator["kind"])
+        if (mode == DEMO) != bool(operator["demo"]):
+            message = (
+                "mode 'demo' is for the built-in demo operators ([operator] demo = true)"
+                if mode == DEMO
+                else f"a demo operator runs in mode 'demo', not {mode!r}"
+            )
+            raise self.fail("target.mode", message)
+        if mode == CPU_SIM and kind is not OperatorKind.PTO_TILE_LIB:
+            raise self.fail(
+                "target.mode",
+                f"mode 'cpu-sim' (pto-isa's CPU simulation) is not supported yet for {kind.value} operators; "
+                "use 'npu'",
+            )
+        if mode == CPU_SIM:
+            written_commands = data.get("commands", {})
+            cpu_sim = command_texts(default_commands(kind, mode))
+            for key, text in cpu_sim.items():
+                if key not in written_commands:
+                    tables["commands"][key] = text
 
     def section(self, data: Mapping[str, Any], section: Section, kind: OperatorKind | None) -> dict[str, Any]:
         name = section.name

@@ -11,6 +11,7 @@ from typing import Any
 
 from pto_tui.core.project.config import (
     SCHEMA_VERSION,
+    TARGET_MODES,
     CaseConfig,
     CostmodelConfig,
     OperatorConfig,
@@ -265,6 +266,31 @@ TARGET = Section(
             STRING,
             "an SSH config file to use instead of ~/.ssh/config",
             Target.ssh_config,
+            written=Written.IF_SET,
+        ),
+        Key(
+            "mode",
+            STRING,
+            "what the target runs: npu (Bisheng, CANN, an NPU), cpu-sim (pto-isa's CPU simulation, "
+            "tile-lib only: timings are simulated) or demo (the built-in CPU demo operators); "
+            "default demo for a demo operator, else npu",
+            Target.mode,
+            choices=TARGET_MODES,
+            choice_error="unknown target mode {value!r}; expected one of: " + ", ".join(TARGET_MODES),
+        ),
+        Key(
+            "compiler",
+            STRING,
+            "the C++ compiler of a cpu-sim build, {compiler} in commands (e.g. clang++-16)",
+            Target.compiler,
+            written=Written.IF_SET,
+        ),
+        Key(
+            "cxx_flags",
+            STRING,
+            "compile and link flags of a cpu-sim build, {cxx_flags} in commands "
+            '(e.g. "-stdlib=libc++ -fexperimental-library")',
+            Target.cxx_flags,
             written=Written.IF_SET,
         ),
     ),

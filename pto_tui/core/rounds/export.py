@@ -70,6 +70,8 @@ class ExportRow:
     toolchain: dict[str, str] = field(default_factory=dict)
     opened_at: str = ""
     closed_at: str = ""
+    target_mode: str = ""  # npu | cpu-sim | demo when measured
+    simulated: bool = False  # timings from a CPU simulation, not an NPU
 
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ExportRow))
@@ -112,6 +114,8 @@ def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | 
         toolchain=dict(record.environment.versions) if record.environment else {},
         opened_at=record.opened_at,
         closed_at=record.closed_at,
+        target_mode=m.target_mode,
+        simulated=record.simulated,
     )
 
 

@@ -26,7 +26,10 @@ from pto_tui.core.rounds.records import CLOSED, Changes, Measurement, PreEdit, R
 from pto_tui.core.vocabulary import PRE_EDIT_FIELDS, OperatorKind, Verdict
 
 _HEADER = ["iter", "hypothesis", "changes", "baseline", "pto", "correct", "result"]
-_DURATION = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s*(us|µs|μs|ms|s)?\s*$")
+# a duration, optionally marked as simulated: "12.5 us (sim)"
+_DURATION = re.compile(
+    r"^\s*([0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s*(us|µs|μs|ms|s)?\s*(?:\((?:sim|simulated)\))?\s*$"
+)
 _BULLET = re.compile(r"^\s*[-*]\s*\*\*(.+?)\*\*\s*[:：]\s*(.*)$")
 _SECTION = re.compile(r"^##\s+(.+?)\s*$")
 _VERDICT_WORDS = {

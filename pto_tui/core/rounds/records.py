@@ -11,7 +11,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from pto_tui.core.project.config import Scalar
+from pto_tui.core.project.config import CPU_SIM, Scalar
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, PRE_EDIT_FIELDS, ChangeKind, Verdict
 
 OPEN = "open"
@@ -74,6 +74,7 @@ class Measurement:
     reports: list[str] = field(default_factory=list)  # result files the numbers came from
     problem: str = ""  # why the build/correctness/benchmark failed
     fingerprint: str = ""  # workload fingerprint at measurement time
+    target_mode: str = ""  # the target's mode when measured: npu | cpu-sim | demo ("" = before modes)
 
     @property
     def median_us(self) -> float | None:
@@ -145,6 +146,11 @@ class Round:
     def is_closed(self) -> bool:
         return self.status == CLOSED
 
+    @property
+    def simulated(self) -> bool:
+        """Its timings come from a CPU simulation, not an NPU."""
+        return self.measurement.target_mode == CPU_SIM
+
     def short_hypothesis(self, limit: int = 60) -> str:
         text = self.title or self.pre_edit.hypothesis or ("baseline" if self.is_baseline else "")
         text = " ".join(text.split())
@@ -157,6 +163,14 @@ class Round:
             if amendment.field == "verdict":
                 verdict = Verdict(amendment.new)
         return verdict
+
+
+def verdict_label(record: Round) -> str:
+    """The verdict as shown and written: a kept verdict from simulated timings says so."""
+    verdict = record.effective_verdict()
+    if verdict is None:
+        return ""
+    return f"{verdict.value} (simulated)" if verdict is Verdict.KEPT and record.simulated else verdict.value
 
 
 def valid_samples(samples: list[float]) -> list[float]:
@@ -221,6 +235,7 @@ def _measurement_to_dict(m: Measurement) -> dict[str, Any]:
         "reports": list(m.reports),
         "problem": m.problem,
         "fingerprint": m.fingerprint,
+        "target_mode": m.target_mode,
     }
 
 
@@ -316,6 +331,7 @@ def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
         reports=[str(r) for r in m_data.get("reports", [])],
         problem=str(m_data.get("problem", "")),
         fingerprint=str(m_data.get("fingerprint", "")),
+        target_mode=str(m_data.get("target_mode", "")),
     )
 
 

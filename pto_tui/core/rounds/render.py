@@ -5,11 +5,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from pto_tui.core.project.config import CPU_SIM
 from pto_tui.core.project.layout import round_dir_name
-from pto_tui.core.rounds.records import Changes, EnvironmentNotes, Measurement, PreEdit, Round
+from pto_tui.core.rounds.records import (
+    Changes,
+    EnvironmentNotes,
+    Measurement,
+    PreEdit,
+    Round,
+    verdict_label,
+)
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, PRE_EDIT_FIELDS
 
 ITERATIONS_TITLE = "# 迭代记录"
+SIMULATED_NOTE = (
+    "Timings marked (sim) were measured in pto-isa's CPU simulation (a cpu-sim target), "
+    "not on an NPU: they rank variants, they are not NPU performance."
+)
 TABLE_HEADER = "| Iter | Hypothesis | Changes | Baseline | PTO | Correct | Result |"
 TABLE_RULE = "|------|------------|---------|----------|-----|---------|--------|"
 PARAM_ROUND_HEADER = "# 本轮为调参类迭代"
@@ -67,10 +79,15 @@ def changes_summary(record: Round) -> str:
     return "-"
 
 
+def timing_text(us: float | None, simulated: bool) -> str:
+    """A duration, marked when it was measured in a CPU simulation."""
+    text = format_duration(us)
+    return f"{text} (sim)" if simulated and us is not None else text
+
+
 def iterations_row(record: Round) -> str:
     m = record.measurement
-    verdict = record.effective_verdict()
-    result = "baseline" if record.is_baseline else (verdict.value if verdict else "open")
+    result = "baseline" if record.is_baseline else (verdict_label(record) or "open")
     if record.flags:
         result += " (flagged)"
     cells = [
@@ -78,7 +95,7 @@ def iterations_row(record: Round) -> str:
         record.short_hypothesis(),
         changes_summary(record),
         format_duration(m.reference_median_us),
-        format_duration(m.median_us),
+        timing_text(m.median_us, record.simulated),
         m.correctness or "-",
         result,
     ]
@@ -116,7 +133,10 @@ def render_iterations(rounds: Sequence[Round], baseline: TorchBaseline | None) -
         TABLE_HEADER,
         TABLE_RULE,
     ]
-    lines += [iterations_row(r) for r in sorted(rounds, key=lambda r: r.number) if r.is_closed]
+    closed = [r for r in sorted(rounds, key=lambda r: r.number) if r.is_closed]
+    if any(r.simulated for r in closed):
+        lines[5:5] = [SIMULATED_NOTE, ""]
+    lines += [iterations_row(r) for r in closed]
     return "\n".join(lines) + "\n"
 
 
@@ -217,18 +237,19 @@ def _performance_text(m: Measurement) -> str:
         if m.tflops is not None:
             perf += f", {m.tflops:.3f} TFLOPS"
         perf += ")"
+        if m.target_mode == CPU_SIM:
+            perf += "; simulated: pto-isa's CPU simulation (cpu-sim target), not NPU timings"
     if m.problem:
         perf = (perf + "; " if perf else "") + m.problem
     return perf
 
 
 def _post_run_lines(record: Round) -> list[str]:
-    verdict = record.effective_verdict()
     lines = ["## Post-Run", ""]
     lines.append(_bullet("Correctness", record.measurement.correctness))
     lines.append(_bullet("Performance", _performance_text(record.measurement)))
     lines.append(_bullet("Stability", record.stability))
-    result = verdict.value if verdict else ""
+    result = verdict_label(record)
     if record.verdict_reason:
         result += f" — {record.verdict_reason}"
     lines.append(_bullet("Result", result))

@@ -21,7 +21,7 @@ from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.export import export_rows, markdown_reproducibility, markdown_table
 from pto_tui.core.rounds.ledger import ROUND_FILE
 from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import TorchBaseline, changes_summary, format_duration
+from pto_tui.core.rounds.render import SIMULATED_NOTE, TorchBaseline, changes_summary, format_duration
 from pto_tui.core.summary.chart_model import BASELINE, ChartModel, build_model
 from pto_tui.core.vocabulary import Verdict
 
@@ -77,6 +77,8 @@ def _summary(model: ChartModel, ctx: ReportContext) -> list[str]:
         lines.append(f"- **Case**: {ctx.case}")
     if ctx.target:
         lines.append(f"- **Target**: {ctx.target}")
+    if model.simulated:
+        lines.append(f"- **Timings**: simulated. {SIMULATED_NOTE}")
     rounds = f"- **Rounds**: {n} after the baseline ({counts})"
     if model.open_rounds:
         rounds += "; open, not reported: " + ", ".join(f"iter-{r:03d}" for r in model.open_rounds)
@@ -144,6 +146,8 @@ def _kept_section(rounds: Sequence[Round], initial_us: float) -> list[str]:
             result += f", {gain}"
         if r.stability:
             result += f"; {r.stability}"
+        if r.simulated:
+            result += "; kept from simulated timings (cpu-sim), to be confirmed on an NPU"
         lines += [
             _heading(r),
             "",

@@ -75,6 +75,8 @@ def draw(model: ChartModel, fonts: ChartFonts | None = None) -> Figure:
     fig.subplots_adjust(left=0.07, right=0.98, top=0.855, bottom=0.21 if folded else 0.17)
     operator = clean_text(model.operator, fonts, fallback="operator")
     title = f"{operator}: PTO optimisation summary"
+    if model.simulated:
+        title += " (simulated timings: CPU simulation, not NPU)"
     fig.suptitle(title, fontsize=14, y=0.975, gid="title", **fonts.bold(title))
     width_in = fig.get_figwidth()
     fig.text(

@@ -36,7 +36,8 @@ def duration_panel(ax: Axes, model: ChartModel, fonts: ChartFonts) -> None:
     _torch_line(ax, model)
     _duration_legend(ax, model, shown, fonts)
     scale_note = ", log scale" if model.log_scale else ""
-    ax.set_ylabel(f"duration ({model.units.name}{scale_note})", **fonts.regular())
+    simulated = ", simulated" if model.simulated else ""
+    ax.set_ylabel(f"duration ({model.units.name}{scale_note}{simulated})", **fonts.regular())
     ax.grid(axis="y", color="#dddddd", linewidth=0.6, zorder=0)
     _round_axis(ax, model, fonts)
 

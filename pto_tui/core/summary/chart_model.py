@@ -96,6 +96,7 @@ class ChartModel:
     footer: str
     conclusion: str
     open_rounds: list[int] = field(default_factory=list)
+    simulated: bool = False  # timings from pto-isa's CPU simulation (a cpu-sim target)
 
     def round(self, number: int) -> ChartRound:
         return next(r for r in self.rounds if r.number == number)
@@ -382,4 +383,5 @@ def build_model(
         footer=footer_text(initial, best, torch),
         conclusion=conclusion_text(initial, best, torch, best.label),
         open_rounds=sorted(r.number for r in rounds if not r.is_closed),
+        simulated=any(r.simulated for r in rounds if r.is_closed),
     )

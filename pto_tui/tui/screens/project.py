@@ -106,6 +106,8 @@ class ProjectScreen(Screen[None]):
             f" · {config.operator.kind.value} · {config.case.describe() or 'no case'}"
             f" · {config.target.label}",
         )
+        if config.target.simulated:
+            text.append("  SIMULATED timings (cpu-sim)", style="bold")
         if self.session.read_only:
             text.append("  READ-ONLY (locked by another pto-tui)", style="bold red")
         self.query_one("#topbar", Static).update(text)
@@ -123,6 +125,8 @@ class ProjectScreen(Screen[None]):
         text = Text()
         text.append("Frontier\n", style="bold")
         text.append(f" {iter_name(st.frontier_round)} {duration(st.frontier_us)}\n")
+        if st.simulated:
+            text.append(" simulated (cpu-sim)\n", style="bold")
         text.append(f" {speed(st.speedup_vs_initial)} vs initial\n")
         text.append(f" {speed(st.speedup_vs_torch)} vs torch_npu\n\n")
         text.append("Verdicts\n", style="bold")

@@ -12,7 +12,8 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input, Static
 
 from pto_tui.core.rounds.records import Round
-from pto_tui.tui.format import duration, iter_name, ratio, speed, tflops, verdict_text, verdict_word
+from pto_tui.core.rounds.render import timing_text
+from pto_tui.tui.format import iter_name, ratio, speed, tflops, verdict_text, verdict_word
 from pto_tui.tui.messages import OpenRound
 from pto_tui.tui.session import Snapshot
 from pto_tui.tui.widgets.frontier_plot import FrontierPlot, PlotPoint
@@ -138,7 +139,7 @@ class RoundsPane(Vertical):
                 Text(front, style="dark_orange"),
                 str(r.number),
                 verdict_text(r),
-                duration(median),
+                timing_text(median, r.simulated),
                 tflops(r.measurement.tflops),
                 speed(ratio(st.baseline_us, median)),
                 speed(ratio(torch_us, median)),

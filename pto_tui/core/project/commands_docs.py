@@ -1,0 +1,52 @@
+"""The reference of the [commands] keys, their placeholders and the [target] modes, for
+`pto-tui config commands` and docs/project-toml.md (one text for both)."""
+
+from __future__ import annotations
+
+from pto_tui.core.project.commands import PLACEHOLDERS, TARGET_MODES_HELP
+from pto_tui.core.project.config import CPU_SIM, NPU, command_texts, default_commands
+from pto_tui.core.project.sections import COMMANDS
+from pto_tui.core.vocabulary import OperatorKind
+
+# the defaults that differ: PTO-DSL on an NPU, PTO-tile-lib on an NPU and in CPU simulation
+_DEFAULTS = (
+    (OperatorKind.PTO_DSL, NPU),
+    (OperatorKind.PTO_TILE_LIB, NPU),
+    (OperatorKind.PTO_TILE_LIB, CPU_SIM),
+)
+
+
+def commands_markdown() -> list[str]:
+    """Markdown lines: every command key with its defaults, every placeholder, every mode."""
+    lines = [
+        "## Commands, placeholders and target modes",
+        "",
+        "Commands run from the operator folder (PTO-tile-lib) or the repository root (PTO-DSL) "
+        "on the target, after [target] env_setup. `new` writes every command into "
+        "project.toml with a comment saying where it came from; an absent key takes the "
+        "default of the operator's kind and the target's mode.",
+        "",
+    ]
+    for key in COMMANDS.keys:
+        lines += [f"### `{key.name}`", "", key.help, ""]
+        for kind, mode in _DEFAULTS:
+            text = command_texts(default_commands(kind, mode))[key.name]
+            lines.append(f"- {kind.value}, {mode}: " + (f"`{text}`" if text else "(empty)"))
+        lines.append("")
+    lines += [
+        "### Placeholders",
+        "",
+        "`{name}` in a command is replaced by the value, shell-quoted (one argument, never "
+        "interpreted by the shell). Besides these, every key of [case.shape] and "
+        "[case.options] and every tunable parameter (its value in the round) is a placeholder; "
+        "an unknown placeholder is an error naming the known ones.",
+        "",
+        "| placeholder | value |",
+        "| --- | --- |",
+        *(f"| `{{{name}}}` | {text} |" for name, text in PLACEHOLDERS.items()),
+        "",
+        "### Target modes ([target] mode)",
+        "",
+        *(f"- `{mode}`: {text}" for mode, text in TARGET_MODES_HELP.items()),
+    ]
+    return lines
