@@ -101,6 +101,9 @@ def _add_target_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", default="local", help='"local" (default) or "ssh:ALIAS" (an SSH config alias)')
     p.add_argument("--work-dir", default="", help="remote work directory (ssh targets)")
     p.add_argument(
+        "--ssh-config", default="", metavar="FILE", help="an SSH config file to use instead of ~/.ssh/config"
+    )
+    p.add_argument(
         "--env-setup",
         default="",
         help='shell line run before every command, e.g. "source set_env.sh"',
@@ -121,7 +124,8 @@ def _add_target_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--cxx-flags",
         default="",
-        help='compile and link flags of a cpu-sim build, e.g. "-stdlib=libc++ -fexperimental-library"',
+        help="compile and link flags of a cpu-sim build (write it with =), "
+        'e.g. --cxx-flags="-stdlib=libc++ -fexperimental-library"',
     )
 
 
@@ -198,6 +202,7 @@ def _answers_from_args(args: argparse.Namespace) -> ProjectAnswers:
         options={k: parse_scalar(v) for k, v in key_values(args.option, "--option").items()},
         target=replace(
             parse_target(args.target, args.work_dir, args.env_setup, args.npu),
+            ssh_config=args.ssh_config,
             mode=args.mode,
             compiler=args.compiler,
             cxx_flags=args.cxx_flags,

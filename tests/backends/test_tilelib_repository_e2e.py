@@ -22,6 +22,7 @@ BUILD = (
     "--output-json generated_cases.json && "
     "cmake -DPTO_CPU_SIM_STANDALONE=ON -DPython3_EXECUTABLE={python} .. && make"
 )
+BENCHMARK = "cd build && {python} ../scripts/gen_data.py --cases {case} && ./fa_like_cpu_sim"
 
 
 @pytest.mark.sshd
@@ -34,7 +35,7 @@ def test_the_repository_copy_builds_and_runs_on_the_target(
     work_dir = ssh_target.work_dir
     commands = (
         "--command", f"build={BUILD.replace('{python}', sys.executable)}",
-        "--command", "benchmark=cd build && ./fa_like_cpu_sim",
+        "--command", f"benchmark={BENCHMARK.replace('{python}', sys.executable)}",
     )
     target = ("--target", f"ssh:{ssh_target.alias}", "--work-dir", str(work_dir))
     projects = tmp_path / "projects"

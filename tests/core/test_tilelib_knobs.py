@@ -35,11 +35,11 @@ DEAD = {
     "HEAD_SIZE": "workload: names the case",
     "S1": "workload: names the case",
     "CUBE_S1": "fixed at 64 by the generator",
-    "kFaLikeCubeS1": "default of template parameter CUBE_S1, overridden at main.cpp:19 by the generator's "
+    "kFaLikeCubeS1": "default of template parameter CUBE_S1, overridden at main.cpp:46 by the generator's "
     "fixed cube_s1 = 64",
-    "kFaLikeTileS1": "default of template parameter TILE_S1, overridden at main.cpp:19 by the case string "
+    "kFaLikeTileS1": "default of template parameter TILE_S1, overridden at main.cpp:46 by the case string "
     "(tile_s1, field 4)",
-    "kFaLikeQkPreload": "default of template parameter QK_PRELOAD, overridden at main.cpp:19 by "
+    "kFaLikeQkPreload": "default of template parameter QK_PRELOAD, overridden at main.cpp:46 by "
     "generate_cases.py --qk-preload",
 }
 
@@ -54,7 +54,7 @@ def test_knobs_are_resolved_where_their_value_is_decided() -> None:
         assert not knobs[name].live and knobs[name].reason.startswith(reason), knobs[name]
     assert knobs["QK_PRELOAD"].flag == "--qk-preload"
     assert "QK_PRELOAD_DEFAULT = 2" in knobs["QK_PRELOAD"].reason
-    assert knobs["kFaLikeSyncPeriod"].reason == "passed at main.cpp:19 as SYNC_PERIOD"
+    assert knobs["kFaLikeSyncPeriod"].reason == "passed at main.cpp:46 as SYNC_PERIOD"
     assert knobs["kFaLikeScratchFloats"].reason == "used at fa_like_kernel.h:24"
     tile = knobs["TILE_S1"]
     assert (tile.position, tile.row_position, tile.key) == (4, 5, "tile_s1")
@@ -147,6 +147,8 @@ def test_a_round_on_a_live_knob_changes_the_binary_and_a_dead_one_does_not(tmp_p
     assert knob_reached_build(build, knobs["QK_PRELOAD"], 2) is False
     assert knob_reached_build(build, knobs["TILE_S1"], 128) is True
     assert "MACRO(128, 64, 512, 64, 64, 128, 3)" in (build / "generated_cases.h").read_text()
+    data = [sys.executable, "../scripts/gen_data.py", "--cases", "64,128,512"]
+    subprocess.run(data, cwd=build, capture_output=True, text=True, timeout=60, check=True)
     run = subprocess.run(["./fa_like_cpu_sim"], cwd=build, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0 and "test success" in run.stdout and "QK_PRELOAD=3" in run.stdout
     rows = parse_report_csv((build / "report.csv").read_text(), "report.csv")

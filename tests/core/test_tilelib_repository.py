@@ -48,7 +48,7 @@ def test_the_folders_the_cmakelists_reaches_and_the_repository_root(tmp_path: Pa
         root,
         OP,
         ("include",),
-        ("CMakeLists.txt:35",),
+        ("CMakeLists.txt:33",),
     )
     assert found.copied == (OP, "include")
     # without .git the root is the common ancestor of the operator and what it reaches
@@ -124,6 +124,7 @@ BUILD = (
     "--output-json generated_cases.json && "
     "cmake -DPTO_CPU_SIM_STANDALONE=ON -DPython3_EXECUTABLE={python} .. && make"
 )
+BENCHMARK = "cd build && {python} ../scripts/gen_data.py --cases {case} && ./fa_like_cpu_sim"
 
 
 def test_new_copies_the_operator_and_what_it_reaches_and_records_where(tmp_path: Path) -> None:
@@ -136,6 +137,7 @@ def test_new_copies_the_operator_and_what_it_reaches_and_records_where(tmp_path:
         f"{OP}/CMakeLists.txt",
         f"{OP}/fa_like_kernel.h",
         f"{OP}/main.cpp",
+        f"{OP}/scripts/gen_data.py",
         f"{OP}/scripts/generate_cases.py",
     ]  # not README.md, kernels/other, nor the build outputs
     data = tomllib.loads((project / "project.toml").read_text())
@@ -148,7 +150,7 @@ def test_new_copies_the_operator_and_what_it_reaches_and_records_where(tmp_path:
 @pytest.mark.skipif(not HAS_TOOLS, reason="needs g++ and cmake")
 def test_the_copy_builds_and_runs_from_its_operator_folder(tmp_path: Path) -> None:
     build = BUILD.replace("{python}", sys.executable)
-    benchmark = "cd build && ./fa_like_cpu_sim"
+    benchmark = BENCHMARK.replace("{python}", sys.executable)
     commands = ("--command", f"build={build}", "--command", f"benchmark={benchmark}")
     assert new(tmp_path, "--case-spec", "64,128,512", *commands) == 0
     project = tmp_path / "projects" / "fa_like"
@@ -198,7 +200,7 @@ def test_a_knob_that_does_not_reach_the_generated_cases_fails_the_build(tmp_path
     """A build command that leaves the generator option out compiles the old value: the
     round's build is a failure naming the knob, not a measurement of the old binary."""
     stale = BUILD.replace(" --qk-preload {QK_PRELOAD}", "").replace("{python}", sys.executable)
-    benchmark = "cd build && ./fa_like_cpu_sim"
+    benchmark = BENCHMARK.replace("{python}", sys.executable)
     commands = ("--command", f"build={stale}", "--command", f"benchmark={benchmark}")
     assert new(tmp_path, "--case-spec", "64,128,512", *commands) == 0
     project = tmp_path / "projects" / "fa_like"

@@ -16,7 +16,7 @@ from pto_tui.core.operators.tilelib_knobs import (
     Knob,
     resolve_knobs,
 )
-from pto_tui.core.project.config import NPU, Scalar, Tunable
+from pto_tui.core.project.config import CPU_SIM, NPU, Scalar, Tunable
 
 GENERATED_HEADER = "generated_cases.h"
 GENERATED_JSON = "generated_cases.json"
@@ -55,8 +55,14 @@ def tilelib_commands(root: Path, defaults: dict[str, str], mode: str = NPU) -> d
     out: dict[str, tuple[str, str]] = {}
     executable = executable_for(root, mode)
     if executable is not None and "{binary}" in defaults.get("benchmark", ""):
-        command = defaults["benchmark"].replace("{binary}", executable.name)
-        out["benchmark"] = (command, f"operator: {executable.where} builds {executable.name}")
+        run = executable.name
+        origin = f"operator: {executable.where} builds {executable.name}"
+        tick = _tick_option(root) if mode == CPU_SIM else None
+        if tick is not None:
+            # its ticks are nanoseconds of the CPU clock: scaled by 1, duration_us is CPU time
+            run += f" {TICK_OPTION}=1"
+            origin += f"; {tick} reads {TICK_OPTION} (CPU-sim ticks are ns: scale 1)"
+        out["benchmark"] = (defaults["benchmark"].replace("{binary}", run), origin)
     knobs = resolve_knobs(root)
     if not knobs:
         return out
@@ -74,6 +80,21 @@ def tilelib_commands(root: Path, defaults: dict[str, str], mode: str = NPU) -> d
             origins = "; ".join(filter(None, (before, origin)))
             out[key] = (command.replace(marker, f"{script} {arguments}"), origins)
     return out
+
+
+# pto-isa's manual kernels scale their tick counts to time by this factor (20 for the
+# A2/A3 50 MHz counter); in CPU simulation a tick is one nanosecond of the CPU clock
+TICK_OPTION = "--sys_cnt_multiple"
+
+
+def _tick_option(root: Path) -> str | None:
+    """The source file (and line) whose main() reads --sys_cnt_multiple, if any."""
+    for source in sorted(root.glob("*.cpp")):
+        text = source.read_text(encoding="utf-8", errors="replace")
+        at = text.find(f'"{TICK_OPTION}')
+        if at >= 0:
+            return f"{source.name}:{text.count(chr(10), 0, at) + 1}"
+    return None
 
 
 def generator_arguments(knobs: list[Knob], case: str = "{case}", *, options: bool = True) -> str:
