@@ -171,10 +171,38 @@ def scope_findings(stray: Sequence[str], scope: Sequence[str]) -> list[Finding]:
     ]
 
 
+# A reason (bug fix, review confirmation, discipline change) must say something: a single
+# character or a row of dots unlocked protected files before.
+REASON_MIN_CHARS = 12
+REASON_MIN_WORDS = 2
+
+
+def reason_problem(reason: str) -> str | None:
+    """Why `reason` is no reason (too short, fewer than two words, no letters), or None."""
+    text = " ".join(reason.split())
+    words = [w for w in text.split(" ") if any(c.isalnum() for c in w)]
+    if not text:
+        return "no reason given"
+    if len(text) < REASON_MIN_CHARS or len(words) < REASON_MIN_WORDS:
+        return (
+            f"the reason {text!r} says nothing: write at least {REASON_MIN_WORDS} words and "
+            f"{REASON_MIN_CHARS} characters"
+        )
+    return None
+
+
+def bug_fix_findings(bug_fix: str) -> list[Finding]:
+    """A declared bug fix needs a reason that says something."""
+    problem = reason_problem(bug_fix) if bug_fix.strip() else None
+    return [Finding(EDITABLE_SCOPE, f"bug fix: {problem}")] if problem else []
+
+
 def protected_findings(changed: Sequence[str], bug_fix: str) -> list[Finding]:
     """Editable scope: protected files change only in a declared bug fix with a reason."""
-    if not changed or bug_fix.strip():
+    if not changed:
         return []
+    if bug_fix.strip():
+        return bug_fix_findings(bug_fix)
     return [
         Finding(
             EDITABLE_SCOPE,
