@@ -34,6 +34,8 @@ class CampaignStatus:
     three_round_rule: bool
     problems: LedgerProblems
     warnings: list[str] = field(default_factory=list)
+    # closed rounds that no longer match runs/closed.log: round -> what differs
+    tampered: dict[int, list[str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         torch = self.torch.__dict__ if self.torch else None
@@ -58,6 +60,8 @@ class CampaignStatus:
             "three_round_rule": self.three_round_rule,
             "missing_rounds": self.problems.missing,
             "unreadable_rounds": self.problems.unreadable,
+            "tampered_rounds": {str(n): why for n, why in self.tampered.items()},
+            "notices": self.problems.notices,
         }
 
 
@@ -115,4 +119,5 @@ def summarize(
         rounds_without_gain=rounds_without_gain(rounds),
         three_round_rule=three_round_rule_applies(rounds),
         problems=problems,
+        tampered={r.number: list(r.tampered) for r in rounds if r.tampered},
     )

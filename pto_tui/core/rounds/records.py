@@ -136,6 +136,9 @@ class Round:
     # protected files' hashes this round accepted (baseline, or a declared bug fix)
     protected_hashes: dict[str, str] = field(default_factory=dict)
     tolerances: dict[str, float] = field(default_factory=dict)  # in force when measured
+    # not written to round.toml: set on reading when the record no longer matches
+    # runs/closed.log (what differs); the record then is the round as it was closed
+    tampered: list[str] = field(default_factory=list)
 
     @property
     def is_baseline(self) -> bool:
