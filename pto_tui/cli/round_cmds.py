@@ -42,6 +42,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_close(rsub)
     _add_run(rsub)
 
+    s = rsub.add_parser(
+        "confirm",
+        help="keep a round held for review (a speedup above discipline.review_gain)",
+        description="A closed round whose speedup is above discipline.review_gain is held for "
+        "review (inconclusive, not the frontier); confirming it with a reason records the "
+        "reason in the round and makes it kept.",
+    )
+    s.add_argument("number", type=int)
+    s.add_argument("--reason", required=True, help="why the speedup is real (a few words)")
+    s.add_argument("--who", default="")
+    add_json_flag(s)
+    s.set_defaults(handler=cmd_confirm)
+
     s = rsub.add_parser("delete", help="(refused) rounds are append-only")
     s.add_argument("number", type=int)
     s.set_defaults(handler=cmd_delete)
@@ -244,6 +257,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     for flag in record.flags:
         message += f"\n  FLAG {flag}"
+    finish(args, round_to_dict(record), warnings, message)
+    return 0
+
+
+def cmd_confirm(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=True, command="pto-tui round confirm") as campaign:
+        record = campaign.confirm_review(args.number, args.reason, who=args.who)
+        warnings = campaign.warnings
+    message = f"round {record.number} confirmed: kept — {record.review_confirmation}"
     finish(args, round_to_dict(record), warnings, message)
     return 0
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.helpers import cli, make_project, pre_edit_args, ready_project
+from tests.core.helpers import cli, cli_json, make_project, pre_edit_args, ready_project
 
 
 def test_one_character_bug_fix_reason_is_refused(
@@ -74,3 +74,39 @@ def test_a_stray_edit_beside_a_constant_already_set_is_refused(
     assert cli("--project", root, "round", "changes") == 1
     err = capsys.readouterr().err
     assert "refused by rule 'one-hypothesis'" in err and "fa_kernel.h" in err, err
+
+
+def test_a_gain_above_review_gain_is_held_until_confirmed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = ready_project(tmp_path)
+    p = ("--project", root)
+    assert cli(*p, "round", "start", *pre_edit_args(scope=("kFaTileS1",))) == 0
+    assert cli(*p, "round", "changes", "--set", "kFaTileS1=128") == 0
+    measured = ("--build", "ok", "--correctness", "pass", "--samples", "5,5.01,5.02")
+    assert cli(*p, "round", "measure", *measured) == 0
+    # claiming kept is refused: the numbers alone never keep a 20x gain
+    capsys.readouterr()
+    assert cli(*p, "round", "close", "--verdict", "kept") == 1
+    assert "refused by rule 'honest-verdict'" in capsys.readouterr().err
+    closed = cli_json(capsys, *p, "round", "close")
+    assert isinstance(closed, dict)
+    assert closed["verdict"] == "inconclusive" and closed["held_for_review"] is True
+    assert closed["verdict_reason"].startswith("held for review")
+    status = cli_json(capsys, *p, "status")
+    assert isinstance(status, dict) and status["frontier_round"] == 0
+    # an amendment cannot go around the review, nor can a reason that says nothing
+    assert cli(*p, "amend", "1", "--field", "verdict", "--value", "kept", "--why", "looks good to me") == 1
+    assert "refused by rule 'review-large-gain'" in capsys.readouterr().err
+    assert cli(*p, "round", "confirm", "1", "--reason", "ok") == 1
+    assert "refused by rule 'review-large-gain'" in capsys.readouterr().err
+    reason = "checked the report: smaller tiles fit the cache"
+    confirmed = cli_json(capsys, *p, "round", "confirm", "1", "--reason", reason)
+    assert isinstance(confirmed, dict) and reason in confirmed["review_confirmation"]
+    assert confirmed["amendments"][-1]["new"] == "kept"
+    status = cli_json(capsys, *p, "status")
+    assert isinstance(status, dict) and status["frontier_round"] == 1
+    assert status["tampered_rounds"] == {}
+    logged = (root / "runs/closed.log").read_text().splitlines()[-1]
+    assert '"event": "amended"' in logged and reason in logged
+    assert cli(*p, "round", "confirm", "1", "--reason", reason) == 1

@@ -163,5 +163,8 @@ class Campaign(CampaignContext):
     def amend(self, number: int, field_name: str, new_value: str, why: str, who: str = "") -> Round:
         return amendments.amend(self, number, field_name, new_value, why, who)
 
+    def confirm_review(self, number: int, reason: str, who: str = "") -> Round:
+        return amendments.confirm_review(self, number, reason, who)
+
     def delete_round(self, number: int) -> None:
         amendments.delete_round(self, number)

@@ -98,3 +98,4 @@ def _fill_verdict(record: Round, result: VerdictResult) -> None:
     record.verdict_reason = result.reason
     record.stability = result.stability
     record.flags = list(result.flags)
+    record.held_for_review = result.held

@@ -125,6 +125,8 @@ class Round:
     verdict: Verdict | None = None
     verdict_reason: str = ""
     flags: list[str] = field(default_factory=list)  # e.g. "review: gain above 10x"
+    held_for_review: bool = False  # the numbers keep it, the speedup needs a person's word
+    review_confirmation: str = ""  # who, when and why the held round was confirmed
     analysis: str = ""
     next: str = ""
     base_snapshot: str = ""  # workspace snapshot the round's diff is taken against
@@ -254,6 +256,8 @@ def round_to_dict(record: Round) -> dict[str, Any]:
         "verdict": record.verdict.value if record.verdict else None,
         "verdict_reason": record.verdict_reason,
         "flags": list(record.flags),
+        "held_for_review": record.held_for_review or None,
+        "review_confirmation": record.review_confirmation,
         "analysis": record.analysis,
         "next": record.next,
         "pre_edit": _pre_edit_to_dict(record.pre_edit),
@@ -357,6 +361,8 @@ def round_from_dict(data: dict[str, Any]) -> Round:
         verdict=Verdict(verdict) if verdict else None,
         verdict_reason=str(data.get("verdict_reason", "")),
         flags=[str(f) for f in data.get("flags", [])],
+        held_for_review=bool(data.get("held_for_review", False)),
+        review_confirmation=str(data.get("review_confirmation", "")),
         analysis=str(data.get("analysis", "")),
         next=str(data.get("next", "")),
         base_snapshot=str(data.get("base_snapshot", "")),
