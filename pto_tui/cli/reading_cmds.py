@@ -37,7 +37,8 @@ def _speed(value: float | None) -> str:
 def print_status(console: Console, st: CampaignStatus) -> None:
     console.print(f"[bold]{st.operator}[/] ({st.kind})  case: {st.case}  target: {st.target}")
     console.print(f"environment round: {'passed' if st.environment_passed else 'NOT passed (tuning locked)'}")
-    console.print(f"baseline (iter-000): {format_duration(st.baseline_us)}")
+    unstable = "  [bold]UNSTABLE (noisy samples)[/]" if st.baseline_stability == "noisy" else ""
+    console.print(f"baseline (iter-000): {format_duration(st.baseline_us)}{unstable}")
     if st.torch:
         console.print(f"{st.torch.label}: avg {format_duration(st.torch.avg_us)}")
     else:

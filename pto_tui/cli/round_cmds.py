@@ -101,6 +101,12 @@ def _add_changes(rsub: argparse._SubParsersAction) -> None:
         metavar="WHO_AND_WHY",
         help="the user's explicit approval of a loosened correctness tolerance",
     )
+    s.add_argument(
+        "--approve-discipline",
+        default="",
+        metavar="REASON",
+        help="why [discipline] (the verdict rules) changed since the last closed round",
+    )
     add_json_flag(s)
     s.set_defaults(handler=cmd_changes)
 
@@ -187,6 +193,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
             bug_fix=args.bug_fix,
             risk_justification=args.justify,
             tolerance_approval=args.approve_tolerance,
+            discipline_approval=args.approve_discipline,
         )
         warnings = campaign.warnings
     files = ", ".join(record.changes.files) or "no files"

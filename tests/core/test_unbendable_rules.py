@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.helpers import cli, cli_json, make_project, pre_edit_args, ready_project
+from tests.core.helpers import cli, cli_json, make_project, pre_edit_args, ready_project, run_round
 
 
 def test_one_character_bug_fix_reason_is_refused(
@@ -110,3 +110,55 @@ def test_a_gain_above_review_gain_is_held_until_confirmed(
     logged = (root / "runs/closed.log").read_text().splitlines()[-1]
     assert '"event": "amended"' in logged and reason in logged
     assert cli(*p, "round", "confirm", "1", "--reason", reason) == 1
+
+
+def test_a_noisy_baseline_is_recorded_and_shown_as_unstable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = ready_project(tmp_path, samples="100,136,110")  # spread 36% over max_spread 10%
+    baseline = cli_json(capsys, "--project", root, "show", "0")
+    assert isinstance(baseline, dict) and baseline["record"]["stability"] == "noisy"
+    assert "unstable baseline: spread 32.7%" in baseline["record"]["flags"][0]
+    status = cli_json(capsys, "--project", root, "status")
+    assert isinstance(status, dict) and status["baseline_stability"] == "noisy"
+    capsys.readouterr()
+    assert cli("--project", root, "status") == 0
+    assert "UNSTABLE" in capsys.readouterr().out
+    assert run_round(root, "80,80.5,80.2", params=("kFaTileS1=128",)) == 0
+    closed = cli_json(capsys, "--project", root, "show", "1")
+    assert isinstance(closed, dict) and "against an unstable baseline" in closed["record"]["verdict_reason"]
+
+
+def test_a_stable_baseline_is_stable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = ready_project(tmp_path)
+    baseline = cli_json(capsys, "--project", root, "show", "0")
+    assert isinstance(baseline, dict) and baseline["record"]["stability"] == "stable"
+
+
+def test_loosening_discipline_after_a_refusal_needs_a_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = ready_project(tmp_path)
+    p = ("--project", root)
+    assert cli(*p, "round", "start", *pre_edit_args(scope=("kFaTileS1",))) == 0
+    assert cli(*p, "round", "changes", "--set", "kFaTileS1=128") == 0
+    noisy = ("--build", "ok", "--correctness", "pass", "--samples", "70,90,80")  # spread 25%
+    assert cli(*p, "round", "measure", *noisy) == 0
+    capsys.readouterr()
+    assert cli(*p, "round", "close", "--verdict", "kept") == 1
+    assert "refused by rule 'honest-verdict'" in capsys.readouterr().err
+    toml = root / "project.toml"
+    toml.write_text(toml.read_text().replace("max_spread = 0.1", "max_spread = 0.5"))
+    assert cli(*p, "round", "close", "--verdict", "kept") == 1
+    err = capsys.readouterr().err
+    assert "refused by rule 'discipline-protected'" in err and "max_spread 0.1 -> 0.5" in err, err
+    assert cli(*p, "round", "changes", "--approve-discipline", "x") == 1
+    assert "discipline-protected" in capsys.readouterr().err
+    reason = "the CPU stand-in is noisier than the NPU target"
+    assert cli(*p, "round", "changes", "--approve-discipline", reason) == 0
+    closed = cli_json(capsys, *p, "round", "close", "--verdict", "kept")
+    assert isinstance(closed, dict) and closed["discipline"]["max_spread"] == 0.5
+    assert closed["changes"]["discipline_approval"] == reason
+    assert "Discipline change justified" in (root / "runs/iter-001/notes.md").read_text()
+    # the next round closes under the justified discipline without asking again
+    assert run_round(root, "60,60.2,60.1", params=("kFaQkPreload=5",)) == 0

@@ -129,6 +129,7 @@ class Campaign(CampaignContext):
         bug_fix: str = "",
         risk_justification: str = "",
         tolerance_approval: str = "",
+        discipline_approval: str = "",
     ) -> Round:
         return self._changes.record_changes(
             number,
@@ -138,6 +139,7 @@ class Campaign(CampaignContext):
             bug_fix=bug_fix,
             risk_justification=risk_justification,
             tolerance_approval=tolerance_approval,
+            discipline_approval=discipline_approval,
         )
 
     def record_measurement(self, measurement: Measurement, number: int | None = None) -> Round:

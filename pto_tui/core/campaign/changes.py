@@ -38,6 +38,7 @@ class ChangeRecorder:
         bug_fix: str = "",
         risk_justification: str = "",
         tolerance_approval: str = "",
+        discipline_approval: str = "",
     ) -> Round:
         """Detect the files changed against the round's base, apply parameter changes to
         the source and project.toml, check the editable scope, and write files.txt and
@@ -50,6 +51,7 @@ class ChangeRecorder:
         changes.bug_fix = bug_fix or changes.bug_fix
         changes.risk_justification = risk_justification or changes.risk_justification
         changes.tolerance_approval = tolerance_approval or changes.tolerance_approval
+        changes.discipline_approval = discipline_approval or changes.discipline_approval
         requested = dict(parameters or {})
         self._check_requested(requested)
         # hand edits so far: protected files and the declared scope are checked first

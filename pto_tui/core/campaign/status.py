@@ -22,6 +22,7 @@ class CampaignStatus:
     target: str
     environment_passed: bool
     baseline_us: float | None
+    baseline_stability: str  # stable | noisy ("" before the baseline)
     torch: TorchBaseline | None
     frontier_round: int | None
     frontier_us: float | None
@@ -46,6 +47,7 @@ class CampaignStatus:
             "target": self.target,
             "environment_passed": self.environment_passed,
             "baseline_us": self.baseline_us,
+            "baseline_stability": self.baseline_stability,
             "torch_baseline": torch,
             "frontier_round": self.frontier_round,
             "frontier_us": self.frontier_us,
@@ -108,6 +110,7 @@ def summarize(
         target=config.target.label,
         environment_passed=bool(baseline and baseline.environment and baseline.environment.passed),
         baseline_us=base_us,
+        baseline_stability=baseline.stability if baseline and baseline.is_closed else "",
         torch=torch,
         frontier_round=frontier.number if frontier else None,
         frontier_us=best_us,

@@ -206,6 +206,8 @@ def _changes_lines(ch: Changes) -> list[str]:
         lines.append(_bullet("Bug fix of a protected file", ch.bug_fix))
     if ch.tolerance_approval:
         lines.append(_bullet("Tolerance change approved", ch.tolerance_approval))
+    if ch.discipline_approval:
+        lines.append(_bullet("Discipline change justified", ch.discipline_approval))
     return lines
 
 

@@ -32,6 +32,7 @@ ONE_HYPOTHESIS = "one-hypothesis"
 TOLERANCE_PROTECTED = "tolerance-protected"
 HONEST_VERDICT = "honest-verdict"
 REVIEW_LARGE_GAIN = "review-large-gain"
+DISCIPLINE_PROTECTED = "discipline-protected"
 
 
 @dataclass(frozen=True)
@@ -234,6 +235,33 @@ def tolerance_findings(loosened: Sequence[str], approval: str) -> list[Finding]:
             "correctness tolerance loosened: "
             + ", ".join(loosened)
             + "; this needs the user's explicit approval with a reason (--approve-tolerance)",
+        )
+    ]
+
+
+def discipline_changes(reference: Mapping[str, float], current: Mapping[str, float]) -> list[str]:
+    """[discipline] keys whose value differs from what the reference round closed under."""
+    return [
+        f"{key} {value:g} -> {current[key]:g}" if key in current else f"{key} removed"
+        for key, value in reference.items()
+        if current.get(key) != value
+    ]
+
+
+def discipline_findings(changed: Sequence[str], since: int, approval: str) -> list[Finding]:
+    """A change of the verdict rules after the baseline is an event with a reason: a
+    refused verdict must not turn into kept by raising a limit."""
+    if not changed:
+        return []
+    problem = reason_problem(approval) if approval.strip() else "no reason given"
+    if problem is None:
+        return []
+    return [
+        Finding(
+            DISCIPLINE_PROTECTED,
+            f"[discipline] changed since iter-{since:03d} closed: " + ", ".join(changed)
+            + f" ({problem}); justify the change with --approve-discipline REASON, "
+            "or restore the values",
         )
     ]
 

@@ -85,6 +85,14 @@ def sample_stats(samples: Sequence[float]) -> SampleStats:
     )
 
 
+def stability_of(samples: Sequence[float], max_spread: float) -> tuple[str, str]:
+    """"stable" or "noisy" for a valid sample set, and the spread said in words."""
+    stats = sample_stats(samples)
+    if stats.spread > max_spread:
+        return "noisy", f"spread {stats.spread:.1%} is above max_spread {max_spread:.1%}"
+    return "stable", f"spread {stats.spread:.1%} within max_spread {max_spread:.1%}"
+
+
 def decide(
     *,
     build_ok: bool,
