@@ -33,6 +33,7 @@ from pto_tui.core.reports.parsers import (
     rows_of_this_run,
     sample_row,
 )
+from pto_tui.core.rules.workload import reported_shape_mismatch
 from pto_tui.core.vocabulary import OperatorKind
 
 BUILD_TIMEOUT = 3600.0
@@ -129,6 +130,10 @@ class DslBackend(Backend):
             result = parse_report_json(text, path, self.flops)
         except ReportError as error:
             return BenchOutcome(problem=error.render(), report=path)
+        case = site.config.case
+        mismatch = reported_shape_mismatch(case.shape, case.dtype, result.extra.get("variant"))
+        if mismatch:
+            return BenchOutcome(problem=mismatch, report=path)
         # a variant outside the tolerance fails the run even when the report's aggregate passes:
         # the detail names it, and a kept round must not hide a wrong shape
         correct = result.correct and not result.failing_variants

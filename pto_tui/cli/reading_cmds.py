@@ -40,7 +40,8 @@ def print_status(console: Console, st: CampaignStatus) -> None:
     if st.simulated:
         console.print(f"[bold]timings: simulated[/] - {SIMULATED_NOTE}")
     console.print(f"environment round: {'passed' if st.environment_passed else 'NOT passed (tuning locked)'}")
-    console.print(f"baseline (iter-000): {format_duration(st.baseline_us)}")
+    unstable = "  [bold]UNSTABLE (noisy samples)[/]" if st.baseline_stability == "noisy" else ""
+    console.print(f"baseline (iter-000): {format_duration(st.baseline_us)}{unstable}")
     if st.torch:
         console.print(f"{st.torch.label}: avg {format_duration(st.torch.avg_us)}")
     else:
@@ -65,6 +66,20 @@ def print_status(console: Console, st: CampaignStatus) -> None:
         console.print(f"[bold]missing on disk[/]: runs/iter-{missing:03d}")
     for problem in st.problems.unreadable:
         console.print(f"[bold]unreadable[/]: {problem}")
+    print_tampered(console, st)
+
+
+def print_tampered(console: Console, st: CampaignStatus) -> None:
+    """Closed rounds changed by hand (the campaign uses them as they were closed) and
+    notices about runs/closed.log."""
+    for number, why in st.tampered.items():
+        console.print(
+            f"[bold]!tampered[/] iter-{number:03d} (counted as it was closed): " + "; ".join(why),
+            markup=True,
+            highlight=False,
+        )
+    for notice in st.problems.notices:
+        console.print(f"[bold]records[/]: {notice}")
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -86,9 +101,10 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     if args.json:
         print_json(
             {
-                "rounds": [asdict(row) for row in rows],
+                "rounds": [{**asdict(row), "tampered": st.tampered.get(row.round, [])} for row in rows],
                 "missing": st.problems.missing,
                 "unreadable": st.problems.unreadable,
+                "notices": st.problems.notices,
             }
         )
         return 0
@@ -102,7 +118,7 @@ def cmd_rounds(args: argparse.Namespace) -> int:
             str(row.round),
             row.phase or "-",
             (row.title or row.hypothesis or "-")[:50],
-            verdict or row.status,
+            (verdict or row.status) + (" !tampered" if row.round in st.tampered else ""),
             timing_text(row.median_us, row.simulated),
             _speed(row.speedup_vs_initial),
             _speed(row.speedup_vs_torch),
@@ -113,6 +129,7 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         console.print(SIMULATED_NOTE)
     for missing in st.problems.missing:
         console.print(f"missing on disk: runs/iter-{missing:03d}")
+    print_tampered(console, st)
     return 0
 
 
@@ -122,7 +139,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         folder = campaign.layout.round_dir(args.number)
     notes = folder / "notes.md"
     if args.json:
-        print_json({"record": round_to_dict(record), "folder": str(folder)})
+        print_json({"record": round_to_dict(record), "folder": str(folder), "tampered": record.tampered})
         return 0
+    if record.tampered:
+        # the notes on disk may be what was changed: the record as closed is shown too
+        print(f"!tampered iter-{record.number:03d}: " + "; ".join(record.tampered))
+        print(f"as closed: {record.effective_verdict() or record.status} — {record.verdict_reason}")
     print(notes.read_text(encoding="utf-8") if notes.exists() else f"(no notes.md in {folder})")
     return 0

@@ -132,7 +132,8 @@ def cmd_baseline(args: argparse.Namespace) -> int:
         args,
         round_to_dict(record),
         warnings,
-        f"baseline recorded: iter-000 {format_duration(record.measurement.median_us)}",
+        f"baseline recorded: iter-000 {format_duration(record.measurement.median_us)}"
+        + "".join(f"\n  FLAG {flag}" for flag in record.flags),
     )
     return 0
 

@@ -42,6 +42,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_close(rsub)
     _add_run(rsub)
 
+    s = rsub.add_parser(
+        "confirm",
+        help="keep a round held for review (a speedup above discipline.review_gain)",
+        description="A closed round whose speedup is above discipline.review_gain is held for "
+        "review (inconclusive, not the frontier); confirming it with a reason records the "
+        "reason in the round and makes it kept.",
+    )
+    s.add_argument("number", type=int)
+    s.add_argument("--reason", required=True, help="why the speedup is real (a few words)")
+    s.add_argument("--who", default="")
+    add_json_flag(s)
+    s.set_defaults(handler=cmd_confirm)
+
     s = rsub.add_parser("delete", help="(refused) rounds are append-only")
     s.add_argument("number", type=int)
     s.set_defaults(handler=cmd_delete)
@@ -87,6 +100,12 @@ def _add_changes(rsub: argparse._SubParsersAction) -> None:
         default="",
         metavar="WHO_AND_WHY",
         help="the user's explicit approval of a loosened correctness tolerance",
+    )
+    s.add_argument(
+        "--approve-discipline",
+        default="",
+        metavar="REASON",
+        help="why [discipline] (the verdict rules) changed since the last closed round",
     )
     add_json_flag(s)
     s.set_defaults(handler=cmd_changes)
@@ -174,6 +193,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
             bug_fix=args.bug_fix,
             risk_justification=args.justify,
             tolerance_approval=args.approve_tolerance,
+            discipline_approval=args.approve_discipline,
         )
         warnings = campaign.warnings
     files = ", ".join(record.changes.files) or "no files"
@@ -244,6 +264,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     for flag in record.flags:
         message += f"\n  FLAG {flag}"
+    finish(args, round_to_dict(record), warnings, message)
+    return 0
+
+
+def cmd_confirm(args: argparse.Namespace) -> int:
+    with open_campaign(args, write=True, command="pto-tui round confirm") as campaign:
+        record = campaign.confirm_review(args.number, args.reason, who=args.who)
+        warnings = campaign.warnings
+    message = f"round {record.number} confirmed: kept — {record.review_confirmation}"
     finish(args, round_to_dict(record), warnings, message)
     return 0
 

@@ -325,8 +325,11 @@ def test_gain_above_10x_is_flagged_for_review(project: Path, capsys: pytest.Capt
     capsys.readouterr()
     assert cli("--project", project, "round", "close") == 0
     out = capsys.readouterr().out
-    assert "FLAG review" in out
+    assert "FLAG review" in out and "held for review" in out
     assert "(flagged)" in (project / "ITERATIONS.md").read_text()
+    # held rounds are not the frontier until confirmed with a reason
+    reason = "the report shows the same shape and a real speedup"
+    assert cli("--project", project, "round", "confirm", "1", "--reason", reason) == 0
     # allowed path: an ordinary gain carries no flag
     start(project)
     assert cli("--project", project, "round", "changes") == 0

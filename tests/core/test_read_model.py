@@ -152,14 +152,19 @@ def test_a_round_edited_by_hand_is_seen_by_the_next_read(
         campaign.rounds()
         spy.reset()
         path.write_text(path.read_text().replace('"idea 2"', '"tried by hand"', 1))
-        assert [r.title for r in campaign.rounds()][2] == "tried by hand"
-        assert campaign.round(2).title == "tried by hand"
+        # the edit is seen, and since round 2 is closed it is marked tampered: the round
+        # is used as it was closed (runs/closed.log)
+        edited = campaign.rounds()[2]
+        assert edited.title == "idea 2" and "title" in edited.tampered[0]
+        assert "tried by hand" in edited.tampered[0]
+        assert campaign.round(2).tampered == edited.tampered
         assert spy.files_read == 1  # only the edited file is parsed again
         # a hand edit that breaks the record is reported as a fresh read reports it
         path.write_text(path.read_text() + "\nnot toml at all\n")
         rounds = campaign.rounds()
         fresh_rounds, fresh_problems = Ledger(campaign.layout).load_all()
-        assert [r.number for r in rounds] == [0, 1, 3] == [r.number for r in fresh_rounds]
+        assert [r.number for r in fresh_rounds] == [0, 1, 3]
+        assert [r.number for r in rounds] == [0, 1, 2, 3] and rounds[2].tampered
         assert campaign.problems == fresh_problems and len(fresh_problems.unreadable) == 1
         assert campaign.status().problems.unreadable == fresh_problems.unreadable
 
@@ -173,7 +178,7 @@ def test_records_handed_out_are_the_callers_to_change(tmp_path: Path) -> None:
         assert campaign.status().counts["kept"] == 2
 
 
-def test_a_deleted_round_folder_is_reported_as_before(
+def test_a_deleted_round_folder_is_reported_and_kept_as_closed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = ready_project(tmp_path)
@@ -188,11 +193,15 @@ def test_a_deleted_round_folder_is_reported_as_before(
         shutil.rmtree(root / "runs/iter-001")
         shutil.rmtree(root / "runs/iter-003")
         status = campaign.status(campaign.rounds())
-        assert [r.number for r in campaign.rounds()] == [0, 2]
+        # the closed rounds stay in the campaign as they were closed, marked tampered
+        assert [r.number for r in campaign.rounds()] == [0, 1, 2, 3]
         assert status.problems.missing == [1, 3]
-        assert campaign.status().frontier_round == 2
-        with pytest.raises(InputError, match="no round 3"):
-            campaign.round(3)
+        assert sorted(status.tampered) == [1, 3] and "is gone" in status.tampered[3][0]
+        assert campaign.status().frontier_round == 3
+        assert campaign.round(3).tampered
+        with pytest.raises(InputError, match="no round 4"):
+            campaign.round(4)
     # a fresh campaign (the CLI) reports the same
     status_json = cli_json(capsys, "--project", str(root), "status")
     assert isinstance(status_json, dict) and status_json["missing_rounds"] == [1, 3]
+    assert sorted(status_json["tampered_rounds"]) == ["1", "3"]

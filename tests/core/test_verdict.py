@@ -100,9 +100,11 @@ def test_spread_exactly_at_the_limit_is_not_noisy() -> None:
     assert result.stability == "stable" and result.verdict is Verdict.KEPT
 
 
-def test_more_than_10x_is_flagged_for_review() -> None:
+def test_more_than_10x_is_flagged_and_held_for_review() -> None:
     result = verdict([9.0, 9.1, 9.05])
-    assert result.verdict is Verdict.KEPT
+    # held: never kept (nor the frontier) on the numbers alone
+    assert result.verdict is Verdict.INCONCLUSIVE and result.held
+    assert result.reason.startswith("held for review")
     assert result.flags and "review" in result.flags[0] and "11.0x" in result.flags[0]
     assert verdict([10.0, 10.0, 10.0]).flags == ()  # exactly 10x is not above
 

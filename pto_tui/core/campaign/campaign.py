@@ -23,7 +23,7 @@ from pto_tui.core.campaign.opening import RoundOpening
 from pto_tui.core.campaign.status import CampaignStatus, frontier_of, summarize, with_missing
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.render import TorchBaseline, rows_differing
 from pto_tui.core.rules.gates import Finding, start_findings
 from pto_tui.core.vocabulary import ChangeKind, Verdict
 
@@ -63,7 +63,21 @@ class Campaign(CampaignContext):
             rounds = self.current_rounds()
         last = int(self.project.get_state("last_round", 0))
         self.problems.missing = with_missing(self.problems.missing, self.reads.numbers(), last)
-        return summarize(self.config, rounds, self.torch_baseline(), self.problems)
+        status = summarize(self.config, rounds, self.torch_baseline(), self.problems)
+        status.problems.notices += self._iterations_edited(rounds)
+        return status
+
+    def _iterations_edited(self, rounds: list[Round]) -> list[str]:
+        """ITERATIONS.md rows edited by hand: the records overrule them, said out loud."""
+        try:
+            text = self.layout.iterations.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return []
+        return [
+            f"ITERATIONS.md row of iter-{n:03d} differs from its record (edited by hand); "
+            "the record stands"
+            for n in rows_differing(text, rounds)
+        ]
 
     def gates(self, pre: PreEdit, rounds: list[Round] | None = None) -> list[Finding]:
         """What still blocks a round with these Pre-Edit answers (empty: may start)."""
@@ -115,6 +129,7 @@ class Campaign(CampaignContext):
         bug_fix: str = "",
         risk_justification: str = "",
         tolerance_approval: str = "",
+        discipline_approval: str = "",
     ) -> Round:
         return self._changes.record_changes(
             number,
@@ -124,6 +139,7 @@ class Campaign(CampaignContext):
             bug_fix=bug_fix,
             risk_justification=risk_justification,
             tolerance_approval=tolerance_approval,
+            discipline_approval=discipline_approval,
         )
 
     def record_measurement(self, measurement: Measurement, number: int | None = None) -> Round:
@@ -148,6 +164,9 @@ class Campaign(CampaignContext):
 
     def amend(self, number: int, field_name: str, new_value: str, why: str, who: str = "") -> Round:
         return amendments.amend(self, number, field_name, new_value, why, who)
+
+    def confirm_review(self, number: int, reason: str, who: str = "") -> Round:
+        return amendments.confirm_review(self, number, reason, who)
 
     def delete_round(self, number: int) -> None:
         amendments.delete_round(self, number)

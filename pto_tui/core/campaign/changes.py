@@ -12,9 +12,15 @@ from pto_tui.core.errors import InputError
 from pto_tui.core.operators.tunables import apply_parameter, discover
 from pto_tui.core.project.config import Scalar, operator_folder
 from pto_tui.core.rounds.records import Changes, ParamChange, Round
-from pto_tui.core.rules.gates import refuse, risk_findings, scope_findings, workload_knob_findings
+from pto_tui.core.rules.gates import (
+    bug_fix_findings,
+    refuse,
+    risk_findings,
+    scope_findings,
+    workload_knob_findings,
+)
 from pto_tui.core.rules.risk import diff_risks, parameter_risks
-from pto_tui.core.rules.scope import outside_scope
+from pto_tui.core.rules.scope import changed_lines, only_parameter_lines, outside_scope
 from pto_tui.core.vocabulary import ChangeKind
 
 
@@ -32,6 +38,7 @@ class ChangeRecorder:
         bug_fix: str = "",
         risk_justification: str = "",
         tolerance_approval: str = "",
+        discipline_approval: str = "",
     ) -> Round:
         """Detect the files changed against the round's base, apply parameter changes to
         the source and project.toml, check the editable scope, and write files.txt and
@@ -40,9 +47,11 @@ class ChangeRecorder:
         campaign.require_write()
         record = campaign.open_record(number)
         changes = record.changes
+        refuse(bug_fix_findings(bug_fix))
         changes.bug_fix = bug_fix or changes.bug_fix
         changes.risk_justification = risk_justification or changes.risk_justification
         changes.tolerance_approval = tolerance_approval or changes.tolerance_approval
+        changes.discipline_approval = discipline_approval or changes.discipline_approval
         requested = dict(parameters or {})
         self._check_requested(requested)
         # hand edits so far: protected files and the declared scope are checked first
@@ -94,8 +103,12 @@ class ChangeRecorder:
             for name in edited_params
             if name not in scope and outside_scope([self._tunable_file(name)], [], scope)
         ]
+        # a constant this round already set (`round changes --set`, then `round run` records
+        # the changes again) explains its file as much as a hand edit of it does
+        recorded = {p.name: p.new for p in record.changes.parameters}
+        explaining = {**recorded, **edited_params, **requested}
         stray = outside_scope(
-            self._files_not_explained(hand_files, edited_params, scope), list(requested), scope
+            self._files_not_explained(base, hand_files, explaining, scope), list(requested), scope
         )
         refuse(scope_findings([*stray, *edited_stray], scope))
 
@@ -146,14 +159,25 @@ class ChangeRecorder:
         return f"workspace/{config.operator.kind.workspace_subdir}/{where}"
 
     def _files_not_explained(
-        self, files: list[str], params: dict[str, Scalar], scope: list[str]
+        self, base: str, files: list[str], params: dict[str, Scalar], scope: list[str]
     ) -> list[str]:
-        """Changed files, less those whose only change is a parameter in the scope."""
+        """Changed files, less those whose only change is a parameter in the scope: every
+        changed line of the file names one of those parameters (or their launcher)."""
         tunables = self.campaign.config.tunables
-        explained = {
-            self._tunable_file(name) for name in params if name in scope and tunables[name].where
-        }
-        return [f for f in files if f not in explained]
+        anchors: dict[str, list[str]] = {}
+        for name in params:
+            where = tunables[name].where
+            if name in scope and where:
+                launcher = where.split("(", 1)[1].rstrip(")") if "(" in where else ""
+                anchors.setdefault(self._tunable_file(name), []).extend((name, launcher))
+        if not anchors:
+            return list(files)
+        lines = changed_lines(self.campaign.snapshots.diff(base)) if base else {}
+        return [
+            f
+            for f in files
+            if f not in anchors or not only_parameter_lines(lines.get(f, []), anchors[f])
+        ]
 
     def _note_parameter(self, changes: Changes, name: str, value: Scalar) -> None:
         """Record old -> new against the base snapshot and keep project.toml current."""

@@ -4,12 +4,16 @@ the rule it applies."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.errors import RuleViolation
 from pto_tui.core.project.config import workload_fingerprint
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rules.gates import (
     SAME_WORKLOAD,
+    discipline_changes,
+    discipline_findings,
     loosened_tolerances,
     protected_findings,
     refuse,
@@ -52,6 +56,22 @@ def check_integrity(campaign: CampaignContext, record: Round) -> None:
     if baseline is not None:
         loosened = loosened_tolerances(baseline.tolerances, config.tolerances)
         refuse(tolerance_findings(loosened, record.changes.tolerance_approval))
+    check_discipline(campaign, record)
+
+
+def discipline_in_force(campaign: CampaignContext) -> dict[str, float]:
+    return {k: float(v) for k, v in asdict(campaign.config.discipline).items()}
+
+
+def check_discipline(campaign: CampaignContext, record: Round) -> None:
+    """The verdict rules in force are those the newest closed round closed under, unless
+    this round justifies the change."""
+    closed = [r for r in campaign.current_rounds() if r.is_closed and r.discipline]
+    reference = max(closed, key=lambda r: r.number, default=None)
+    if reference is None or reference.number == record.number:
+        return
+    changed = discipline_changes(reference.discipline, discipline_in_force(campaign))
+    refuse(discipline_findings(changed, reference.number, record.changes.discipline_approval))
 
 
 def check_risks_justified(record: Round) -> None:

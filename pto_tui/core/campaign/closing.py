@@ -3,7 +3,9 @@ previewing that verdict without writing anything."""
 
 from __future__ import annotations
 
-from pto_tui.core.campaign.checks import check_integrity
+from dataclasses import replace
+
+from pto_tui.core.campaign.checks import check_integrity, discipline_in_force
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import RuleViolation
@@ -47,6 +49,7 @@ class RoundClosing:
                 campaign.layout.workspace, config.protected, config.editable
             )
         record.tolerances = dict(config.tolerances)
+        record.discipline = discipline_in_force(campaign)
         _fill_verdict(record, result)
         record.analysis = analysis or record.analysis
         record.next = next_step or record.next
@@ -81,7 +84,7 @@ class RoundClosing:
         baseline = next((r for r in rounds if r.is_baseline), None)
         base_print = baseline.measurement.fingerprint if baseline else ""
         d = self.campaign.config.discipline
-        return decide(
+        result = decide(
             build_ok=m.build == "ok",
             correct=m.correctness == "pass",
             same_workload=not (base_print and m.fingerprint and m.fingerprint != base_print),
@@ -91,6 +94,11 @@ class RoundClosing:
             max_spread=d.max_spread,
             review_gain=d.review_gain,
         )
+        if frontier is not None and frontier.is_baseline and frontier.stability == "noisy":
+            # the comparison is only as good as the baseline it is against: say so
+            why = next((f for f in frontier.flags if f.startswith("unstable")), "unstable baseline")
+            result = replace(result, reason=f"{result.reason} (against an {why})")
+        return result
 
 
 def _fill_verdict(record: Round, result: VerdictResult) -> None:
@@ -98,3 +106,4 @@ def _fill_verdict(record: Round, result: VerdictResult) -> None:
     record.verdict_reason = result.reason
     record.stability = result.stability
     record.flags = list(result.flags)
+    record.held_for_review = result.held

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import tomlkit
 
+from pto_tui.core.campaign.checks import discipline_in_force
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError, RuleViolation
@@ -14,7 +15,7 @@ from pto_tui.core.rounds.records import CLOSED, EnvironmentNotes, Measurement, P
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.gates import HONEST_HISTORY, VALID_BASELINE, refuse, start_findings
 from pto_tui.core.rules.scope import protected_hashes
-from pto_tui.core.rules.verdict import invalid_sample_reason
+from pto_tui.core.rules.verdict import invalid_sample_reason, stability_of
 
 
 class RoundOpening:
@@ -55,7 +56,11 @@ class RoundOpening:
         record.measurement = measurement
         record.changes.snapshot = campaign.parameter_snapshot()
         record.pre_edit.kernel = record.pre_edit.kernel or self._kernel_text()
-        record.stability = "stable"
+        # honest from the samples: a noisy baseline is recorded (and shown) as noisy
+        record.stability, spread = stability_of(measurement.samples_us, config.discipline.max_spread)
+        if record.stability == "noisy":
+            record.flags = [f"unstable baseline: {spread}"]
+        record.discipline = discipline_in_force(campaign)
         record.status = CLOSED
         record.closed_at = now_text()
         record.analysis = analysis or record.analysis

@@ -8,6 +8,9 @@ whose stamp changed.
 
 Records handed out are copies: callers change them freely (an open round being
 recorded, a preview) without touching the model.
+
+Every read also checks the closed rounds against runs/closed.log (`tamper`): a closed
+round rewritten or removed by hand is handed out as it was closed, marked tampered.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ import copy
 import threading
 from dataclasses import dataclass
 
+from pto_tui.core.campaign.tamper import Found, checked, start_log
 from pto_tui.core.errors import InputError
-from pto_tui.core.rounds.ledger import Ledger, LedgerProblems, Stamp, numbering_gaps
+from pto_tui.core.rounds.ledger import Ledger, LedgerProblems, Stamp, numbering_gaps, sha256_text
 from pto_tui.core.rounds.records import Round
 
 
@@ -28,6 +32,7 @@ class _Entry:
     stamp: Stamp | None  # None: the folder has no round.toml
     record: Round | None
     error: InputError | None
+    sha: str = ""  # of the round.toml read ("" when there is none)
 
 
 class LedgerReadModel:
@@ -45,10 +50,31 @@ class LedgerReadModel:
         with self._lock:
             for gone in set(self._entries) - set(numbers):
                 del self._entries[gone]
-            entries = [self._fresh(number) for number in numbers]
-        problems = LedgerProblems(missing=numbering_gaps(numbers))
-        problems.unreadable = [e.error.render() for e in entries if e.error is not None]
-        return [e.record for e in entries if e.record is not None], problems
+            entries = {number: self._fresh(number) for number in numbers}
+            problems = LedgerProblems(missing=numbering_gaps(numbers))
+            problems.unreadable = [e.error.render() for e in entries.values() if e.error is not None]
+            return self._checked(entries, problems), problems
+
+    def _checked(self, entries: dict[int, _Entry], problems: LedgerProblems) -> list[Round]:
+        """The rounds to use, checked against runs/closed.log (begun here for a project
+        from before the log)."""
+        log = self._ledger.closed_log
+        log_lost = not log.exists() and self._ledger.log_marker.exists()
+        if not log.exists() and not log_lost:
+            notice = start_log(self._ledger, [e.record for e in entries.values() if e.record])
+            problems.notices += [notice] if notice else []
+        logged, log_problems = log.latest()
+        problems.notices += log_problems
+        if log_lost:
+            problems.notices.append("runs/closed.log is gone: closed rounds cannot be checked")
+        out = []
+        for number in sorted(set(entries) | set(logged)):
+            entry = entries.get(number)
+            found = Found(entry.record, entry.error, entry.sha) if entry else None
+            record = checked(number, found, logged.get(number), log_lost)
+            if record is not None:
+                out.append(record)
+        return out
 
     def rounds(self) -> tuple[list[Round], LedgerProblems]:
         """As current(), with records the caller may change."""
@@ -62,14 +88,21 @@ class LedgerReadModel:
 
     def record(self, number: int) -> Round | None:
         """Round `number` (a copy), None when it has no round.toml; an unreadable record
-        raises its error."""
+        raises its error. A tampered closed round is the round as it was closed."""
+        as_closed = self._tampered(number)
+        if as_closed is not None:
+            return as_closed
         entry = self._entry(number)
         if entry is None or entry.stamp is None:
             return None
         return self._unwrap(entry)
 
     def round(self, number: int) -> Round:
-        """Round `number` (a copy), or an error saying why there is none."""
+        """Round `number` (a copy), or an error saying why there is none. A tampered closed
+        round is the round as it was closed."""
+        as_closed = self._tampered(number)
+        if as_closed is not None:
+            return as_closed
         entry = self._entry(number)
         if entry is None:
             raise InputError(f"no round {number} in this project")
@@ -88,9 +121,15 @@ class LedgerReadModel:
         stamp = self._ledger.stamp(record.number)
         as_read = self._ledger.parse(text, record.number)
         with self._lock:
-            self._entries[record.number] = _Entry(stamp, as_read, None)
+            self._entries[record.number] = _Entry(stamp, as_read, None, sha256_text(text))
 
     # -------------------------------------------------------------- internals
+
+    def _tampered(self, number: int) -> Round | None:
+        """Round `number` as it was closed when it is tampered (a copy), else None."""
+        rounds, _problems = self.current()
+        marked = next((r for r in rounds if r.number == number and r.tampered), None)
+        return copy.deepcopy(marked) if marked is not None else None
 
     def _entry(self, number: int) -> _Entry | None:
         """One round brought up to date (None: no such round folder)."""
@@ -111,6 +150,8 @@ class LedgerReadModel:
             entry = _Entry(stamp, self._ledger.load(number), None)
         except InputError as error:
             entry = _Entry(stamp, None, error)
+        if stamp is not None:
+            entry = _Entry(entry.stamp, entry.record, entry.error, self._ledger.file_sha(number))
         self._entries[number] = entry
         return entry
 

@@ -22,6 +22,7 @@ class CampaignStatus:
     target: str
     environment_passed: bool
     baseline_us: float | None
+    baseline_stability: str  # stable | noisy ("" before the baseline)
     torch: TorchBaseline | None
     frontier_round: int | None
     frontier_us: float | None
@@ -34,6 +35,8 @@ class CampaignStatus:
     three_round_rule: bool
     problems: LedgerProblems
     warnings: list[str] = field(default_factory=list)
+    # closed rounds that no longer match runs/closed.log: round -> what differs
+    tampered: dict[int, list[str]] = field(default_factory=dict)
     target_mode: str = "npu"  # npu | cpu-sim | demo
 
     @property
@@ -51,6 +54,7 @@ class CampaignStatus:
             "simulated": self.simulated,
             "environment_passed": self.environment_passed,
             "baseline_us": self.baseline_us,
+            "baseline_stability": self.baseline_stability,
             "torch_baseline": torch,
             "frontier_round": self.frontier_round,
             "frontier_us": self.frontier_us,
@@ -65,6 +69,8 @@ class CampaignStatus:
             "three_round_rule": self.three_round_rule,
             "missing_rounds": self.problems.missing,
             "unreadable_rounds": self.problems.unreadable,
+            "tampered_rounds": {str(n): why for n, why in self.tampered.items()},
+            "notices": self.problems.notices,
         }
 
 
@@ -112,6 +118,7 @@ def summarize(
         target_mode=config.target.mode,
         environment_passed=bool(baseline and baseline.environment and baseline.environment.passed),
         baseline_us=base_us,
+        baseline_stability=baseline.stability if baseline and baseline.is_closed else "",
         torch=torch,
         frontier_round=frontier.number if frontier else None,
         frontier_us=best_us,
@@ -123,4 +130,5 @@ def summarize(
         rounds_without_gain=rounds_without_gain(rounds),
         three_round_rule=three_round_rule_applies(rounds),
         problems=problems,
+        tampered={r.number: list(r.tampered) for r in rounds if r.tampered},
     )

@@ -221,8 +221,25 @@ def _cpu_sim_commands() -> Commands:
 
 
 def default_protected(kind: OperatorKind) -> tuple[str, ...]:
-    """Files a round may not change unless it is a declared bug fix (WORKFLOW.md scope)."""
-    common = ("**/bench*.py", "**/bench/**", "**/test*.py", "**/tests/**", "**/*.yaml")
+    """Files a round may not change unless it is a declared bug fix (WORKFLOW.md scope):
+    the benchmark and tests, and everything that defines the workload or the check (case
+    parsing, the reference, data and case generation, the operator's marker files)."""
+    common = (
+        "**/bench*.py",
+        "**/bench/**",
+        "**/test*.py",
+        "**/tests/**",
+        "**/*.yaml",
+        "**/*_case.py",
+        "**/*_cases.py",
+        "**/reference_*.py",
+        "**/reference.py",
+        "**/gen_data.py",
+        "**/generate_cases.py",
+        "**/golden*.py",
+        "**/pto-operator.toml",
+        "**/pto-tui.toml",
+    )
     if kind is OperatorKind.PTO_DSL:
         return common
     return (*common, "**/main.cpp", "**/scripts/**", "**/run.sh", "**/CMakeLists.txt")

@@ -6,6 +6,7 @@ The declaration itself is in `sections.py`; parsing (`parse.py`), the fresh file
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -71,7 +72,10 @@ class Range:
     message: str = ""
 
     def contains(self, value: float) -> bool:
-        # written as "inside" tests so that NaN is outside every range
+        # written as "inside" tests so that NaN is outside every range; an infinite value
+        # is no bound at all (an `inf` limit switches a rule off), so it is outside too
+        if isinstance(value, float) and math.isinf(value):
+            return False
         if self.low is not None and not (value > self.low if self.low_open else value >= self.low):
             return False
         return self.high is None or (value < self.high if self.high_open else value <= self.high)

@@ -63,15 +63,29 @@ DISCIPLINE = Section(
             NUMBER,
             "(max-min)/median above this marks the round inconclusive",
             Discipline.max_spread,
-            # (max - min) / median can exceed 1 on a noisy machine, so no upper bound
-            range=Range(low=0, low_open=True, message="max_spread is a fraction of the median: expected > 0"),
+            # (max - min) / median can exceed 1 on a noisy machine; above 5 (500%) no set of
+            # samples is ever noisy, which switches the rule off
+            range=Range(
+                low=0,
+                low_open=True,
+                high=5,
+                high_open=False,
+                message="max_spread is a finite fraction of the median: expected 0 < value <= 5",
+            ),
         ),
         Key(
             "review_gain",
             NUMBER,
             "a speedup over the frontier above this is flagged for review",
             Discipline.review_gain,
-            range=Range(low=1, low_open=True, message="review_gain must be greater than 1"),
+            # above 1000x nothing is ever held for review, which switches the rule off
+            range=Range(
+                low=1,
+                low_open=True,
+                high=1000,
+                high_open=False,
+                message="review_gain must be a finite speedup: expected 1 < value <= 1000",
+            ),
         ),
     ),
     commented=True,

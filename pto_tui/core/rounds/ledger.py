@@ -21,6 +21,7 @@ import tomlkit
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
+from pto_tui.core.rounds.closed_log import LOG_NAME, ClosedLog, LogEntry
 from pto_tui.core.rounds.records import Round, round_from_dict, round_to_dict
 from pto_tui.core.rounds.render import (
     TorchBaseline,
@@ -61,12 +62,17 @@ class LedgerProblems:
 
     missing: list[int] = field(default_factory=list)  # gaps in the numbering
     unreadable: list[str] = field(default_factory=list)  # round folders without a valid record
+    notices: list[str] = field(default_factory=list)  # about runs/closed.log itself
 
 
 class Ledger:
     def __init__(self, layout: ProjectLayout) -> None:
         self.layout = layout
         self._rendered_path = layout.state_dir / "rendered.json"
+        self.closed_log = ClosedLog(layout.runs / LOG_NAME)
+        # written when the log is begun: a project whose log is gone afterwards was not
+        # made before the log existed, its log was deleted
+        self.log_marker = layout.state_dir / "closed-log-started"
 
     # -------------------------------------------------------------- listing
 
@@ -150,7 +156,39 @@ class Ledger:
         folder.mkdir(parents=True, exist_ok=True)
         text = tomlkit.dumps(round_to_dict(record))
         atomic_write_text(folder / ROUND_FILE, text)
+        if record.is_closed:
+            self.log_closed(record, text)
         return text
+
+    def file_sha(self, number: int) -> str:
+        """SHA-256 of round `number`'s round.toml as it is on disk ("" when there is none)."""
+        try:
+            data = (self.layout.round_dir(number) / ROUND_FILE).read_bytes()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return ""
+        return hashlib.sha256(data).hexdigest()
+
+    def log_closed(self, record: Round, text: str, event: str = "") -> None:
+        """Append the closed record to runs/closed.log, unless its newest line is this text."""
+        known, _problems = self.closed_log.latest()
+        sha = sha256_text(text)
+        previous = known.get(record.number)
+        if previous is not None and previous.sha256 == sha:
+            return
+        if not self.closed_log.exists():
+            self.log_marker.parent.mkdir(parents=True, exist_ok=True)
+            self.log_marker.write_text("runs/closed.log was begun\n", encoding="utf-8")
+        verdict = record.effective_verdict()
+        self.closed_log.append(
+            LogEntry(
+                number=record.number,
+                event=event or ("amended" if previous is not None else "closed"),
+                sha256=sha,
+                verdict=verdict.value if verdict else ("baseline" if record.is_baseline else ""),
+                median_us=record.measurement.median_us,
+                record=round_to_dict(record),
+            )
+        )
 
     def write_round_files(self, record: Round, diff_text: str | None = None) -> list[str]:
         """Render notes.md (and files.txt / patch.diff when diff_text is given).

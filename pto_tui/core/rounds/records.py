@@ -62,6 +62,7 @@ class Changes:
     risk_justification: str = ""  # written justification for a high-risk change
     high_risk: list[str] = field(default_factory=list)  # what the detector found
     tolerance_approval: str = ""  # explicit approval (who, why) of a loosened tolerance
+    discipline_approval: str = ""  # the reason the verdict rules ([discipline]) changed
 
 
 @dataclass
@@ -126,6 +127,8 @@ class Round:
     verdict: Verdict | None = None
     verdict_reason: str = ""
     flags: list[str] = field(default_factory=list)  # e.g. "review: gain above 10x"
+    held_for_review: bool = False  # the numbers keep it, the speedup needs a person's word
+    review_confirmation: str = ""  # who, when and why the held round was confirmed
     analysis: str = ""
     next: str = ""
     base_snapshot: str = ""  # workspace snapshot the round's diff is taken against
@@ -137,6 +140,10 @@ class Round:
     # protected files' hashes this round accepted (baseline, or a declared bug fix)
     protected_hashes: dict[str, str] = field(default_factory=dict)
     tolerances: dict[str, float] = field(default_factory=dict)  # in force when measured
+    discipline: dict[str, float] = field(default_factory=dict)  # [discipline] in force at close
+    # not written to round.toml: set on reading when the record no longer matches
+    # runs/closed.log (what differs); the record then is the round as it was closed
+    tampered: list[str] = field(default_factory=list)
 
     @property
     def is_baseline(self) -> bool:
@@ -218,6 +225,7 @@ def _changes_to_dict(ch: Changes) -> dict[str, Any]:
         "risk_justification": ch.risk_justification,
         "high_risk": list(ch.high_risk),
         "tolerance_approval": ch.tolerance_approval,
+        "discipline_approval": ch.discipline_approval,
         "snapshot": dict(ch.snapshot),
         "parameters": [
             _drop_empty({"name": p.name, "old": p.old, "new": p.new}) for p in ch.parameters
@@ -266,6 +274,8 @@ def round_to_dict(record: Round) -> dict[str, Any]:
         "verdict": record.verdict.value if record.verdict else None,
         "verdict_reason": record.verdict_reason,
         "flags": list(record.flags),
+        "held_for_review": record.held_for_review or None,
+        "review_confirmation": record.review_confirmation,
         "analysis": record.analysis,
         "next": record.next,
         "pre_edit": _pre_edit_to_dict(record.pre_edit),
@@ -274,6 +284,7 @@ def round_to_dict(record: Round) -> dict[str, Any]:
         "amendments": [a.__dict__.copy() for a in record.amendments],
         "protected_hashes": dict(record.protected_hashes),
         "tolerances": dict(record.tolerances),
+        "discipline": dict(record.discipline),
     }
     if record.environment is not None:
         data["environment"] = _environment_to_dict(record.environment)
@@ -318,6 +329,7 @@ def _changes_from_dict(ch_data: dict[str, Any]) -> Changes:
         risk_justification=str(ch_data.get("risk_justification", "")),
         high_risk=[str(h) for h in ch_data.get("high_risk", [])],
         tolerance_approval=str(ch_data.get("tolerance_approval", "")),
+        discipline_approval=str(ch_data.get("discipline_approval", "")),
     )
 
 
@@ -370,6 +382,8 @@ def round_from_dict(data: dict[str, Any]) -> Round:
         verdict=Verdict(verdict) if verdict else None,
         verdict_reason=str(data.get("verdict_reason", "")),
         flags=[str(f) for f in data.get("flags", [])],
+        held_for_review=bool(data.get("held_for_review", False)),
+        review_confirmation=str(data.get("review_confirmation", "")),
         analysis=str(data.get("analysis", "")),
         next=str(data.get("next", "")),
         base_snapshot=str(data.get("base_snapshot", "")),
@@ -382,6 +396,7 @@ def round_from_dict(data: dict[str, Any]) -> Round:
         notes_sha=str(data.get("notes_sha", "")),
         protected_hashes={str(k): str(v) for k, v in data.get("protected_hashes", {}).items()},
         tolerances={str(k): float(v) for k, v in data.get("tolerances", {}).items()},
+        discipline={str(k): float(v) for k, v in data.get("discipline", {}).items()},
     )
 
 

@@ -226,6 +226,8 @@ def _changes_lines(ch: Changes) -> list[str]:
         lines.append(_bullet("Bug fix of a protected file", ch.bug_fix))
     if ch.tolerance_approval:
         lines.append(_bullet("Tolerance change approved", ch.tolerance_approval))
+    if ch.discipline_approval:
+        lines.append(_bullet("Discipline change justified", ch.discipline_approval))
     return lines
 
 
@@ -305,3 +307,21 @@ def rows_missing(existing_text: str, rounds: Iterable[Round]) -> list[Round]:
         if cells and cells[0].isdigit():
             present.add(int(cells[0]))
     return [r for r in rounds if r.is_closed and r.number not in present]
+
+
+def rows_differing(existing_text: str, rounds: Iterable[Round]) -> list[int]:
+    """Closed rounds (pto-tui's own, not imported) whose row in ITERATIONS.md is not the row
+    their record renders: a row edited by hand, which the records overrule."""
+    rows: dict[int, str] = {}
+    for line in existing_text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0].isdigit():
+            rows[int(cells[0])] = " ".join(line.split())
+    return [
+        r.number
+        for r in rounds
+        if r.is_closed
+        and not r.imported
+        and r.number in rows
+        and rows[r.number] != " ".join(iterations_row(r).split())
+    ]

@@ -32,6 +32,7 @@ ONE_HYPOTHESIS = "one-hypothesis"
 TOLERANCE_PROTECTED = "tolerance-protected"
 HONEST_VERDICT = "honest-verdict"
 REVIEW_LARGE_GAIN = "review-large-gain"
+DISCIPLINE_PROTECTED = "discipline-protected"
 
 
 @dataclass(frozen=True)
@@ -171,10 +172,38 @@ def scope_findings(stray: Sequence[str], scope: Sequence[str]) -> list[Finding]:
     ]
 
 
+# A reason (bug fix, review confirmation, discipline change) must say something: a single
+# character or a row of dots unlocked protected files before.
+REASON_MIN_CHARS = 12
+REASON_MIN_WORDS = 2
+
+
+def reason_problem(reason: str) -> str | None:
+    """Why `reason` is no reason (too short, fewer than two words, no letters), or None."""
+    text = " ".join(reason.split())
+    words = [w for w in text.split(" ") if any(c.isalnum() for c in w)]
+    if not text:
+        return "no reason given"
+    if len(text) < REASON_MIN_CHARS or len(words) < REASON_MIN_WORDS:
+        return (
+            f"the reason {text!r} says nothing: write at least {REASON_MIN_WORDS} words and "
+            f"{REASON_MIN_CHARS} characters"
+        )
+    return None
+
+
+def bug_fix_findings(bug_fix: str) -> list[Finding]:
+    """A declared bug fix needs a reason that says something."""
+    problem = reason_problem(bug_fix) if bug_fix.strip() else None
+    return [Finding(EDITABLE_SCOPE, f"bug fix: {problem}")] if problem else []
+
+
 def protected_findings(changed: Sequence[str], bug_fix: str) -> list[Finding]:
     """Editable scope: protected files change only in a declared bug fix with a reason."""
-    if not changed or bug_fix.strip():
+    if not changed:
         return []
+    if bug_fix.strip():
+        return bug_fix_findings(bug_fix)
     return [
         Finding(
             EDITABLE_SCOPE,
@@ -206,6 +235,33 @@ def tolerance_findings(loosened: Sequence[str], approval: str) -> list[Finding]:
             "correctness tolerance loosened: "
             + ", ".join(loosened)
             + "; this needs the user's explicit approval with a reason (--approve-tolerance)",
+        )
+    ]
+
+
+def discipline_changes(reference: Mapping[str, float], current: Mapping[str, float]) -> list[str]:
+    """[discipline] keys whose value differs from what the reference round closed under."""
+    return [
+        f"{key} {value:g} -> {current[key]:g}" if key in current else f"{key} removed"
+        for key, value in reference.items()
+        if current.get(key) != value
+    ]
+
+
+def discipline_findings(changed: Sequence[str], since: int, approval: str) -> list[Finding]:
+    """A change of the verdict rules after the baseline is an event with a reason: a
+    refused verdict must not turn into kept by raising a limit."""
+    if not changed:
+        return []
+    problem = reason_problem(approval) if approval.strip() else "no reason given"
+    if problem is None:
+        return []
+    return [
+        Finding(
+            DISCIPLINE_PROTECTED,
+            f"[discipline] changed since iter-{since:03d} closed: " + ", ".join(changed)
+            + f" ({problem}); justify the change with --approve-discipline REASON, "
+            "or restore the values",
         )
     ]
 

@@ -91,3 +91,27 @@ def outside_scope(
         if not any(glob_match(form, entry) or form == entry for form in forms for entry in entries):
             stray.append(path)
     return stray
+
+
+def changed_lines(diff_text: str) -> dict[str, list[str]]:
+    """The removed and added lines of a unified diff, by file (relative to the project root,
+    as the diff names it after its a/ or b/ prefix)."""
+    out: dict[str, list[str]] = {}
+    current = ""
+    for line in diff_text.splitlines():
+        if line.startswith("+++ ") or line.startswith("--- "):
+            name = line[4:].split("\t")[0]
+            if name != "/dev/null":
+                current = name[2:] if name[:2] in ("a/", "b/") else name
+                out.setdefault(current, [])
+            continue
+        if current and line[:1] in ("+", "-"):
+            out[current].append(line[1:])
+    return out
+
+
+def only_parameter_lines(lines: Iterable[str], anchors: Iterable[str]) -> bool:
+    """Every changed line names one of the anchors (a parameter's name, or the launcher
+    whose template arguments it is): the file's only change is that parameter."""
+    names = [a for a in anchors if a]
+    return all(any(name in line for name in names) for line in lines if line.strip())

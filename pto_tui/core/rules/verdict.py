@@ -16,7 +16,9 @@ Definitions (durations, lower is better; all fractions relative to a median):
   inconclusive. A gain above both is a win; a win needs repeats (n >= 2 on both
   sides): from one measurement it is inconclusive, never kept.
 - A speedup over the frontier above `review_gain` (default 10x) is flagged for review:
-  it is more often a broken benchmark than a real win.
+  it is more often a broken benchmark than a real win. A round the numbers would keep is
+  then *held for review*: inconclusive, never the frontier, until the user confirms it
+  with a reason (`pto-tui round confirm N --reason ...`).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ class VerdictResult:
     gain: float | None = None  # relative gain over the frontier
     speedup: float | None = None  # frontier median / round median
     flags: tuple[str, ...] = ()
+    held: bool = False  # kept by the numbers, held for review (speedup above review_gain)
 
 
 def invalid_sample_reason(samples: Sequence[float]) -> str | None:
@@ -80,6 +83,14 @@ def sample_stats(samples: Sequence[float]) -> SampleStats:
         minimum=float(min(samples)),
         maximum=float(max(samples)),
     )
+
+
+def stability_of(samples: Sequence[float], max_spread: float) -> tuple[str, str]:
+    """"stable" or "noisy" for a valid sample set, and the spread said in words."""
+    stats = sample_stats(samples)
+    if stats.spread > max_spread:
+        return "noisy", f"spread {stats.spread:.1%} is above max_spread {max_spread:.1%}"
+    return "stable", f"spread {stats.spread:.1%} within max_spread {max_spread:.1%}"
 
 
 def decide(
@@ -113,6 +124,12 @@ def decide(
         else ()
     )
     verdict, reason = _judge_gain(mine, best, gain, noise_floor, max_spread)
+    if flags and verdict is Verdict.KEPT:
+        reason = (
+            f"held for review: {reason}, but {speedup:.1f}x is above {review_gain:g}x "
+            "(more often a broken benchmark than a win); confirm it with a reason to keep it"
+        )
+        return VerdictResult(Verdict.INCONCLUSIVE, reason, stability, gain, speedup, flags, True)
     return VerdictResult(verdict, reason, stability, gain, speedup, flags)
 
 

@@ -138,7 +138,7 @@ class RoundsPane(Vertical):
                 Text(COMPARE_MARK, style="bold cyan") if r.number in self.marked else "",
                 Text(front, style="dark_orange"),
                 str(r.number),
-                verdict_text(r),
+                _verdict_cell(r),
                 timing_text(median, r.simulated),
                 tflops(r.measurement.tflops),
                 speed(ratio(st.baseline_us, median)),
@@ -265,6 +265,15 @@ class RoundsPane(Vertical):
         event.stop()
         if event.row_key.value is not None:
             self.post_message(OpenRound(int(event.row_key.value)))
+
+
+def _verdict_cell(record: Round) -> Text:
+    """The verdict, with a visible mark when the closed record was changed by hand (the
+    round is shown and counted as it was closed)."""
+    text = verdict_text(record)
+    if record.tampered:
+        text.append(" !tampered", style="bold red")
+    return text
 
 
 def verdict_text_style(verdict: str) -> str:

@@ -1,0 +1,118 @@
+"""runs/closed.log: an append-only log of every closed round as pto-tui wrote it.
+
+round.toml is plain text a person or an agent can rewrite; the log is what makes such a
+rewrite visible. Every time pto-tui saves a closed record (the close itself, an
+amendment, a confirmed review) it appends one JSON line: the round, the event, its
+verdict and median, the SHA-256 of the round.toml text written, and the whole record.
+The newest line of a round is the round as pto-tui last closed it: a round.toml that no
+longer hashes to it, or that is gone, is tampered, and the campaign's counts and rules
+use the logged record instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+LOG_NAME = "closed.log"
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    number: int
+    event: str  # closed | amended | started (the log begun from records as found)
+    sha256: str  # of the round.toml text
+    verdict: str
+    median_us: float | None
+    record: dict[str, Any]  # the record as written (round_to_dict)
+
+
+class ClosedLog:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._stamp: tuple[int, int] | None = None
+        self._latest: dict[int, LogEntry] = {}
+        self._problems: list[str] = []
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    def append(self, entry: LogEntry) -> None:
+        """One line, appended and flushed to disk: the log is never rewritten."""
+        line = json.dumps(
+            {
+                "round": entry.number,
+                "event": entry.event,
+                "sha256": entry.sha256,
+                "verdict": entry.verdict,
+                "median_us": entry.median_us,
+                "record": entry.record,
+            },
+            sort_keys=True,
+        )
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def latest(self) -> tuple[dict[int, LogEntry], list[str]]:
+        """The newest entry of every logged round, and the lines that could not be read
+        (each naming the file and line). Re-read only when the file changed."""
+        try:
+            info = self.path.stat()
+        except FileNotFoundError:
+            self._stamp, self._latest, self._problems = None, {}, []
+            return {}, []
+        stamp = (info.st_mtime_ns, info.st_size)
+        if stamp != self._stamp:
+            self._latest, self._problems = _read(self.path)
+            self._stamp = stamp
+        return dict(self._latest), list(self._problems)
+
+
+def _read(path: Path) -> tuple[dict[int, LogEntry], list[str]]:
+    latest: dict[int, LogEntry] = {}
+    problems: list[str] = []
+    for index, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines()):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            entry = LogEntry(
+                number=int(data["round"]),
+                event=str(data["event"]),
+                sha256=str(data["sha256"]),
+                verdict=str(data.get("verdict") or ""),
+                median_us=data.get("median_us"),
+                record=dict(data["record"]),
+            )
+        except (ValueError, KeyError, TypeError) as error:
+            problems.append(f"{path}:{index + 1}: unreadable log line ({error})")
+            continue
+        latest[entry.number] = entry
+    return latest, problems
+
+
+def differences(logged: dict[str, Any], found: dict[str, Any], limit: int = 6) -> list[str]:
+    """What differs between the record as logged and as found, key by key (dotted)."""
+    out: list[str] = []
+    _compare("", logged, found, out)
+    return out[:limit] + ([f"and {len(out) - limit} more"] if len(out) > limit else [])
+
+
+def _compare(prefix: str, old: Any, new: Any, out: list[str]) -> None:
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(set(old) | set(new), key=str):
+            _compare(f"{prefix}{key}.", old.get(key), new.get(key), out)
+        return
+    if old != new:
+        out.append(f"{prefix.rstrip('.')}: {_short(old)} as closed, now {_short(new)}")
+
+
+def _short(value: Any) -> str:
+    text = "none" if value is None else repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
