@@ -11,7 +11,8 @@ from rich.table import Table
 from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.rounds.export import export_rows
-from pto_tui.core.rounds.records import round_to_dict, verdict_label
+from pto_tui.core.rounds.record_toml import round_to_dict
+from pto_tui.core.rounds.records import verdict_label
 from pto_tui.core.rounds.render import SIMULATED_NOTE, format_duration, timing_text
 
 

@@ -9,7 +9,7 @@ from pto_tui.cli.common import add_json_flag, finish, open_campaign, parse_scala
 from pto_tui.cli.measurement_args import add_measurement_args, measurement_from_args
 from pto_tui.cli.pre_edit_args import add_form_args, pre_edit_from_args
 from pto_tui.core.errors import InputError
-from pto_tui.core.rounds.records import round_to_dict
+from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.render import format_duration
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, ChangeKind, Verdict
 

@@ -12,7 +12,8 @@ from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.closed_log import LogEntry, differences
 from pto_tui.core.rounds.ledger import Ledger
-from pto_tui.core.rounds.records import Round, round_from_dict, round_to_dict
+from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
+from pto_tui.core.rounds.records import Round
 
 
 @dataclass(frozen=True)

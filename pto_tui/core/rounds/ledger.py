@@ -22,7 +22,8 @@ from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
 from pto_tui.core.rounds.closed_log import LOG_NAME, ClosedLog, LogEntry
-from pto_tui.core.rounds.records import Round, round_from_dict, round_to_dict
+from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
+from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import (
     TorchBaseline,
     iterations_row,

@@ -1,0 +1,230 @@
+"""Round records to and from round.toml's tables (TOML has no null: empty values are left out)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pto_tui.core.rounds.records import (
+    OPEN,
+    Amendment,
+    Changes,
+    ChecklistItem,
+    EnvironmentNotes,
+    Measurement,
+    ParamChange,
+    PreEdit,
+    Round,
+)
+from pto_tui.core.vocabulary import PRE_EDIT_FIELDS, ChangeKind, Verdict
+
+
+def _drop_empty(data: dict[str, Any]) -> dict[str, Any]:
+    """TOML has no null: leave out None and empty values."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if value is None or value == "" or value == [] or value == {}:
+            continue
+        if isinstance(value, dict):
+            value = _drop_empty(value)
+            if not value:
+                continue
+        out[key] = value
+    return out
+
+
+def _pre_edit_to_dict(pre: PreEdit) -> dict[str, Any]:
+    return {
+        **{key: pre.field_value(key) for key, _label in PRE_EDIT_FIELDS},
+        "correctness_plan": pre.correctness_plan,
+        "scope": list(pre.scope),
+        "bottleneck_recheck": pre.bottleneck_recheck,
+        "new_direction": pre.new_direction,
+        "checklist": {
+            key: {"ticked": item.ticked, "note": item.note} for key, item in pre.checklist.items()
+        },
+    }
+
+
+def _changes_to_dict(ch: Changes) -> dict[str, Any]:
+    return {
+        "kind": ch.kind.value if ch.kind else None,
+        "files": list(ch.files),
+        "description": ch.description,
+        "based_on": ch.based_on,
+        "bug_fix": ch.bug_fix,
+        "risk_justification": ch.risk_justification,
+        "high_risk": list(ch.high_risk),
+        "tolerance_approval": ch.tolerance_approval,
+        "discipline_approval": ch.discipline_approval,
+        "snapshot": dict(ch.snapshot),
+        "parameters": [
+            _drop_empty({"name": p.name, "old": p.old, "new": p.new}) for p in ch.parameters
+        ],
+    }
+
+
+def _measurement_to_dict(m: Measurement) -> dict[str, Any]:
+    return {
+        "build": m.build,
+        "correctness": m.correctness,
+        "samples_us": list(m.samples_us),
+        "reference_us": list(m.reference_us),
+        "tflops": m.tflops,
+        "reports": list(m.reports),
+        "problem": m.problem,
+        "fingerprint": m.fingerprint,
+        "target_mode": m.target_mode,
+    }
+
+
+def _environment_to_dict(env: EnvironmentNotes) -> dict[str, Any]:
+    return {
+        "versions": dict(env.versions),
+        "build_outcome": env.build_outcome,
+        "first_valid_result": env.first_valid_result,
+        "problems": list(env.problems),
+        "probes": dict(env.probes),
+        "passed": env.passed,
+    }
+
+
+def round_to_dict(record: Round) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "number": record.number,
+        "status": record.status,
+        "phase": record.phase,
+        "opened_at": record.opened_at,
+        "closed_at": record.closed_at,
+        "title": record.title,
+        "imported": record.imported or None,
+        "notes_sha": record.notes_sha,
+        "base_snapshot": record.base_snapshot,
+        "snapshot": record.snapshot,
+        "stability": record.stability,
+        "verdict": record.verdict.value if record.verdict else None,
+        "verdict_reason": record.verdict_reason,
+        "flags": list(record.flags),
+        "held_for_review": record.held_for_review or None,
+        "review_confirmation": record.review_confirmation,
+        "analysis": record.analysis,
+        "next": record.next,
+        "pre_edit": _pre_edit_to_dict(record.pre_edit),
+        "changes": _changes_to_dict(record.changes),
+        "measurement": _measurement_to_dict(record.measurement),
+        "amendments": [a.__dict__.copy() for a in record.amendments],
+        "protected_hashes": dict(record.protected_hashes),
+        "tolerances": dict(record.tolerances),
+        "discipline": dict(record.discipline),
+    }
+    if record.environment is not None:
+        data["environment"] = _environment_to_dict(record.environment)
+    # checklist items with ticked=False must survive: keep the checklist table as is
+    checklist = data["pre_edit"].pop("checklist")
+    cleaned = _drop_empty(data)
+    if checklist:
+        cleaned.setdefault("pre_edit", {})["checklist"] = checklist
+    if record.environment is not None:
+        cleaned.setdefault("environment", {})["passed"] = record.environment.passed
+    return cleaned
+
+
+def _pre_edit_from_dict(pre_data: dict[str, Any]) -> PreEdit:
+    checklist = {
+        key: ChecklistItem(ticked=bool(item.get("ticked", False)), note=str(item.get("note", "")))
+        for key, item in pre_data.get("checklist", {}).items()
+    }
+    return PreEdit(
+        **{key: str(pre_data.get(key, "")) for key, _label in PRE_EDIT_FIELDS},
+        correctness_plan=str(pre_data.get("correctness_plan", "")),
+        checklist=checklist,
+        scope=[str(s) for s in pre_data.get("scope", [])],
+        bottleneck_recheck=str(pre_data.get("bottleneck_recheck", "")),
+        new_direction=str(pre_data.get("new_direction", "")),
+    )
+
+
+def _changes_from_dict(ch_data: dict[str, Any]) -> Changes:
+    kind = ch_data.get("kind")
+    return Changes(
+        kind=ChangeKind(kind) if kind else None,
+        files=[str(f) for f in ch_data.get("files", [])],
+        description=str(ch_data.get("description", "")),
+        parameters=[
+            ParamChange(name=str(p["name"]), old=p.get("old"), new=p["new"])
+            for p in ch_data.get("parameters", [])
+        ],
+        snapshot=dict(ch_data.get("snapshot", {})),
+        based_on=ch_data.get("based_on"),
+        bug_fix=str(ch_data.get("bug_fix", "")),
+        risk_justification=str(ch_data.get("risk_justification", "")),
+        high_risk=[str(h) for h in ch_data.get("high_risk", [])],
+        tolerance_approval=str(ch_data.get("tolerance_approval", "")),
+        discipline_approval=str(ch_data.get("discipline_approval", "")),
+    )
+
+
+def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
+    return Measurement(
+        build=str(m_data.get("build", "")),
+        correctness=str(m_data.get("correctness", "")),
+        samples_us=[float(s) for s in m_data.get("samples_us", [])],
+        reference_us=[float(s) for s in m_data.get("reference_us", [])],
+        tflops=float(m_data["tflops"]) if "tflops" in m_data else None,
+        reports=[str(r) for r in m_data.get("reports", [])],
+        problem=str(m_data.get("problem", "")),
+        fingerprint=str(m_data.get("fingerprint", "")),
+        target_mode=str(m_data.get("target_mode", "")),
+    )
+
+
+def _environment_from_dict(env_data: dict[str, Any]) -> EnvironmentNotes:
+    return EnvironmentNotes(
+        versions={str(k): str(v) for k, v in env_data.get("versions", {}).items()},
+        build_outcome=str(env_data.get("build_outcome", "")),
+        first_valid_result=str(env_data.get("first_valid_result", "")),
+        problems=[str(p) for p in env_data.get("problems", [])],
+        probes={str(k): bool(v) for k, v in env_data.get("probes", {}).items()},
+        passed=bool(env_data.get("passed", False)),
+    )
+
+
+def round_from_dict(data: dict[str, Any]) -> Round:
+    """Inverse of round_to_dict. Raises KeyError/ValueError/TypeError on bad data;
+    the ledger turns those into errors naming the file."""
+    # the parts are read in this order so that bad data raises the same error as always
+    pre = _pre_edit_from_dict(data.get("pre_edit", {}))
+    changes = _changes_from_dict(data.get("changes", {}))
+    measurement = _measurement_from_dict(data.get("measurement", {}))
+    env_data = data.get("environment")
+    environment = _environment_from_dict(env_data) if env_data is not None else None
+    verdict = data.get("verdict")
+    return Round(
+        number=int(data["number"]),
+        status=str(data.get("status", OPEN)),
+        phase=str(data.get("phase", "")),
+        opened_at=str(data.get("opened_at", "")),
+        closed_at=str(data.get("closed_at", "")),
+        title=str(data.get("title", "")),
+        pre_edit=pre,
+        changes=changes,
+        measurement=measurement,
+        stability=str(data.get("stability", "")),
+        verdict=Verdict(verdict) if verdict else None,
+        verdict_reason=str(data.get("verdict_reason", "")),
+        flags=[str(f) for f in data.get("flags", [])],
+        held_for_review=bool(data.get("held_for_review", False)),
+        review_confirmation=str(data.get("review_confirmation", "")),
+        analysis=str(data.get("analysis", "")),
+        next=str(data.get("next", "")),
+        base_snapshot=str(data.get("base_snapshot", "")),
+        snapshot=str(data.get("snapshot", "")),
+        environment=environment,
+        amendments=[
+            Amendment(**{k: str(v) for k, v in a.items()}) for a in data.get("amendments", [])
+        ],
+        imported=bool(data.get("imported", False)),
+        notes_sha=str(data.get("notes_sha", "")),
+        protected_hashes={str(k): str(v) for k, v in data.get("protected_hashes", {}).items()},
+        tolerances={str(k): float(v) for k, v in data.get("tolerances", {}).items()},
+        discipline={str(k): float(v) for k, v in data.get("discipline", {}).items()},
+    )
