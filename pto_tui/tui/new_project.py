@@ -3,7 +3,7 @@ exactly as `pto-tui new` plans it from flags."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pto_tui.core.campaign.scaffold import (
@@ -47,6 +47,9 @@ class Answers:
     work_dir: str = ""
     env_setup: str = ""
     npu: int = 0
+    mode: str = "npu"  # npu | cpu-sim
+    compiler: str = "c++"
+    cxx_flags: str = ""
     engine: str = "builtin"
     pto_isa: str = ""
     tool: str = ""
@@ -67,7 +70,12 @@ def build_spec(a: Answers) -> NewProject:
             dtype=a.dtype,
             causal=a.causal,
             case_spec=a.case_spec,
-            target=parse_target(a.target, a.work_dir, a.env_setup, a.npu),
+            target=replace(
+                parse_target(a.target, a.work_dir, a.env_setup, a.npu),
+                mode=a.mode,
+                compiler=a.compiler,
+                cxx_flags=a.cxx_flags,
+            ),
             engine=a.engine,
             pto_isa=a.pto_isa,
             costmodel_tool=a.tool,

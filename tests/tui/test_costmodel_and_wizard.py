@@ -15,6 +15,8 @@ from tests.tui.keys import loaded, tab_to, type_into, wait_for
 from tests.tui.projects import OPERATOR
 from tests.tui.text import static_text
 
+TILELIB_REPO = Path(__file__).resolve().parents[1] / "fixtures" / "tilelib_repo"
+
 
 def test_completion_of_instructions_dtypes_and_flags() -> None:
     assert complete("TMATM") == "TMATMUL"
@@ -70,3 +72,26 @@ async def test_wizard_creates_a_project_and_opens_it(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, ProjectScreen))
         await loaded(pilot)
         assert app.session is not None and app.session.root == root
+
+
+async def test_wizard_makes_a_cpu_sim_project_from_the_keyboard(tmp_path: Path) -> None:
+    import shutil
+    import tomllib
+
+    shutil.copytree(TILELIB_REPO, tmp_path / "repo")
+    app = PtoApp(None, start_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("n")
+        assert isinstance(app.screen, WizardScreen)
+        await pilot.press(*"repo/kernels/manual/common/fa_like", "enter")
+        await type_into(pilot, "wz-spec", "64,128,512")
+        await tab_to(pilot, "wz-mode")
+        await pilot.press("enter", "down", "enter")  # open the list, the second mode, choose it
+        await type_into(pilot, "wz-compiler", "g++")
+        await pilot.press("ctrl+s")
+        project = tmp_path / "projects" / "fa_like" / "project.toml"
+        await wait_for(pilot, project.is_file)
+        data = tomllib.loads(project.read_text())
+        assert (data["target"]["mode"], data["target"]["compiler"]) == ("cpu-sim", "g++")
+        assert "-DPTO_CPU_SIM_STANDALONE=ON" in data["commands"]["build"]
+        assert "./fa_like_cpu_sim" in data["commands"]["benchmark"]

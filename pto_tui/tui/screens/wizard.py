@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from pto_tui.core.errors import PtoError
 from pto_tui.core.operators.scan import Candidate, classify, scan
+from pto_tui.core.project.config import CPU_SIM, NPU
 from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.tui.compact import make_compact
 from pto_tui.tui.new_project import Answers, create, parse_pairs
@@ -71,6 +72,12 @@ class WizardScreen(Screen[Path | None]):
             yield Input("local", id="wz-target", placeholder="local or ssh:ALIAS")
             yield Input(id="wz-workdir", placeholder="remote work directory (ssh targets)")
             yield Input(id="wz-envsetup", placeholder="env set-up line, e.g. source set_env.sh")
+            yield Select([("npu: Bisheng, CANN and an NPU", NPU),
+                          ("cpu-sim: pto-isa's CPU simulation (tile-lib; simulated timings)", CPU_SIM)],
+                         value=NPU, id="wz-mode", allow_blank=False)
+            with Horizontal(classes="buttons"):
+                yield Input(id="wz-compiler", placeholder="cpu-sim compiler (c++)")
+                yield Input(id="wz-cxxflags", placeholder="cpu-sim flags, e.g. -stdlib=libc++")
             yield Select([("built-in engine (pto-isa checkout)", "builtin"),
                           ("external tool (query_pto_cycles.py)", "external")],
                          value="builtin", id="wz-engine", allow_blank=False)
@@ -152,6 +159,7 @@ class WizardScreen(Screen[Path | None]):
         if self.candidate is not None and isinstance(case_name, str):
             chosen = next((c for c in self.candidate.cases if c.name == case_name), None)
         engine = self.query_one("#wz-engine", Select).value
+        mode = self.query_one("#wz-mode", Select).value
         return Answers(
             source=self._source(),
             candidate=self.candidate,
@@ -165,6 +173,9 @@ class WizardScreen(Screen[Path | None]):
             target=value("wz-target") or "local",
             work_dir=value("wz-workdir"),
             env_setup=value("wz-envsetup"),
+            mode=mode if isinstance(mode, str) else NPU,
+            compiler=value("wz-compiler") or "c++",
+            cxx_flags=value("wz-cxxflags"),
             engine=engine if isinstance(engine, str) else "builtin",
             pto_isa=value("wz-ptoisa"),
             tool=value("wz-tool"),
