@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import format_duration
+from pto_tui.core.rounds.render import format_duration, timing_text
 from pto_tui.core.vocabulary import Verdict
 
 # Verdict colours: the word is always shown too, so NO_COLOR loses nothing.
@@ -49,6 +49,12 @@ def ratio(reference: float | None, value: float | None) -> float | None:
 
 def duration(us: float | None) -> str:
     return format_duration(us) if us is not None else "-"
+
+
+def round_duration(record: Round) -> str:
+    """A round's median, marked (sim) when measured in a CPU simulation."""
+    median = record.measurement.median_us
+    return timing_text(median, record.simulated) if median is not None else "-"
 
 
 def tflops(value: float | None) -> str:

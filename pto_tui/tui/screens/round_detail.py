@@ -28,7 +28,7 @@ from pto_tui.core.rounds.records import Round
 from pto_tui.core.vocabulary import Verdict
 from pto_tui.jobs.model import JobRecord, list_records
 from pto_tui.tui.compact import make_compact
-from pto_tui.tui.format import duration, iter_name, verdict_text
+from pto_tui.tui.format import iter_name, round_duration, verdict_text
 from pto_tui.tui.screens.document import DocumentScreen, file_view
 from pto_tui.tui.session import Session
 
@@ -120,7 +120,7 @@ class RoundScreen(Screen[bool]):
         r = self.record
         head = Text.assemble(
             (iter_name(r.number), "bold"), "  ", verdict_text(r), "  ",
-            duration(r.measurement.median_us), "  ", r.short_hypothesis(60),
+            round_duration(r), "  ", r.short_hypothesis(60),
         )
         yield Static(head, classes="topbar")
         with TabbedContent(initial="notes"):

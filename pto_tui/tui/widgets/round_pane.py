@@ -21,7 +21,7 @@ from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.rounds.records import Measurement, Round
 from pto_tui.core.vocabulary import ChangeKind
-from pto_tui.tui.format import duration, iter_name, verdict_text
+from pto_tui.tui.format import duration, iter_name, round_duration, verdict_text
 from pto_tui.tui.messages import ProjectChanged, StartRequested
 from pto_tui.tui.screens.document import read_text
 from pto_tui.tui.session import Session, Snapshot
@@ -142,7 +142,7 @@ class RoundPane(Vertical):
     def _verdict_line(self, r: Round) -> Text:
         return Text.assemble(
             (iter_name(r.number), "bold"), " ", verdict_text(r), " ",
-            duration(r.measurement.median_us), " - ", r.verdict_reason,
+            round_duration(r), " - ", r.verdict_reason,
         )
 
     def _show_open(self, r: Round) -> None:
@@ -158,7 +158,7 @@ class RoundPane(Vertical):
         if m.build:
             summary.append("Measured: ", style="bold")
             summary.append(f"build {m.build}, correctness {m.correctness or '-'}, "
-                           f"{len(m.samples_us)} samples, median {duration(m.median_us)}\n")
+                           f"{len(m.samples_us)} samples, median {round_duration(r)}\n")
         self.query_one("#or-summary", Static).update(summary)
         self._show_changes(r)
 

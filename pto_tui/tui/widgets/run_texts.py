@@ -9,7 +9,7 @@ from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.rounds.records import EnvironmentNotes, Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.verdict import invalid_sample_reason, sample_stats
-from pto_tui.tui.format import duration, iter_name, verdict_text
+from pto_tui.tui.format import duration, iter_name, round_duration, verdict_text
 from pto_tui.tui.session import Snapshot
 
 STATE_STYLES = {"succeeded": "green", "failed": "red", "cancelled": "yellow", "running": "cyan",
@@ -70,7 +70,7 @@ def step_state(step: str, snap: Snapshot) -> Text:
     if step == "baseline":
         if baseline is None or not baseline.is_closed:
             return Text("not recorded", style="yellow")
-        return Text(f"{duration(baseline.measurement.median_us)}, "
+        return Text(f"{round_duration(baseline)}, "
                     f"{len(baseline.measurement.samples_us)} samples")
     open_round = snap.open_round
     if open_round is None:
