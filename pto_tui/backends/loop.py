@@ -13,6 +13,7 @@ from dataclasses import replace
 from pto_tui.backends.kinds import Backend, backend_for
 from pto_tui.backends.site import EventSink, OperatorSite, StepEvent
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.opening import check_environment_passed
 from pto_tui.core.operators.case_strings import workload_shape
 from pto_tui.core.project.config import CaseConfig, OperatorConfig, Scalar
 from pto_tui.core.project.layout import round_dir_name
@@ -156,7 +157,9 @@ async def run_round(
 
 
 async def run_baseline(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None) -> Round:
-    """Measure the unmodified operator and record it as iter-000."""
+    """Measure the unmodified operator and record it as iter-000 (refused before any run
+    while the environment round has not passed)."""
+    check_environment_passed(campaign.baseline_record())
     site = site_for(campaign, runner, on_event)
     site.label = round_dir_name(0)
     await site.sync()

@@ -24,6 +24,7 @@ from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.rounds.records import Measurement
 from pto_tui.jobs.runner import JobRunner
 from tests.backends.helpers import FA_KERNEL, demo_project, open_loop
+from tests.core.helpers import cli
 
 FAKE = Path(__file__).resolve().parents[1] / "fixtures" / "fake_tilelib" / "fa_performance.py"
 NAME = "case_float_H_64_S0_256_S1_1024"
@@ -186,6 +187,7 @@ async def test_demo_fa_failed_correctness_is_labelled_failed(tmp_path: Path) -> 
     kernel.write_text(
         kernel.read_text().replace("RescaleAccumulator<CUBE_S0, HEAD>(acc.data(), correction.data());", "")
     )
+    assert cli("--project", root, "env", "--probe", "g++=ok") == 0  # passed by hand: the baseline judges
     events: list[StepEvent] = []
     async with open_loop(root) as (campaign, runner):
         with pytest.raises(PtoError) as refused:  # the baseline refuses an invalid run, naming why

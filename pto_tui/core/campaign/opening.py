@@ -13,7 +13,13 @@ from pto_tui.core.errors import InputError, RuleViolation
 from pto_tui.core.project.config import workload_fingerprint
 from pto_tui.core.rounds.records import CLOSED, EnvironmentNotes, Measurement, PreEdit, Round
 from pto_tui.core.rounds.render import TorchBaseline
-from pto_tui.core.rules.gates import HONEST_HISTORY, VALID_BASELINE, refuse, start_findings
+from pto_tui.core.rules.gates import (
+    ENVIRONMENT_ROUND,
+    HONEST_HISTORY,
+    VALID_BASELINE,
+    refuse,
+    start_findings,
+)
 from pto_tui.core.rules.scope import protected_hashes
 from pto_tui.core.rules.verdict import invalid_sample_reason, stability_of
 
@@ -25,7 +31,8 @@ class RoundOpening:
     # -------------------------------------------------------------- iter-000
 
     def record_environment(self, notes: EnvironmentNotes) -> Round:
-        """The environment round's outcome, kept on iter-000 (created open if needed)."""
+        """The environment round's outcome, kept on iter-000 (created open if needed). It
+        may be repeated until the baseline closes iter-000; every earlier attempt is kept."""
         self.campaign.require_write()
         record = self.campaign.baseline_record()
         if record is not None and record.is_closed and record.environment is not None:
@@ -35,6 +42,9 @@ class RoundOpening:
                 "(check a changed environment with `pto-tui exec`)",
             )
         record = record or self._new_baseline_round()
+        if record.environment is not None:
+            record.environment_attempts.append(record.environment)
+        notes.at = notes.at or now_text()
         record.environment = notes
         self.campaign.publish(record)
         return record
@@ -48,6 +58,7 @@ class RoundOpening:
             raise RuleViolation(
                 HONEST_HISTORY, "the baseline is already recorded; it cannot be rewritten"
             )
+        check_environment_passed(record)
         _check_baseline_measurement(measurement)
         record = record or self._new_baseline_round()
         config = campaign.config
@@ -184,6 +195,20 @@ class RoundOpening:
         if current == phases[0] and len(phases) > 1:
             return phases[1]
         return current
+
+
+def check_environment_passed(baseline: Round | None) -> None:
+    """The environment round comes first: no baseline before it has passed."""
+    env = baseline.environment if baseline is not None else None
+    if env is None:
+        raise RuleViolation(ENVIRONMENT_ROUND, "run the environment round first: `pto-tui env`")
+    if not env.passed:
+        failed = ", ".join(name for name, ok in env.probes.items() if not ok) or "see its problems"
+        raise RuleViolation(
+            ENVIRONMENT_ROUND,
+            f"the environment round has not passed (failed: {failed}); fix the target and run "
+            "`pto-tui env` again until it passes",
+        )
 
 
 def _check_baseline_measurement(measurement: Measurement) -> None:

@@ -85,6 +85,7 @@ def _environment_to_dict(env: EnvironmentNotes) -> dict[str, Any]:
         "problems": list(env.problems),
         "probes": dict(env.probes),
         "passed": env.passed,
+        **({"at": env.at} if env.at else {}),
     }
 
 
@@ -118,6 +119,8 @@ def round_to_dict(record: Round) -> dict[str, Any]:
     }
     if record.environment is not None:
         data["environment"] = _environment_to_dict(record.environment)
+    if record.environment_attempts:
+        data["environment_attempts"] = [_environment_to_dict(e) for e in record.environment_attempts]
     # checklist items with ticked=False must survive: keep the checklist table as is
     checklist = data["pre_edit"].pop("checklist")
     cleaned = _drop_empty(data)
@@ -185,6 +188,7 @@ def _environment_from_dict(env_data: dict[str, Any]) -> EnvironmentNotes:
         problems=[str(p) for p in env_data.get("problems", [])],
         probes={str(k): bool(v) for k, v in env_data.get("probes", {}).items()},
         passed=bool(env_data.get("passed", False)),
+        at=str(env_data.get("at", "")),
     )
 
 
@@ -219,6 +223,7 @@ def round_from_dict(data: dict[str, Any]) -> Round:
         base_snapshot=str(data.get("base_snapshot", "")),
         snapshot=str(data.get("snapshot", "")),
         environment=environment,
+        environment_attempts=[_environment_from_dict(e) for e in data.get("environment_attempts", [])],
         amendments=[
             Amendment(**{k: str(v) for k, v in a.items()}) for a in data.get("amendments", [])
         ],

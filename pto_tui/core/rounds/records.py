@@ -109,6 +109,7 @@ class EnvironmentNotes:
     problems: list[str] = field(default_factory=list)
     probes: dict[str, bool] = field(default_factory=dict)  # probe name -> passed
     passed: bool = False
+    at: str = ""  # when the attempt was recorded
 
 
 @dataclass
@@ -132,7 +133,8 @@ class Round:
     next: str = ""
     base_snapshot: str = ""  # workspace snapshot the round's diff is taken against
     snapshot: str = ""  # workspace snapshot at close (what was measured)
-    environment: EnvironmentNotes | None = None
+    environment: EnvironmentNotes | None = None  # the latest environment round
+    environment_attempts: list[EnvironmentNotes] = field(default_factory=list)  # earlier ones, oldest first
     amendments: list[Amendment] = field(default_factory=list)
     imported: bool = False  # read from hand-written Markdown
     notes_sha: str = ""  # sha256 of the notes.md pto-tui last wrote ("" = never wrote it)

@@ -285,6 +285,14 @@ def render_notes(record: Round) -> str:
     lines += ["", *_post_run_lines(record)]
     if record.environment is not None:
         lines += ["", *_environment_lines(record.environment)]
+    if record.environment_attempts:
+        lines += ["", "### Earlier environment attempts", ""]
+        for n, env in enumerate(record.environment_attempts, 1):
+            failed = ", ".join(k for k, ok in env.probes.items() if not ok) or "-"
+            outcome = "passed" if env.passed else f"NOT passed (failed: {failed})"
+            when = f" at {env.at}" if env.at else ""
+            problems = "".join(f"; {p}" for p in env.problems)
+            lines.append(f"- attempt {n}{when}: {outcome}{problems}")
     lines += [
         "",
         "## Analysis",
