@@ -128,3 +128,19 @@ def forty_rounds() -> list[Round]:
 
 def open_round(number: int) -> Round:
     return make_round(number, None, None, build="", status=OPEN)
+
+
+def many_rounds(count: int, kept_every: int = 3) -> list[Round]:
+    """Baseline + `count` rounds, a kept round (each a little faster) every `kept_every`:
+    far more kept rounds than one axis can show."""
+    rounds = [baseline(1000.0)]
+    best = 1000.0
+    for n in range(1, count + 1):
+        if n % kept_every == 0:
+            best *= 0.999
+            rounds.append(make_round(n, K, best, title=f"gain {n}"))
+        elif n % 11 == 0:
+            rounds.append(make_round(n, F, None, build="failed"))
+        else:
+            rounds.append(make_round(n, N, best * 1.01))
+    return rounds

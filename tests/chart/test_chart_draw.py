@@ -15,7 +15,7 @@ from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.summary.chart import draw, write_chart
 from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text, find_chart_fonts
-from pto_tui.core.summary.chart_model import build_model
+from pto_tui.core.summary.chart_model import MAX_SLOTS, build_model
 from pto_tui.core.summary.chart_style import (
     COLOURS,
     FRONTIER_COLOUR,
@@ -32,6 +32,7 @@ from tests.chart.builders import (
     eight_rounds,
     forty_rounds,
     make_round,
+    many_rounds,
 )
 from tests.chart.conftest import find, find_one
 
@@ -293,3 +294,18 @@ def test_bold_text_never_asks_for_a_missing_bold_face(plain_fonts: ChartFonts) -
         "fontweight": "normal",
     }
     assert plain_fonts.bold("anything")["fontweight"] == "bold"
+
+
+def test_a_thousand_rounds_fold_to_a_bounded_axis(plain_fonts: ChartFonts, tmp_path: Path) -> None:
+    """333 kept rounds do not each get a slot: the baseline, the milestones and the final
+    best stay, the rest fold; the picture is as wide as a short campaign's."""
+    rounds = many_rounds(1000)
+    model = build_model(rounds, TORCH, PHASES, "fa")
+    assert len(model.slots) <= MAX_SLOTS
+    shown = {s.shown for s in model.slots}
+    assert {0, model.best.number, *model.milestones} <= shown
+    groups = {s.covers for s in model.slots}  # the two slots of one folded run share it
+    covered = [n for covers in groups for n in covers]
+    assert sorted(covered) == list(range(1001))  # every round in exactly one group
+    result = write_chart(rounds, TORCH, PHASES, "fa", tmp_path / "c.png", fonts=plain_fonts)
+    assert png_size(result.png)[0] < 3000

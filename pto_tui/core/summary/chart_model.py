@@ -12,7 +12,8 @@ Pure functions over round records, so every choice is testable on its own:
 - milestones: kept rounds that lower the frontier, the biggest gains when there are
   many;
 - the x axis: with more than FOLD_ABOVE charted rounds only the key rounds get their
-  own slot (baseline, every kept round, the final best); every run of other rounds
+  own slot (baseline, every kept round, the final best; when that is still more than
+  MAX_SLOTS, only the baseline, the milestones and the final best); every run of other rounds
   (neutral / failure / inconclusive) of MIN_FOLD_RUN or more is folded into one or two
   representatives: the first failure of the run (the typical failure) and the fastest
   correct round of the run (the near miss), each labelled with the run it stands for;
@@ -251,9 +252,15 @@ def axis_slots(rounds: Sequence[ChartRound], fold_above: int = FOLD_ABOVE) -> li
     """Every charted round belongs to exactly one slot; folding only above `fold_above`."""
     if len(rounds) <= fold_above:
         return [AxisSlot(r.number, (r.number,), str(r.number)) for r in rounds]
-    key = {r.number for r in rounds if r.is_key} | {best_round(rounds).number}
+    best = best_round(rounds).number
+    key = {r.number for r in rounds if r.is_key} | {best}
     slots = _slots(rounds, MIN_FOLD_RUN, key)
     if len(slots) > MAX_SLOTS:
+        slots = _slots(rounds, 2, key)
+    if len(slots) > MAX_SLOTS:
+        # too many kept rounds for one axis: only the milestones stay key rounds, so the
+        # width is bounded however many rounds there are
+        key = {rounds[0].number, best, *milestones(rounds)}
         slots = _slots(rounds, 2, key)
     return slots
 
