@@ -13,7 +13,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from pto_tui.cli.common import add_json_flag, load_project_file, print_json, project_layout
+from pto_tui.cli.common import load_project_file, print_json, project_layout
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.costmodel.query import Query
 from pto_tui.core.costmodel.results import (
@@ -89,8 +89,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("words", nargs="*", metavar="WORD",
+    # REMAINDER: options may sit between the query's words (`TADD --pto-isa X half
+    # -r 64`); run_costmodel reads them out of the words with the same options, so the
+    # CLI takes every line the console takes.
+    parser.add_argument("words", nargs=argparse.REMAINDER, metavar="WORD",
                         help="[sweep] INSTRUCTION DTYPE... (see above)")
+    add_options(parser)
+    parser.set_defaults(handler=run_costmodel)
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
     dims = parser.add_argument_group("tile shape (a value, a list or a range)")
     dims.add_argument("-r", "--rows", dest="rows", metavar="ROWS")
     dims.add_argument("-c", "--cols", dest="cols", metavar="COLS")
@@ -108,7 +116,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     engine.add_argument("--jobs", type=int, metavar="N", help="parallel programs (default: cores)")
     engine.add_argument("--no-cache", action="store_true", help="recompute, do not read the cache")
     out = parser.add_argument_group("output")
-    add_json_flag(out)
+    out.add_argument("--json", action="store_true", help="print machine-readable JSON")
     out.add_argument("--sort", metavar="COLUMN",
                      help=f"sort the table by: {', '.join(SORT_COLUMNS)}")
     out.add_argument("--desc", action="store_true", help="sort descending")
@@ -118,7 +126,28 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="print a Markdown block for a round's Pre-Edit Evidence")
     out.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                      help="progress on stderr (default: on for sweeps when stderr is a terminal)")
-    parser.set_defaults(handler=run_costmodel)
+
+
+class _WordsParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise InputError(f"costmodel: {message}")
+
+
+def split_options(args: argparse.Namespace) -> argparse.Namespace:
+    """The options found among the query's words, merged into args; args.words keeps
+    only the query's own words. One grammar: the words then go to the same parser the
+    console uses (pto_tui.core.costmodel.sweep)."""
+    if any(w in ("-h", "--help") for w in args.words):
+        raise InputError("put --help before the query: pto-tui costmodel --help")
+    parser = _WordsParser(add_help=False, allow_abbrev=False)
+    add_options(parser)
+    found, rest = parser.parse_known_args(args.words)
+    defaults = vars(parser.parse_args([]))
+    for name, value in vars(found).items():
+        if value != defaults[name]:
+            setattr(args, name, value)
+    args.words = rest
+    return args
 
 
 def _query_words(args: argparse.Namespace) -> list[str]:
@@ -161,6 +190,7 @@ def _progress_printer() -> ProgressFn:
 
 
 def run_costmodel(args: argparse.Namespace) -> int:
+    split_options(args)
     queries = expand_sweep(_query_words(args))  # QueryError (exit 2) with the guide's prompt
     if args.sort:
         sort_results([], args.sort)  # reject an unknown column before any work

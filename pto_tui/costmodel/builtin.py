@@ -19,6 +19,12 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pto_tui.core.costmodel.capacity import (
+    CONSTANTS_FILE,
+    LIMITS_FILE,
+    Capacities,
+    capacities_from,
+)
 from pto_tui.core.costmodel.cycle_lines import parse_cycle_lines
 from pto_tui.core.costmodel.query import Query
 from pto_tui.core.costmodel.results import VersionStamp
@@ -100,6 +106,10 @@ class BuiltinEngine:
     async def stamp(self) -> VersionStamp:
         return await self.prepare()
 
+    async def capacities(self) -> Capacities:
+        root = check_checkout(self.pto_isa)
+        return capacities_from(_read(root / LIMITS_FILE), _read(root / CONSTANTS_FILE))
+
     # ------------------------------------------------------------ running
 
     async def run(self, queries: Sequence[Query],
@@ -116,6 +126,13 @@ class BuiltinEngine:
             for outcome in await asyncio.gather(*(batch.run(chunk) for chunk in chunks)):
                 results.update(outcome)
         return results
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None  # older checkouts have no buffer_limits.hpp: the table applies
 
 
 def split_batches(queries: Sequence[Query], jobs: int, max_batch: int) -> list[list[Query]]:
