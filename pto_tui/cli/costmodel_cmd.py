@@ -33,7 +33,6 @@ from pto_tui.core.project.config import CostmodelConfig
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.costmodel import (
     CostmodelCache,
-    CostmodelError,
     Progress,
     ProgressFn,
     default_cache_path,
@@ -197,40 +196,27 @@ def run_costmodel(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if args.jobs is not None and args.jobs < 1:
         raise InputError("--jobs must be at least 1")
-    engine = make_engine(settings.engine, pto_isa=settings.pto_isa, tool=settings.tool,
-                         compiler=settings.compiler, jobs=args.jobs)
     cache = None if args.no_cache else CostmodelCache(settings.cache_path)
     show = args.progress if args.progress is not None else (
         len(queries) > 1 and sys.stderr.isatty() and not args.json)
     progress = _progress_printer() if show else None
     if settings.engine == "external" and settings.on_target:
-        results = asyncio.run(_run_on_target(args, queries, cache, progress))
+        results = asyncio.run(_run_on_target(args, queries, settings, cache, progress))
     else:
+        engine = make_engine(settings.engine, pto_isa=settings.pto_isa, tool=settings.tool,
+                             compiler=settings.compiler, jobs=args.jobs)
         results = run_queries_sync(queries, engine, cache, progress)
     return _report(args, queries, results)
 
 
-async def _run_on_target(
-    args: argparse.Namespace, queries: list[Query], cache: CostmodelCache | None, progress: ProgressFn | None
-) -> list[CycleResult]:
-    """The project's [costmodel] tool run on its target (the path is the target's own)."""
-    from pto_tui.costmodel.remote import job_layer_runner
-    from pto_tui.costmodel.service import run_queries
-    from pto_tui.jobs.runner import JobRunner
+async def _run_on_target(args: argparse.Namespace, queries: list[Query], settings: Settings,
+                         cache: CostmodelCache | None,
+                         progress: ProgressFn | None) -> list[CycleResult]:
+    from pto_tui.costmodel.remote import run_for_project  # the job layer only when needed
 
     layout, project = load_project_file(args)
-    config = project.config
-    if not config.costmodel.tool:
-        raise CostmodelError("on_target needs [costmodel] tool: the tool's path on the target")
-    runner = JobRunner(layout.jobs_dir)
-    try:
-        engine = make_engine(
-            "external", pto_isa="", tool=config.costmodel.tool, compiler=config.costmodel.compiler,
-            runner=job_layer_runner(runner, config.target),
-        )
-        return await run_queries(queries, engine, cache, progress)
-    finally:
-        await runner.close()
+    return await run_for_project(queries, settings, project.config, layout.jobs_dir, cache,
+                                 progress)
 
 
 def _report(args: argparse.Namespace, queries: list[Query], results: list[CycleResult]) -> int:
