@@ -50,6 +50,14 @@ class KnobSuggestion:
                 "ranking": [c.to_dict() for c in self.ranked], "evidence": self.evidence}
 
 
+def around(value: int | None) -> list[int]:
+    """Without declared allowed values: the powers of two from a quarter of the current
+    tile to four times it (tiles are powers of two on the cube), at least 16."""
+    if not value or value & (value - 1):
+        return []
+    return [v for v in (value // 4, value // 2, value, value * 2, value * 4) if v >= 16]
+
+
 def read_sources(folder: Path) -> dict[str, str]:
     out: dict[str, str] = {}
     for path in sorted(folder.rglob("*")):
@@ -101,6 +109,8 @@ async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
             continue
         tunable = config.tunables.get(knob)
         allowed = [int(v) for v in (tunable.allowed if tunable else ()) if isinstance(v, int)]
+        if not allowed:
+            allowed = around(base.get(knob))
         if not allowed:
             continue
         options = candidate_values(plan, knob, allowed, base)

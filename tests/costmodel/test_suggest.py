@@ -78,3 +78,11 @@ def test_no_plan_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[
     code = main(["--project", str(root), "suggest", "--pto-isa", str(stub_root)])
     err = capsys.readouterr().err
     assert code == 2 and "no costmodel plan" in err and "Traceback" not in err
+
+
+def test_without_allowed_values_powers_of_two_around_the_current_tile() -> None:
+    from pto_tui.costmodel.suggest import around
+
+    assert around(128) == [32, 64, 128, 256, 512]
+    assert around(16) == [16, 32, 64]
+    assert around(96) == [] and around(None) == []
