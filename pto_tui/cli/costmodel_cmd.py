@@ -13,7 +13,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from pto_tui.cli.common import add_json_flag, load_project_file, print_json, project_layout
+from pto_tui.cli.common import load_project_file, print_json, project_layout
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.costmodel.query import Query
 from pto_tui.core.costmodel.results import (
@@ -33,7 +33,6 @@ from pto_tui.core.project.config import CostmodelConfig
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.costmodel import (
     CostmodelCache,
-    CostmodelError,
     Progress,
     ProgressFn,
     default_cache_path,
@@ -89,8 +88,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("words", nargs="*", metavar="WORD",
+    # REMAINDER: options may sit between the query's words (`TADD --pto-isa X half
+    # -r 64`); run_costmodel reads them out of the words with the same options, so the
+    # CLI takes every line the console takes.
+    parser.add_argument("words", nargs=argparse.REMAINDER, metavar="WORD",
                         help="[sweep] INSTRUCTION DTYPE... (see above)")
+    add_options(parser)
+    parser.set_defaults(handler=run_costmodel)
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
     dims = parser.add_argument_group("tile shape (a value, a list or a range)")
     dims.add_argument("-r", "--rows", dest="rows", metavar="ROWS")
     dims.add_argument("-c", "--cols", dest="cols", metavar="COLS")
@@ -108,7 +115,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     engine.add_argument("--jobs", type=int, metavar="N", help="parallel programs (default: cores)")
     engine.add_argument("--no-cache", action="store_true", help="recompute, do not read the cache")
     out = parser.add_argument_group("output")
-    add_json_flag(out)
+    out.add_argument("--json", action="store_true", help="print machine-readable JSON")
     out.add_argument("--sort", metavar="COLUMN",
                      help=f"sort the table by: {', '.join(SORT_COLUMNS)}")
     out.add_argument("--desc", action="store_true", help="sort descending")
@@ -118,7 +125,28 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="print a Markdown block for a round's Pre-Edit Evidence")
     out.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                      help="progress on stderr (default: on for sweeps when stderr is a terminal)")
-    parser.set_defaults(handler=run_costmodel)
+
+
+class _WordsParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise InputError(f"costmodel: {message}")
+
+
+def split_options(args: argparse.Namespace) -> argparse.Namespace:
+    """The options found among the query's words, merged into args; args.words keeps
+    only the query's own words. One grammar: the words then go to the same parser the
+    console uses (pto_tui.core.costmodel.sweep)."""
+    if any(w in ("-h", "--help") for w in args.words):
+        raise InputError("put --help before the query: pto-tui costmodel --help")
+    parser = _WordsParser(add_help=False, allow_abbrev=False)
+    add_options(parser)
+    found, rest = parser.parse_known_args(args.words)
+    defaults = vars(parser.parse_args([]))
+    for name, value in vars(found).items():
+        if value != defaults[name]:
+            setattr(args, name, value)
+    args.words = rest
+    return args
 
 
 def _query_words(args: argparse.Namespace) -> list[str]:
@@ -161,46 +189,34 @@ def _progress_printer() -> ProgressFn:
 
 
 def run_costmodel(args: argparse.Namespace) -> int:
+    split_options(args)
     queries = expand_sweep(_query_words(args))  # QueryError (exit 2) with the guide's prompt
     if args.sort:
         sort_results([], args.sort)  # reject an unknown column before any work
     settings = _settings(args)
     if args.jobs is not None and args.jobs < 1:
         raise InputError("--jobs must be at least 1")
-    engine = make_engine(settings.engine, pto_isa=settings.pto_isa, tool=settings.tool,
-                         compiler=settings.compiler, jobs=args.jobs)
     cache = None if args.no_cache else CostmodelCache(settings.cache_path)
     show = args.progress if args.progress is not None else (
         len(queries) > 1 and sys.stderr.isatty() and not args.json)
     progress = _progress_printer() if show else None
     if settings.engine == "external" and settings.on_target:
-        results = asyncio.run(_run_on_target(args, queries, cache, progress))
+        results = asyncio.run(_run_on_target(args, queries, settings, cache, progress))
     else:
+        engine = make_engine(settings.engine, pto_isa=settings.pto_isa, tool=settings.tool,
+                             compiler=settings.compiler, jobs=args.jobs)
         results = run_queries_sync(queries, engine, cache, progress)
     return _report(args, queries, results)
 
 
-async def _run_on_target(
-    args: argparse.Namespace, queries: list[Query], cache: CostmodelCache | None, progress: ProgressFn | None
-) -> list[CycleResult]:
-    """The project's [costmodel] tool run on its target (the path is the target's own)."""
-    from pto_tui.costmodel.remote import job_layer_runner
-    from pto_tui.costmodel.service import run_queries
-    from pto_tui.jobs.runner import JobRunner
+async def _run_on_target(args: argparse.Namespace, queries: list[Query], settings: Settings,
+                         cache: CostmodelCache | None,
+                         progress: ProgressFn | None) -> list[CycleResult]:
+    from pto_tui.costmodel.remote import run_for_project  # the job layer only when needed
 
     layout, project = load_project_file(args)
-    config = project.config
-    if not config.costmodel.tool:
-        raise CostmodelError("on_target needs [costmodel] tool: the tool's path on the target")
-    runner = JobRunner(layout.jobs_dir)
-    try:
-        engine = make_engine(
-            "external", pto_isa="", tool=config.costmodel.tool, compiler=config.costmodel.compiler,
-            runner=job_layer_runner(runner, config.target),
-        )
-        return await run_queries(queries, engine, cache, progress)
-    finally:
-        await runner.close()
+    return await run_for_project(queries, settings, project.config, layout.jobs_dir, cache,
+                                 progress)
 
 
 def _report(args: argparse.Namespace, queries: list[Query], results: list[CycleResult]) -> int:

@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "pto_tui.cli.round_cmds",
     "pto_tui.cli.exec_cmd",
     "pto_tui.cli.costmodel_cmd",
+    "pto_tui.cli.suggest_cmd",
     "pto_tui.cli.report_cmds",
     "pto_tui.cli.demo_cmd",
     "pto_tui.cli.config_cmd",

@@ -19,11 +19,18 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pto_tui.core.costmodel.capacity import (
+    CONSTANTS_FILE,
+    LIMITS_FILE,
+    Capacities,
+    capacities_from,
+)
 from pto_tui.core.costmodel.cycle_lines import parse_cycle_lines
 from pto_tui.core.costmodel.query import Query
 from pto_tui.core.costmodel.results import VersionStamp
 from pto_tui.costmodel.codegen import render_program
 from pto_tui.costmodel.engine import Outcome, unique_queries
+from pto_tui.costmodel.formula import ensure_formula_headers
 from pto_tui.costmodel.toolchain import (
     DEFAULT_OPT,
     CostmodelError,
@@ -31,7 +38,6 @@ from pto_tui.costmodel.toolchain import (
     compile_flags,
     compiler_version,
     default_jobs,
-    ensure_formula_header,
     pto_isa_version,
     run_process,
     stamp_flags,
@@ -69,6 +75,7 @@ class BuiltinEngine:
         self.run_timeout = run_timeout
         self.python = python
         self.generated_formula_header = False
+        self.formula_generators: tuple[str, ...] = ()
         self.compiles = 0  # programs compiled so far (tests and the benchmark read this)
         self._root: Path | None = None
         self._flags: list[str] = []
@@ -78,21 +85,30 @@ class BuiltinEngine:
     # ------------------------------------------------------------ set-up
 
     async def prepare(self) -> VersionStamp:
-        """Check the checkout, generate the formula header if missing, detect versions."""
+        """Check the checkout, generate its formula headers (every generator, for their
+        current inputs), detect versions."""
         async with self._lock:
             if self._stamp is not None:
                 return self._stamp
             root = check_checkout(self.pto_isa)
-            self.generated_formula_header = await ensure_formula_header(root, self.python)
+            headers = await ensure_formula_headers(root, self.python)
+            self.generated_formula_header = headers.generated
+            self.formula_generators = headers.generators
+            overlay = headers.include_dir
             version_line, is_clang = await compiler_version(self.compiler)
-            flags = compile_flags(root, is_clang, self.opt, self.extra_flags)
+            flags = compile_flags(root, is_clang, self.opt, self.extra_flags, overlay)
             costmodel = await pto_isa_version(root)
             self._root, self._flags = root, flags
-            self._stamp = VersionStamp("builtin", costmodel, version_line, stamp_flags(flags, root))
+            self._stamp = VersionStamp("builtin", costmodel, version_line,
+                                       stamp_flags(flags, root, overlay))
             return self._stamp
 
     async def stamp(self) -> VersionStamp:
         return await self.prepare()
+
+    async def capacities(self) -> Capacities:
+        root = check_checkout(self.pto_isa)
+        return capacities_from(_read(root / LIMITS_FILE), _read(root / CONSTANTS_FILE))
 
     # ------------------------------------------------------------ running
 
@@ -110,6 +126,13 @@ class BuiltinEngine:
             for outcome in await asyncio.gather(*(batch.run(chunk) for chunk in chunks)):
                 results.update(outcome)
         return results
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None  # older checkouts have no buffer_limits.hpp: the table applies
 
 
 def split_batches(queries: Sequence[Query], jobs: int, max_batch: int) -> list[list[Query]]:

@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from pto_tui.core.costmodel.capacity import Capacities
 from pto_tui.core.costmodel.query import Query
 from pto_tui.core.costmodel.results import VersionStamp
 
@@ -36,6 +37,10 @@ class Engine(Protocol):
 
     async def stamp(self) -> VersionStamp:
         """The version every number of this engine carries (used as part of cache keys)."""
+        ...
+
+    async def capacities(self) -> Capacities:
+        """The on-chip buffer capacities queries are checked against (from the checkout)."""
         ...
 
     async def run(self, queries: Sequence[Query],

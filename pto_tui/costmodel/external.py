@@ -12,6 +12,12 @@ import hashlib
 import posixpath
 from collections.abc import Callable, Sequence
 
+from pto_tui.core.costmodel.capacity import (
+    CONSTANTS_FILE,
+    LIMITS_FILE,
+    Capacities,
+    capacities_from,
+)
 from pto_tui.core.costmodel.cycle_lines import parse_cycle_lines
 from pto_tui.core.costmodel.query import Query
 from pto_tui.core.costmodel.results import VersionStamp
@@ -42,6 +48,7 @@ class ExternalEngine:
         self.cwd = cwd if cwd is not None else posixpath.dirname(posixpath.dirname(tool)) or None
         self.jobs = max(1, jobs or default_jobs())
         self._stamp: VersionStamp | None = None
+        self._capacities: Capacities | None = None
 
     async def stamp(self) -> VersionStamp:
         """git commit of the checkout holding the tool, plus a hash of the tool itself."""
@@ -69,6 +76,16 @@ class ExternalEngine:
             version = "nogit"
         self._stamp = VersionStamp("external", f"{version} tool:{tool_hash}")
         return self._stamp
+
+    async def capacities(self) -> Capacities:
+        """buffer_limits.hpp of the checkout holding the tool, read where the tool runs."""
+        if self._capacities is None:
+            texts: list[str | None] = []
+            for rel in (LIMITS_FILE, CONSTANTS_FILE):
+                rc, out, _ = await self.runner(["cat", posixpath.join(self.cwd or ".", rel)], None)
+                texts.append(out if rc == 0 else None)
+            self._capacities = capacities_from(*texts)
+        return self._capacities
 
     async def run(self, queries: Sequence[Query],
                   progress: Callable[[int], None] | None = None) -> dict[str, Outcome]:

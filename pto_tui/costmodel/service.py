@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pto_tui.core.costmodel.capacity import check_fit
 from pto_tui.core.costmodel.query import Query
 from pto_tui.core.costmodel.results import CycleResult
 from pto_tui.core.project.config import CostmodelConfig
@@ -26,7 +27,11 @@ async def run_queries(
     """One CycleResult per query, in order. Cached numbers are reused (marked cached);
     new successful numbers are stored and the cache saved before returning."""
     stamp = await engine.stamp()
-    unique = unique_queries(queries)
+    caps = await engine.capacities()
+    # Queries whose operands overflow an on-chip buffer are refused, never run: the
+    # costmodel would answer them with a number no kernel can reach.
+    refused = {q.key: o for q in unique_queries(queries) if (o := check_fit(q, caps)) is not None}
+    unique = [q for q in unique_queries(queries) if q.key not in refused]
     total = len(unique)  # progress counts distinct queries
     hits: dict[str, int] = {}
     if cache is not None:
@@ -48,6 +53,10 @@ async def run_queries(
     outcomes = await engine.run(misses, advance) if misses else {}
     results: list[CycleResult] = []
     for query in queries:
+        if query.key in refused:
+            results.append(CycleResult(query, None, stamp, error=refused[query.key].message,
+                                       oversized=True))
+            continue
         if query.key in hits:
             results.append(CycleResult(query, hits[query.key], stamp, cached=True))
             continue

@@ -3,7 +3,7 @@
 - run_process: an asyncio subprocess with a timeout, returning (rc, stdout, stderr);
 - compiler_version / compile_flags: what goes into the version stamp;
 - pto_isa_version: the checkout's git commit, else a content hash of include/;
-- ensure_formula_header: the generation step a fresh pto-isa checkout needs.
+(the generation step a fresh pto-isa checkout needs is in formula.py).
 """
 
 from __future__ import annotations
@@ -11,15 +11,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from pto_tui.core.errors import InputError, PtoError
-
-FORMULA_DIR = Path("include/pto/costmodel/a2a3/formula_costmodel")
-FORMULA_HEADER = FORMULA_DIR / "formula_params_generated.hpp"
-FORMULA_GENERATOR = FORMULA_DIR / "gen_formula_params_header.py"
 
 # FORMATS.md §4. -include stdint.h/stddef.h: libstdc++ does not pull them in for the
 # pto-isa headers. The -Wno-* flags are clang's; g++ keeps only those it knows.
@@ -82,18 +77,22 @@ async def compiler_version(compiler: str) -> tuple[str, bool]:
 
 
 def compile_flags(pto_isa: Path, is_clang: bool, opt: str = DEFAULT_OPT,
-                  extra: tuple[str, ...] = ()) -> list[str]:
+                  extra: tuple[str, ...] = (), overlay: Path | None = None) -> list[str]:
+    """`overlay` (the generated formula headers) comes before the checkout's include/."""
     warnings = CLANG_WARNING_FLAGS if is_clang else GCC_WARNING_FLAGS
-    return [*BASE_FLAGS[:1], opt, *BASE_FLAGS[1:],
+    first = [f"-I{overlay}"] if overlay is not None else []
+    return [*BASE_FLAGS[:1], opt, *BASE_FLAGS[1:], *first,
             f"-I{pto_isa / 'include'}", f"-I{pto_isa / 'include' / 'common'}",
             *warnings, *extra]
 
 
-def stamp_flags(flags: list[str], pto_isa: Path) -> str:
-    """The flags as they enter the version stamp: without the checkout's own path,
-    so moving a checkout does not invalidate its cache."""
+def stamp_flags(flags: list[str], pto_isa: Path, overlay: Path | None = None) -> str:
+    """The flags as they enter the version stamp: without the checkout's own path or
+    the overlay's, so moving a checkout does not invalidate its cache (the overlay is
+    named by its inputs, which the checkout's version already covers)."""
     root = str(pto_isa)
-    return " ".join(f.replace(root, "<pto-isa>") for f in flags)
+    text = " ".join(f.replace(root, "<pto-isa>") for f in flags)
+    return text.replace(str(overlay), "<generated>") if overlay is not None else text
 
 
 def check_checkout(pto_isa: Path) -> Path:
@@ -140,18 +139,6 @@ async def _git(root: Path, *args: str) -> str | None:
     if result.returncode != 0:
         return None
     return result.stdout.strip()
-
-
-async def ensure_formula_header(root: Path, python: str | None = None) -> bool:
-    """Generate formula_params_generated.hpp when missing. True if it was generated."""
-    if (root / FORMULA_HEADER).is_file() or not (root / FORMULA_GENERATOR).is_file():
-        return False
-    result = await run_process([python or sys.executable, str(FORMULA_GENERATOR)],
-                               cwd=root, timeout=300)
-    if result.returncode != 0 or not (root / FORMULA_HEADER).is_file():
-        text = (result.stderr or result.stdout).strip()[-1500:]
-        raise CostmodelError(f"{FORMULA_GENERATOR} failed in {root}:\n{text}")
-    return True
 
 
 def default_jobs() -> int:

@@ -14,7 +14,6 @@ from pto_tui.core.costmodel.sweep import expand_sweep
 from pto_tui.core.errors import InputError
 from pto_tui.costmodel import BuiltinEngine, CostmodelError, Progress, run_queries
 from pto_tui.costmodel.builtin import attribute_errors, split_batches
-from pto_tui.costmodel.toolchain import FORMULA_HEADER
 
 COST = {"TEXP": 4, "TDIV": 3, "TDIVS": 3, "TSQRT": 3, "TRSQRT": 3, "TRECIP": 3, "TSEL": 2,
         "TSELS": 2, "TCVT": 2, "TROWSUM": 2, "TROWMAX": 2, "TROWMIN": 2, "TCOLSUM": 2,
@@ -116,18 +115,6 @@ async def test_tsels_gets_real_buffers(stub_root: Path) -> None:
     results = await run_queries(sweep("TSELS half,float -r 8,64 -c 64"),
                                 BuiltinEngine(stub_root, jobs=1))
     assert all(r.ok for r in results), [r.error for r in results]
-
-
-async def test_missing_formula_header_is_generated(fresh_stub: Path) -> None:
-    assert not (fresh_stub / FORMULA_HEADER).exists()
-    engine = BuiltinEngine(fresh_stub)
-    results = await run_queries(sweep("TADD half -r 16 -c 64"), engine)
-    assert results[0].ok
-    assert engine.generated_formula_header
-    assert (fresh_stub / FORMULA_HEADER).is_file()
-    again = BuiltinEngine(fresh_stub)
-    await again.prepare()
-    assert not again.generated_formula_header
 
 
 async def test_a_broken_set_up_is_one_clear_error(stub_root: Path) -> None:

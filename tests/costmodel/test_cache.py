@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pto_tui.core.costmodel.capacity import DEFAULT_CAPACITIES, Capacities
 from pto_tui.core.costmodel.query import Query
 from pto_tui.core.costmodel.results import VersionStamp
 from pto_tui.core.costmodel.sweep import expand_sweep
@@ -31,6 +32,9 @@ class CountingEngine:
 
     async def stamp(self) -> VersionStamp:
         return self._stamp
+
+    async def capacities(self) -> Capacities:
+        return DEFAULT_CAPACITIES
 
     async def run(self, queries: Sequence[Query],
                   progress: Callable[[int], None] | None = None) -> dict[str, Outcome]:

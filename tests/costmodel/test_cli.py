@@ -117,6 +117,10 @@ def test_exports(capsys, stub_root: Path, tmp_path: Path) -> None:
         (["TADD", "double", "-r", "16", "-c", "64"], "valid: float/half/bf16"),
         (["TADD", "half", "-r", "16", "-c", "60"], "multiple of 32 bytes"),
         (["TADD", "half", "-r", "16", "-c", "64", "--sort", "speed"], "unknown column"),
+        (["TADD", "half", "-r", "١٦", "-c", "64"], "ASCII digits"),
+        (["TADD", "half", "-r", "16", "-c", "٦٤"], "ASCII digits"),
+        (["TADD", "half", "١٦x64"], "takes 1 dtype"),
+        (["TADD", "--jobs", "x", "half", "-r", "16", "-c", "64"], "invalid int value"),
     ],
 )
 def test_bad_queries_exit_2_with_the_prompt(capsys, argv: list[str], needle: str) -> None:
@@ -186,3 +190,37 @@ def test_help_documents_the_forms(capsys) -> None:
     for needle in ("16:256:x2", "16-128/16", "TMATMUL <A dtype>", "TCVT <target dtype>",
                    "--engine", "sweep TMATMUL"):
         assert needle in text
+
+
+def test_options_may_sit_between_the_words(capsys, stub_root: Path) -> None:
+    # The console's grammar: engine options and dimensions anywhere among the words.
+    code, out, err = run(capsys, "TADD", "--pto-isa", str(stub_root), "half", "-r", "64",
+                         "--json", "-c", "64")
+    assert code == 0, err
+    (result,) = json.loads(out)["results"]
+    assert result["label"] == "TADD.half_64x64" and result["cycles"] == 14 + 32
+    code, out, err = run(capsys, "sweep", "--no-cache", "TADD", "half,float", "16x64",
+                         "--pto-isa", str(stub_root), "--sort", "cycles")
+    assert code == 0, err
+    assert "TADD.float_16x64" in out and "TADD.half_16x64" in out
+
+
+def test_oversized_queries_are_named_and_never_best(capsys, stub_root: Path) -> None:
+    code, out, err = run(capsys, "sweep", "TADD", "half", "-r", "64,512", "-c", "64,512",
+                         "--pto-isa", str(stub_root), "--json")
+    assert code == 1
+    data = json.loads(out)
+    by_label = {r["label"]: r for r in data["results"]}
+    big = by_label["TADD.half_512x512"]
+    assert big["oversized"] is True and big["cycles"] is None
+    assert "UB" in big["error"] and "1572864 bytes" in big["error"]
+    assert "196608 bytes" in big["error"]
+    assert by_label["TADD.half_64x512"]["oversized"]  # 256 repeats: past REPEAT_MAX
+    assert "REPEAT_MAX = 255" in by_label["TADD.half_64x512"]["error"]
+    assert data["best"] == "TADD.half_512x64" or data["best"] == "TADD.half_64x64"
+    assert not by_label[data["best"]]["oversized"]
+    code, out, err = run(capsys, "TMATMUL", "half", "half", "float", "--m", "1024", "--k",
+                         "1024", "--n", "1024", "--pto-isa", str(stub_root))
+    assert code == 1
+    assert "does not fit on chip" in err and "L0A" in err and "2097152 bytes" in err
+    assert "100%" not in out and "[CYCLE]" not in out

@@ -41,3 +41,32 @@ def test_costmodel_tool_on_the_target(
     # it ran as a job on the target: its log is on disk
     logs = list((root / ".pto-tui/jobs").glob("*/output.log"))
     assert logs and any("[CYCLE]" in p.read_text(errors="replace") for p in logs)
+
+
+@pytest.mark.sshd
+async def test_the_console_runs_the_tool_on_the_target_too(
+    tmp_path: Path, ssh_target: SshTestTarget
+) -> None:
+    from textual.widgets import DataTable
+
+    from pto_tui.tui.app import PtoApp
+    from tests.tui.keys import loaded, wait_for
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    text = new_project_document(
+        OperatorConfig(name="op", kind=OperatorKind.PTO_TILE_LIB), CaseConfig(), [],
+        ssh_target.target,
+        CostmodelConfig(enabled=True, engine="external", tool=str(TOOL), on_target=True),
+    )
+    (root / "project.toml").write_text(text.replace("compiler =", "on_target = true\ncompiler ="))
+    ssh_target.work_dir.mkdir(parents=True)
+    app = PtoApp(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        await pilot.press("5", *"TADD half -r 16 -c 64", "enter")
+        table = app.screen.query_one("#cm-results", DataTable)
+        await wait_for(pilot, lambda: table.row_count == 1, timeout=60)
+    # Same as the CLI: a job on the target, its log on disk, not a local process.
+    logs = list((root / ".pto-tui/jobs").glob("*/output.log"))
+    assert logs and any("[CYCLE] TADD.half_16x64" in p.read_text(errors="replace") for p in logs)

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 from pto_tui.core.costmodel.query import Query, QueryError, canonical_dtype, canonical_instruction
 
-_CYCLE_RE = re.compile(r"\[CYCLE\]\s+(?P<label>\S+)\s+actual=(?P<cycles>\d+)")
+_CYCLE_RE = re.compile(r"\[CYCLE\]\s+(?P<label>\S+)\s+actual=(?P<cycles>[0-9]+)")
 _LABEL_RES = (
     re.compile(
-        r"^(?P<instr>TMATMUL)\.(?P<out>\w+)<(?P<a>\w+),(?P<b>\w+)>_(?P<m>\d+)x(?P<k>\d+)x(?P<n>\d+)$"
+        r"^(?P<instr>TMATMUL)\.(?P<out>\w+)<(?P<a>\w+),(?P<b>\w+)>_(?P<m>[0-9]+)x(?P<k>[0-9]+)x(?P<n>[0-9]+)$"
     ),
-    re.compile(r"^(?P<instr>TCVT)\.(?P<dst>\w+)<-(?P<src>\w+)_(?P<rows>\d+)x(?P<cols>\d+)$"),
-    re.compile(r"^(?P<instr>T[A-Z]+)\.(?P<dt>\w+)_(?P<rows>\d+)x(?P<cols>\d+)$"),
+    re.compile(r"^(?P<instr>TCVT)\.(?P<dst>\w+)<-(?P<src>\w+)_(?P<rows>[0-9]+)x(?P<cols>[0-9]+)$"),
+    re.compile(r"^(?P<instr>T[A-Z]+)\.(?P<dt>\w+)_(?P<rows>[0-9]+)x(?P<cols>[0-9]+)$"),
 )
 
 

@@ -60,6 +60,7 @@ class CycleResult:
     stamp: VersionStamp
     cached: bool = False
     error: str = ""
+    oversized: bool = False  # refused before running: its operands overflow a buffer
 
     @property
     def ok(self) -> bool:
@@ -107,6 +108,7 @@ class CycleResult:
             ideal_cycles=self.ideal_cycles,
             efficiency=self.efficiency,
             cached=self.cached,
+            oversized=self.oversized,
             error=self.error or None,
             stamp=self.stamp.to_dict(),
         )
@@ -193,7 +195,7 @@ def table_rows(results: Sequence[CycleResult], columns: Sequence[str] = TABLE_CO
         cells = []
         for col in columns:
             if col == "cycles" and not r.ok:
-                cells.append("error")
+                cells.append("too big" if r.oversized else "error")
             else:
                 cells.append(_fmt(r.column(col), col))
         rows.append(cells)

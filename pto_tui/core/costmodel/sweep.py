@@ -54,7 +54,9 @@ _DIM_FLAGS = {
     "--n": "n",
     "-n": "n",
 }
-_SHAPE_RE = re.compile(r"^\d+(x\d+){1,2}$")
+# ASCII digits only: \d and int() would take Unicode digits such as '١٦'.
+_SHAPE_RE = re.compile(r"^[0-9]+(x[0-9]+){1,2}$")
+_ASCII_INT = re.compile(r"-?[0-9]+")
 
 
 @dataclass
@@ -82,7 +84,7 @@ def _split_words(argv: Sequence[str]) -> _Words:
             else:
                 raise QueryError(f"{flag} needs a value")
             words.dims[_DIM_FLAGS[flag]] = value
-        elif token.startswith("-") and not token.lstrip("-").isdigit():
+        elif token.startswith("-") and not _ASCII_INT.fullmatch(token):
             raise QueryError(
                 f"unknown option {token!r}; use -r/-c for vector tiles, --m/--k/--n for TMATMUL"
             )
@@ -112,14 +114,13 @@ def parse_dim_values(text: str, name: str = "value") -> list[int]:
 
 
 def _int(text: str, name: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise QueryError(f"{name}: {text!r} is not an integer\n{SWEEP_HELP}") from None
+    if not _ASCII_INT.fullmatch(text.strip()):
+        raise QueryError(f"{name}: {text!r} is not an integer (ASCII digits 0-9)\n{SWEEP_HELP}")
+    return int(text)
 
 
 def _expand_item(item: str, name: str) -> list[int]:
-    match = re.fullmatch(r"(-?\d+)-(\d+)/(\d+)", item)
+    match = re.fullmatch(r"(-?[0-9]+)-([0-9]+)/([0-9]+)", item)
     if match:
         item = f"{match[1]}:{match[2]}:{match[3]}"
     if ":" not in item:

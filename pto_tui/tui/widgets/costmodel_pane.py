@@ -29,6 +29,7 @@ from pto_tui.core.costmodel.results import (
 from pto_tui.core.costmodel.sweep import parse_query_text
 from pto_tui.core.errors import PtoError
 from pto_tui.core.paths import app_home
+from pto_tui.costmodel.engine import ProgressFn
 from pto_tui.tui.messages import AttachEvidence
 from pto_tui.tui.session import Session, Snapshot
 
@@ -205,30 +206,26 @@ class CostmodelPane(Vertical, can_focus=True):
 
     # ------------------------------------------------------------ running
 
-    def _engine_and_cache(self):  # noqa: ANN202 - (Engine, CostmodelCache)
-        from pto_tui.costmodel import CostmodelCache, make_engine
+    async def _run(self, queries: list[Query], progress: ProgressFn) -> list[CycleResult]:
+        """What `pto-tui costmodel` runs for this project: the same settings, and with
+        on_target the tool runs on the target, as in the CLI."""
+        from pto_tui.costmodel import CostmodelCache
+        from pto_tui.costmodel.remote import run_for_project
         from pto_tui.costmodel.service import resolve_settings
 
         layout = self.session.layout
-        settings = resolve_settings(
-            self.session.campaign.config.costmodel, layout.root, layout.cache_dir / "costmodel.json"
-        )
-        engine = make_engine(settings.engine, pto_isa=settings.pto_isa, tool=settings.tool,
-                             compiler=settings.compiler)
-        return engine, CostmodelCache(settings.cache_path)
+        config = self.session.campaign.config
+        settings = resolve_settings(config.costmodel, layout.root,
+                                    layout.cache_dir / "costmodel.json")
+        return await run_for_project(queries, settings, config, layout.jobs_dir,
+                                     CostmodelCache(settings.cache_path), progress)
 
     @work(exclusive=True, group="costmodel", exit_on_error=False)
     async def run_queries(self, queries: list[Query]) -> None:
         from pto_tui.costmodel import Progress
-        from pto_tui.costmodel import run_queries as run
 
         prompt = self.query_one("#cm-prompt", Static)
         bar = self.query_one("#cm-progress", ProgressBar)
-        try:
-            engine, cache = self._engine_and_cache()
-        except PtoError as error:
-            prompt.update(Text(error.render(), style="bold red"))
-            return
         bar.remove_class("hidden")
         bar.update(total=len(queries), progress=0)
         main_thread = threading.get_ident()
@@ -245,7 +242,7 @@ class CostmodelPane(Vertical, can_focus=True):
                 self.app.call_from_thread(apply)
 
         try:
-            results = await run(queries, engine, cache, show)
+            results = await self._run(queries, show)
         except PtoError as error:
             prompt.update(Text(error.render(), style="bold red"))
             return

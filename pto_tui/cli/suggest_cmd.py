@@ -1,0 +1,47 @@
+"""`pto-tui suggest`: the project's tile knobs ranked by predicted cycles per unit of work."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from pto_tui.cli.common import load_project_file, print_json
+from pto_tui.costmodel import CostmodelCache, make_engine
+from pto_tui.costmodel.service import resolve_settings
+from pto_tui.costmodel.suggest import suggest
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "suggest", help="rank the tile knobs' allowed values by the costmodel",
+        description="For each tile knob the operator's costmodel plan uses (declared in "
+                    "pto-operator.toml [costmodel], or derived from an attention kernel's "
+                    "source), query the costmodel at every allowed value and rank them by "
+                    "predicted cycles per unit of work; values whose tiles do not fit on chip "
+                    "are refused with the buffer named.")
+    parser.add_argument("--knob", default="", help="only this knob")
+    parser.add_argument("--pto-isa", metavar="PATH", help="pto-isa checkout (builtin engine)")
+    parser.add_argument("--engine", choices=("builtin", "external"))
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    parser.add_argument("--no-cache", action="store_true", help="recompute")
+    parser.set_defaults(handler=run_suggest)
+
+
+def run_suggest(args: argparse.Namespace) -> int:
+    layout, project = load_project_file(args)
+    config = project.config
+    settings = resolve_settings(config.costmodel, layout.root, layout.cache_dir / "costmodel.json",
+                                engine=args.engine, pto_isa=args.pto_isa)
+    engine = make_engine(settings.engine, pto_isa=settings.pto_isa, tool=settings.tool,
+                         compiler=settings.compiler)
+    cache = None if args.no_cache else CostmodelCache(settings.cache_path)
+    found = asyncio.run(suggest(layout.workspace, config, engine, cache, args.knob))
+    if args.json:
+        print_json({"suggestions": [s.to_dict() for s in found]})
+    else:
+        for s in found:
+            sys.stdout.write(s.evidence + "\n")
+        if not found:
+            print("no tile knob with allowed values is used by the costmodel plan")
+    return 0

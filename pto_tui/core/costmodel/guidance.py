@@ -1,0 +1,161 @@
+"""Tuning guided by the costmodel: which PTO queries a tile knob controls, and its values
+ranked by predicted cycles per unit of work. Pure: texts and records in, records out.
+
+A knob's queries come from a template, a costmodel query line whose numbers may be
+`{NAME}` placeholders of the case's shape fields and tunables:
+
+    TMATMUL half half float --m {CUBE_S0} --k {HEAD_SIZE} --n {TILE_S1}
+
+Templates are declared in the operator's marker (`pto-operator.toml`, `[costmodel]
+queries = [...]`, with `work = "{CUBE_S0}*{TILE_S1}"`), or derived from the source: an
+attention kernel whose source calls TMATMUL and a row softmax (TROWMAX/TEXP/TROWSUM)
+has one tile of `rows` queries by `cols` keys per step, and those knobs are found by
+their names (ATTENTION_ROLES).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pto_tui.core.costmodel.query import Query, QueryError
+from pto_tui.core.costmodel.results import CycleResult
+from pto_tui.core.costmodel.sweep import parse_query_text
+
+ATTENTION_ROLES: dict[str, tuple[str, ...]] = {
+    "rows": ("CUBE_S0", "BLOCK_M", "TILE_M", "BR", "TILE_Q", "BLOCK_Q", "Q_TILE", "TILE_S0"),
+    "cols": ("TILE_S1", "BLOCK_N", "TILE_N", "BC", "TILE_KV", "BLOCK_KV", "KV_TILE"),
+    "head": ("HEAD_SIZE", "HEAD_DIM", "D", "HEAD"),
+}
+DTYPES = {"float32": "float", "fp32": "float", "float": "float", "float16": "half",
+          "fp16": "half", "half": "half", "bfloat16": "bf16", "bf16": "bf16"}
+_CALL = re.compile(r"\b(TMATMUL|TROWMAX|TROWSUM|TEXP)\s*[(<]")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)\}")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The queries one step of the operator runs, as templates, and where they came from."""
+
+    templates: tuple[str, ...]
+    work: str  # an expression of placeholders: the units of work one step does
+    source: str  # "declared in <file>" or "derived from <file>: ..."
+    knobs: tuple[str, ...]  # the tunables the templates use
+
+
+def attention_plan(sources: Mapping[str, str], names: Sequence[str], dtype: str) -> Plan | None:
+    """The attention pattern, if a source file calls its instructions and the knobs are there."""
+    found = {role: next((n for n in candidates if n in names), None)
+             for role, candidates in ATTENTION_ROLES.items()}
+    rows, cols, head = found["rows"], found["cols"], found["head"]
+    if not (rows and cols and head):
+        return None
+    calls: set[str] = set()
+    files: list[str] = []
+    for rel, text in sorted(sources.items()):
+        found_here = set(_CALL.findall(text))
+        if found_here:
+            calls |= found_here
+            files.append(rel)
+    if "TMATMUL" not in calls or not calls & {"TROWMAX", "TEXP", "TROWSUM"}:
+        return None
+    dt = DTYPES.get(dtype.lower(), "half")
+    r, c, d = f"{{{rows}}}", f"{{{cols}}}", f"{{{head}}}"
+    templates = (
+        f"TMATMUL {dt} {dt} float --m {r} --k {d} --n {c}",  # S = Q K^T
+        f"TROWMAX float -r {r} -c {c}",
+        f"TEXP float -r {r} -c {c}",
+        f"TROWSUM float -r {r} -c {c}",
+        f"TMATMUL {dt} {dt} float --m {r} --k {c} --n {d}",  # O += P V
+    )
+    return Plan(templates, f"{r}*{c}",
+                f"derived from {', '.join(files[:3])}: attention step "
+                f"({' '.join(sorted(calls))}); tile {rows} x {cols}, head {head}", (rows, cols))
+
+
+def fill(template: str, values: Mapping[str, int]) -> list[Query]:
+    def value(match: re.Match[str]) -> str:
+        name = match[1]
+        if name not in values:
+            raise QueryError(f"costmodel template {template!r}: no value for {{{name}}}")
+        return str(values[name])
+
+    return parse_query_text(_PLACEHOLDER.sub(value, template))
+
+
+def work_units(expr: str, values: Mapping[str, int]) -> int:
+    total = 1
+    for factor in expr.split("*"):
+        name = factor.strip().strip("{}")
+        total *= values[name] if name in values else int(factor)
+    return total
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One allowed value of a knob with the costmodel's prediction."""
+
+    knob: str
+    value: int
+    queries: tuple[CycleResult, ...]
+    work: int
+
+    @property
+    def refused(self) -> str:
+        bad = [r for r in self.queries if not r.ok]
+        return "; ".join(f"{r.label}: {r.error.splitlines()[0]}" for r in bad)
+
+    @property
+    def cycles(self) -> int | None:
+        if self.refused:
+            return None
+        return sum(r.cycles or 0 for r in self.queries)
+
+    @property
+    def per_unit(self) -> float | None:
+        cycles = self.cycles
+        return cycles / self.work if cycles is not None and self.work else None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "value": self.value, "cycles": self.cycles, "work": self.work,
+            "cycles_per_unit": self.per_unit, "refused": self.refused or None,
+            "queries": [{"query": r.query.key, "label": r.label, "cycles": r.cycles,
+                         "error": r.error or None, "oversized": r.oversized}
+                        for r in self.queries],
+        }
+
+
+def candidate_values(plan: Plan, knob: str, allowed: Sequence[int],
+                     base: Mapping[str, int]) -> list[tuple[int, list[Query], int]]:
+    """(value, its queries, its work units) for each allowed value, others at base."""
+    out = []
+    for value in allowed:
+        values = {**base, knob: value}
+        queries = [q for t in plan.templates for q in fill(t, values)]
+        out.append((value, queries, work_units(plan.work, values)))
+    return out
+
+
+def rank(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """Cheapest per unit of work first; refused values (oversized, failed) last."""
+    fits = sorted((c for c in candidates if c.per_unit is not None),
+                  key=lambda c: (c.per_unit, c.value))
+    return fits + [c for c in candidates if c.per_unit is None]
+
+
+def evidence_text(knob: str, ranked: Sequence[Candidate], plan: Plan, stamp: str,
+                  current: int | None) -> str:
+    """The Markdown evidence of one knob's ranking (Pre-Edit form, round notes)."""
+    lines = [f"Costmodel ranking of {knob} ({stamp}; {plan.source}):", ""]
+    for i, c in enumerate(ranked, 1):
+        mark = " (current)" if c.value == current else ""
+        if c.per_unit is None:
+            lines.append(f"- {knob}={c.value}{mark}: refused: {c.refused}")
+        else:
+            lines.append(f"{i}. {knob}={c.value}{mark}: {c.cycles} cycles per step, "
+                         f"{c.per_unit:.4g} cycles per unit of work ({c.work} units)")
+    lines.append("")
+    lines.append("Queries per step: " + "; ".join(f"`{t}`" for t in plan.templates))
+    return "\n".join(lines) + "\n"

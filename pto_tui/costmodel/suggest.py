@@ -1,0 +1,122 @@
+"""`suggest`: rank a project's tile knobs by the costmodel (the I/O around core's guidance).
+
+Reads the operator's sources and marker from the project's workspace, builds each
+knob's queries for every allowed value, runs them with the cache in front, and ranks.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pto_tui.core.costmodel.guidance import (
+    Candidate,
+    Plan,
+    attention_plan,
+    candidate_values,
+    evidence_text,
+    rank,
+)
+from pto_tui.core.errors import InputError
+from pto_tui.core.project.config import ProjectConfig
+from pto_tui.costmodel.cache import CostmodelCache
+from pto_tui.costmodel.engine import Engine
+from pto_tui.costmodel.service import run_queries
+
+SOURCE_SUFFIXES = (".cpp", ".cc", ".h", ".hpp", ".py")
+MARKER = "pto-operator.toml"
+MAX_SOURCE_BYTES = 2_000_000
+
+
+@dataclass(frozen=True)
+class KnobSuggestion:
+    knob: str
+    current: int | None
+    ranked: tuple[Candidate, ...]
+    plan: Plan
+    stamp: str
+
+    @property
+    def evidence(self) -> str:
+        return evidence_text(self.knob, self.ranked, self.plan, self.stamp, self.current)
+
+    def to_dict(self) -> dict[str, object]:
+        best = next((c for c in self.ranked if c.per_unit is not None), None)
+        return {"knob": self.knob, "current": self.current,
+                "suggested": best.value if best else None, "plan": self.plan.source,
+                "templates": list(self.plan.templates), "costmodel": self.stamp,
+                "ranking": [c.to_dict() for c in self.ranked], "evidence": self.evidence}
+
+
+def around(value: int | None) -> list[int]:
+    """Without declared allowed values: the powers of two from a quarter of the current
+    tile to four times it (tiles are powers of two on the cube), at least 16."""
+    if not value or value & (value - 1):
+        return []
+    return [v for v in (value // 4, value // 2, value, value * 2, value * 4) if v >= 16]
+
+
+def read_sources(folder: Path) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.suffix in SOURCE_SUFFIXES and path.stat().st_size < MAX_SOURCE_BYTES:
+            out[str(path.relative_to(folder))] = path.read_text(encoding="utf-8", errors="replace")
+    return out
+
+
+def declared_plan(folder: Path, knobs: Sequence[str]) -> Plan | None:
+    """`[costmodel] queries = [...]`, `work = "..."` in the operator's marker."""
+    marker = next(iter(sorted(folder.rglob(MARKER), key=lambda p: len(p.parts))), None)
+    if marker is None:
+        return None
+    try:
+        data = tomllib.loads(marker.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise InputError(f"{marker}: {error}") from None
+    section = data.get("costmodel")
+    if not isinstance(section, dict) or "queries" not in section:
+        return None
+    queries, work = section.get("queries"), section.get("work", "1")
+    if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
+        raise InputError(f"{marker}: [costmodel] queries must be a list of query lines")
+    used = tuple(k for k in knobs if any(f"{{{k}}}" in q for q in queries))
+    return Plan(tuple(queries), str(work), f"declared in {MARKER}", used)
+
+
+def plan_for(folder: Path, config: ProjectConfig) -> Plan | None:
+    names = [*config.tunables, *config.case.shape]
+    return declared_plan(folder, list(config.tunables)) or attention_plan(
+        read_sources(folder), names, config.case.dtype)
+
+
+async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
+                  cache: CostmodelCache | None, only: str = "") -> list[KnobSuggestion]:
+    plan = plan_for(folder, config)
+    if plan is None:
+        raise InputError(
+            f"no costmodel plan for the operator in {folder}: its source shows no "
+            "attention step with tile knobs",
+            hint=f"declare one in {MARKER}: [costmodel] queries = [\"TMATMUL half half float "
+                 "--m {ROWS} --k {HEAD} --n {COLS}\", ...], work = \"{ROWS}*{COLS}\"")
+    base = {k: int(v) for k, v in config.case.shape.items() if isinstance(v, int)}
+    base.update({k: int(t.value) for k, t in config.tunables.items() if isinstance(t.value, int)})
+    stamp = (await engine.stamp()).short()
+    out = []
+    for knob in plan.knobs:
+        if only and knob != only:
+            continue
+        tunable = config.tunables.get(knob)
+        allowed = [int(v) for v in (tunable.allowed if tunable else ()) if isinstance(v, int)]
+        if not allowed:
+            allowed = around(base.get(knob))
+        if not allowed:
+            continue
+        options = candidate_values(plan, knob, allowed, base)
+        results = await run_queries([q for _, qs, _ in options for q in qs], engine, cache)
+        by_key = {r.query.key: r for r in results}
+        candidates = [Candidate(knob, value, tuple(by_key[q.key] for q in qs), work)
+                      for value, qs, work in options]
+        out.append(KnobSuggestion(knob, base.get(knob), tuple(rank(candidates)), plan, stamp))
+    return out
