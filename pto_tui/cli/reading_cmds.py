@@ -10,6 +10,7 @@ from rich.table import Table
 
 from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json
 from pto_tui.core.campaign.status import CampaignStatus
+from pto_tui.core.errors import read_utf8
 from pto_tui.core.rounds.export import export_rows
 from pto_tui.core.rounds.records import round_to_dict
 from pto_tui.core.rounds.render import format_duration
@@ -115,5 +116,5 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"record": round_to_dict(record), "folder": str(folder)})
         return 0
-    print(notes.read_text(encoding="utf-8") if notes.exists() else f"(no notes.md in {folder})")
+    print(read_utf8(notes) if notes.exists() else f"(no notes.md in {folder})")
     return 0
