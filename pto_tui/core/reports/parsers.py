@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pto_tui.core.reports.fields import finite_number, get_key, tflops_from
+from pto_tui.core.reports.fields import duration_ms, finite_number, get_key, tflops_from
 from pto_tui.core.reports.result import BenchResult, ReportError, VariantReport
 from pto_tui.core.reports.runner_report import parse_runner_report
 
@@ -74,7 +74,7 @@ def _parse_flat(data: dict[str, Any], source: str, flops: float | None) -> Bench
     passes = get_key(data, "correctness.passes", source)
     if not isinstance(passes, bool):
         raise ReportError("'correctness.passes' is not true/false", file=source, key="correctness.passes")
-    duration = finite_number(get_key(data, "duration_ms", source), "duration_ms", source) * 1000.0
+    duration = duration_ms(get_key(data, "duration_ms", source), "duration_ms", source) * 1000.0
     tflops_raw = data.get("TFLOPS")
     if tflops_raw is None:
         tflops = tflops_from(duration, flops)
