@@ -8,6 +8,7 @@ from dataclasses import asdict
 from rich.console import Console
 from rich.table import Table
 
+from pto_tui.backends.sample_journal import unfinished
 from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import read_utf8
@@ -69,10 +70,20 @@ def cmd_status(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         st = campaign.status()
         commands = asdict(campaign.config.commands)
+        journals = unfinished(campaign.layout)
     if args.json:
-        print_json({**st.to_json(), "commands": commands})
-    else:
-        print_status(make_console(), st)
+        print_json({**st.to_json(), "commands": commands, "unfinished_measurements": journals})
+        return 0
+    console = make_console()
+    print_status(console, st)
+    for journal in journals:
+        console.print(
+            f"[bold]unfinished measurement[/]: round {journal['round']}: "
+            f"{len(journal['samples_us'])} of {journal['planned_runs']} samples kept in "
+            f"{journal['file']} (its run did not finish)",
+            markup=True,
+            highlight=False,
+        )
     return 0
 
 
