@@ -110,3 +110,36 @@ def kill_leftovers(marker: str) -> None:
     for pid in live_processes(marker):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+
+
+async def test_an_orphan_the_runner_could_not_kill_is_killed_by_the_next_one(proxied, tmp_path: Path) -> None:
+    """The connection drops during a silent job and the target cannot be reached to kill
+    it: the record says so (orphan), and the next runner that reaches the target kills it."""
+    proxy, target = proxied
+    log_dir = tmp_path / "jobs"
+    marker = unique_seconds()
+    runner = JobRunner(log_dir, pool=quick_pool())
+    try:
+        job = await runner.submit(target, JobSpec(f"echo started; sleep {marker}"))
+        async for line in job.subscribe():
+            if line.text == "started":
+                break
+        proxy.frozen = True  # the network hangs: the drop is noticed, the kill cannot get through
+        proxy.drop()
+        record = await asyncio.wait_for(job.wait(), 20)
+        assert record.state is JobState.LOST
+        await runner.close()
+        left = load_record(log_dir / job.id)
+        assert left is not None and left.orphan, left
+        assert live_processes(marker), "the silent job outlived the connection"
+
+        proxy.frozen = False
+        runner = JobRunner(log_dir, pool=quick_pool())
+        again = await runner.submit(target, JobSpec("echo next"))
+        assert (await asyncio.wait_for(again.wait(), 30)).state is JobState.SUCCEEDED
+        assert await wait_until(lambda: not live_processes(marker), 10), live_processes(marker)
+        reaped = load_record(log_dir / job.id)
+        assert reaped is not None and not reaped.orphan and "was killed" in reaped.error
+    finally:
+        await runner.close()
+        kill_leftovers(marker)
