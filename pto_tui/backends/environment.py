@@ -117,7 +117,7 @@ async def _probe(site: OperatorSite, probe: Probe, notes: EnvironmentNotes, cwd:
         line = out.stdout[-1] if probe.name in ("python", "target reachable") else out.stdout[0]
         notes.versions[probe.version_of] = line.strip()
     if not ok:
-        notes.problems.append(f"{probe.name}: {out.tail(3) or f'exit code {out.record.exit_code}'}")
+        notes.problems.append(f"{probe.name}: {out.failure(3)}")
     return ok
 
 

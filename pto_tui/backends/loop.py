@@ -3,14 +3,17 @@
 A round run: record the changes (files and diff as they are now) -> sync -> build ->
 correctness -> only then the benchmark, repeated per the project's discipline ->
 verdict -> records. A cancelled or lost step raises and leaves the round open with
-nothing half-written: measurements are recorded only once every step has finished.
+nothing half-written: measurements are recorded only once every step has finished (each
+run's sample is kept in the round's sample journal as it ends, so none is lost).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from pto_tui.backends.kinds import Backend, backend_for
+from pto_tui.backends.sample_journal import SampleJournal
 from pto_tui.backends.site import EventSink, OperatorSite, StepEvent
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.opening import check_environment_passed
@@ -84,9 +87,16 @@ class HeldFinish:
         self.release()  # an interrupted step is shown as the job ended
 
 
-async def measure(backend: Backend, parameters: dict[str, Scalar], repeats: int) -> Measurement:
-    """Build, correctness, then `repeats` benchmark runs; stops at the first failure."""
+async def measure(
+    backend: Backend,
+    parameters: dict[str, Scalar],
+    repeats: int,
+    journal: Callable[[Measurement], None] | None = None,
+) -> Measurement:
+    """Build, correctness, then `repeats` benchmark runs; stops at the first failure.
+    `journal` is given the measurement so far as each run ends."""
     m = Measurement()
+    keep = journal or (lambda _m: None)
     ok, problem = await backend.build(parameters)
     m.build = "ok" if ok else "failed"
     if not ok:
@@ -123,6 +133,7 @@ async def measure(backend: Backend, parameters: dict[str, Scalar], repeats: int)
             m.reference_us.append(outcome.reference_us)
         if outcome.tflops is not None:
             m.tflops = outcome.tflops
+        keep(m)
     return m
 
 
@@ -149,8 +160,11 @@ async def run_round(
     site.label = round_dir_name(record.number)
     await site.sync()
     backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
-    measurement = await measure(backend, dict(record.changes.snapshot), campaign.config.discipline.repeats)
+    repeats = campaign.config.discipline.repeats
+    journal = SampleJournal.begin(campaign.layout, record.number, repeats)
+    measurement = await measure(backend, dict(record.changes.snapshot), repeats, journal.write)
     measured = campaign.record_measurement(measurement, record.number)
+    journal.finished()
     if not close:
         return measured
     return campaign.close_round(record.number, analysis=analysis, next_step=next_step)
@@ -165,5 +179,9 @@ async def run_baseline(campaign: Campaign, runner: JobRunner, on_event: EventSin
     await site.sync()
     backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
     parameters = {name: t.value for name, t in campaign.config.tunables.items()}
-    measurement = await measure(backend, parameters, campaign.config.discipline.repeats)
-    return campaign.record_baseline(measurement)  # refuses an invalid run, naming why
+    repeats = campaign.config.discipline.repeats
+    journal = SampleJournal.begin(campaign.layout, 0, repeats)
+    measurement = await measure(backend, parameters, repeats, journal.write)
+    baseline = campaign.record_baseline(measurement)  # refuses an invalid run, naming why
+    journal.finished()
+    return baseline

@@ -69,6 +69,13 @@ class StepOutput:
         """The end of the output, for a readable failure reason."""
         return "\n".join((self.stdout + self.stderr)[-lines:])
 
+    def failure(self, lines: int = 3) -> str:
+        """Why the step failed, in words: the job's own error when the command never ran
+        (an unknown host key, a refused login: with what to do), else its output's end."""
+        if self.record.error and self.record.exit_code is None:
+            return self.record.error
+        return self.tail(lines) or f"exit code {self.record.exit_code}"
+
 
 class OperatorSite:
     """One project's operator on its target, with a job runner to run steps."""

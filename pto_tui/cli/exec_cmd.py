@@ -9,14 +9,16 @@ import shlex
 import signal
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from pto_tui.cli.common import add_json_flag, load_project_file, print_json
-from pto_tui.core.errors import InputError
+from pto_tui.core.errors import InputError, LockedError
 from pto_tui.core.project.config import Target
+from pto_tui.core.project.lock import ProjectLock
 from pto_tui.jobs.connect import scan_host_key
 from pto_tui.jobs.hostkeys import app_known_hosts, trust_host_key
 from pto_tui.jobs.job import Job
-from pto_tui.jobs.model import JobRecord, JobSpec, JobState, list_records
+from pto_tui.jobs.model import JobRecord, JobSpec, JobState, list_records, shown_state
 from pto_tui.jobs.runner import JobRunner
 
 
@@ -105,7 +107,29 @@ def exec_handler(args: argparse.Namespace) -> int:
     if sync_from is not None and not sync_from.is_dir():
         sync_from = None  # a project without a workspace folder has nothing to upload
     target = project.config.target
-    return asyncio.run(_exec(JobRunner(layout.jobs_dir), target, spec, sync_from))
+    if sync_from is None:
+        return asyncio.run(_exec(JobRunner(layout.jobs_dir), target, spec, sync_from))
+    # uploading the workspace while another pto-tui runs a round would change its files
+    # under it: the sync and the command hold the project lock
+    lock = _exec_lock(layout.state_dir)
+    try:
+        return asyncio.run(_exec(JobRunner(layout.jobs_dir), target, spec, sync_from))
+    finally:
+        lock.release()
+
+
+def _exec_lock(state_dir: Path) -> ProjectLock:
+    lock = ProjectLock(state_dir, "exec")
+    try:
+        lock.acquire()
+    except LockedError as error:
+        raise LockedError(
+            f"{error.message}; exec uploads the workspace, so it waits for the project lock",
+            file=error.file,
+            hint="run it when the other pto-tui is done, or pass --no-sync to run on the "
+            "target's copy as it is",
+        ) from None
+    return lock
 
 
 async def _exec(runner: JobRunner, target: Target, spec: JobSpec, sync_from: object) -> int:
@@ -199,7 +223,7 @@ def jobs_handler(args: argparse.Namespace) -> int:
     layout, _project = load_project_file(args)
     records = list_records(layout.jobs_dir)
     if args.json:
-        print_json([record.to_json() for record in records])
+        print_json([{**record.to_json(), "shown_state": shown_state(record)} for record in records])
         return 0
     if not records:
         print("no jobs yet")
@@ -210,7 +234,7 @@ def jobs_handler(args: argparse.Namespace) -> int:
             else f"SIG{record.signal}" if record.signal else ""
         )
         detached = " detached" if record.detached else ""
-        print(f"{record.id}  {record.state.value:<9} {outcome:<8} {record.target}{detached}  "
+        print(f"{record.id}  {shown_state(record):<13} {outcome:<8} {record.target}{detached}  "
               f"{record.command}")
     return 0
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -73,13 +74,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if handler is None:
             return _open_tui(args)
-        return int(handler(args) or 0)
+        code = int(handler(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
+    except BrokenPipeError:
+        return _reader_went_away()
     except PtoError as error:
         print(f"pto-tui: error: {error.render()}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("pto-tui: interrupted", file=sys.stderr)
         return 130
+
+
+def _reader_went_away() -> int:
+    """The reader of stdout closed it (`pto-tui show 5 | head`): stop quietly, as CLIs do.
+
+    stdout is pointed at /dev/null so the interpreter's final flush cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141  # 128 + SIGPIPE, the status a shell shows for a closed pipe
 
 
 def _open_tui(args: argparse.Namespace) -> int:

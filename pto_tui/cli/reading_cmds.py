@@ -8,8 +8,10 @@ from dataclasses import asdict
 from rich.console import Console
 from rich.table import Table
 
+from pto_tui.backends.sample_journal import unfinished
 from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json
 from pto_tui.core.campaign.status import CampaignStatus
+from pto_tui.core.errors import read_utf8
 from pto_tui.core.rounds.export import export_rows
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.records import verdict_label
@@ -87,10 +89,20 @@ def cmd_status(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         st = campaign.status()
         commands = asdict(campaign.config.commands)
+        journals = unfinished(campaign.layout)
     if args.json:
-        print_json({**st.to_json(), "commands": commands})
-    else:
-        print_status(make_console(), st)
+        print_json({**st.to_json(), "commands": commands, "unfinished_measurements": journals})
+        return 0
+    console = make_console()
+    print_status(console, st)
+    for journal in journals:
+        console.print(
+            f"[bold]unfinished measurement[/]: round {journal['round']}: "
+            f"{len(journal['samples_us'])} of {journal['planned_runs']} samples kept in "
+            f"{journal['file']} (its run did not finish)",
+            markup=True,
+            highlight=False,
+        )
     return 0
 
 
@@ -146,5 +158,5 @@ def cmd_show(args: argparse.Namespace) -> int:
         # the notes on disk may be what was changed: the record as closed is shown too
         print(f"!tampered iter-{record.number:03d}: " + "; ".join(record.tampered))
         print(f"as closed: {record.effective_verdict() or record.status} — {record.verdict_reason}")
-    print(notes.read_text(encoding="utf-8") if notes.exists() else f"(no notes.md in {folder})")
+    print(read_utf8(notes) if notes.exists() else f"(no notes.md in {folder})")
     return 0

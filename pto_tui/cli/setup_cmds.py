@@ -190,6 +190,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
 
 def _answers_from_args(args: argparse.Namespace) -> ProjectAnswers:
+    for flag, value in (("--case", args.case_name), ("--case-spec", args.case_spec)):
+        if value is not None and not value.strip():
+            raise InputError(f"{flag} is empty; leave it out or give a value")
     return ProjectAnswers(
         source=args.source,
         kind=OperatorKind(args.kind) if args.kind else None,

@@ -65,3 +65,19 @@ class RuleViolation(PtoError):
 
 class LockedError(PtoError):
     """Another pto-tui process holds the project lock."""
+
+
+def read_utf8(path: Path) -> str:
+    """A text file pto-tui reads, or an InputError naming the line of the first byte that
+    is not UTF-8 (OSError, FileNotFoundError included, passes through to the caller)."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InputError(
+            f"not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start})",
+            file=path,
+            line=line,
+            hint="save the file as UTF-8",
+        ) from None

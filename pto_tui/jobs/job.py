@@ -10,18 +10,17 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Coroutine, Iterable, Mapping
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 from pto_tui.core.errors import PtoError
 from pto_tui.core.project.config import Target
-from pto_tui.jobs import shell
 from pto_tui.jobs.errors import JobError
 from pto_tui.jobs.executor import Executor, ExitInfo, OutStream
 from pto_tui.jobs.follow import Ending, Follower, JobEvents
 from pto_tui.jobs.model import LOG_FILE, JobRecord, JobSpec, JobState, save_record
 from pto_tui.jobs.output import JobOutput, Subscription
+from pto_tui.jobs.reaper import reap
 from pto_tui.jobs.sync import SyncReport, fetch_with, sync_with
 from pto_tui.jobs.upkeep import Upkeep
 
@@ -235,9 +234,11 @@ class Job:
         command outlives the connection, REMOTE.md), once the target answers again."""
         if self.spec.detached or self.target.is_local:
             return
-        kill = shell.kill_script(self._record.remote_dir, "KILL")
-        script = f"{kill}; rm -rf {shell.quote_path(self._record.remote_dir)}"
-        self._upkeep.background(partial(self._follower.helper, script))
+        self._update(orphan=True)  # until the kill is done: the next runner retries it
+        self._upkeep.background(self._reap)
+
+    async def _reap(self) -> None:
+        self._record = await reap(self.executor, self.job_dir.parent, self._record)
 
 
 def describe_exit(info: ExitInfo) -> str:

@@ -83,6 +83,9 @@ class JobRecord:
     log_path: str = ""
     remote_dir: str = ""  # the job's folder on the target (pgid, rc, detached output)
     fetched: tuple[str, ...] = ()
+    client_pid: int = 0  # the pto-tui process that runs (follows) the job
+    client_start: str = ""  # that process's start time (tells a reused pid apart)
+    orphan: bool = False  # lost, and what may survive of it on the target not yet killed
 
     def __post_init__(self) -> None:
         # a frozen record must not share a dict someone else may mutate
@@ -111,6 +114,46 @@ class JobRecord:
         values["state"] = JobState(values.get("state", JobState.LOST.value))
         values["fetched"] = tuple(values.get("fetched", ()))
         return cls(**values)
+
+
+def process_start(pid: int) -> str:
+    """When process `pid` started (clock ticks since boot, from /proc), "" when unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    # the command name (field 2) may hold spaces: count fields after its closing ')'
+    fields_after = stat.rsplit(")", 1)[-1].split()
+    return fields_after[19] if len(fields_after) > 19 else ""
+
+
+def this_client() -> dict[str, Any]:
+    """The client fields of a record made by this process."""
+    return {"client_pid": os.getpid(), "client_start": process_start(os.getpid())}
+
+
+def client_alive(record: JobRecord) -> bool:
+    """Is the pto-tui that ran this job still running? A record without a client (from an
+    older pto-tui) counts as alive: it is never reaped by guess."""
+    if record.client_pid <= 0:
+        return True
+    try:
+        os.kill(record.client_pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    started = process_start(record.client_pid)
+    return not (record.client_start and started and started != record.client_start)
+
+
+def shown_state(record: JobRecord) -> str:
+    """The state to show: a job whose pto-tui is gone is never "running" forever. A
+    detached one can be followed again; an attached one is lost (the next job on its
+    target kills what is left of it)."""
+    if record.state.is_final or client_alive(record):
+        return record.state.value
+    return "re-attachable" if record.detached else JobState.LOST.value
 
 
 RECORD_FILE = "record.json"

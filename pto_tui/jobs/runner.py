@@ -30,7 +30,9 @@ from pto_tui.jobs.model import (
     JobState,
     load_record,
     new_job_id,
+    this_client,
 )
+from pto_tui.jobs.reaper import orphans, reap
 from pto_tui.jobs.ssh import SshPool
 from pto_tui.jobs.sync import SyncReport, fetch_with, sync_with
 from pto_tui.jobs.targets import executor_for
@@ -53,6 +55,7 @@ class JobRunner:
         self.pool = pool or SshPool()
         self.jobs: dict[str, Job] = {}
         self.upkeep = Upkeep(self.pool)
+        self._reaped: set[Target] = set()  # targets already checked for orphaned jobs
 
     def clean_up(self) -> None:
         """Remove the remote folders of finished attached jobs (in the background)."""
@@ -90,7 +93,9 @@ class JobRunner:
             submitted_at=time.time(),
             log_path=str(self.log_dir / job_id / LOG_FILE),
             remote_dir=shell.remote_job_dir(target, job_id, str(self.log_dir)),
+            **this_client(),
         )
+        await self.reap_orphans(target)
         job = self._job(target, spec, record)
         fetched = fetch_to or job.job_dir / "fetched"
         return self._start(job, job.run(sync_from, tuple(excludes), fetched))
@@ -113,11 +118,20 @@ class JobRunner:
         if not record.detached:
             raise JobError(f"job {job_id} was not started detached; it cannot be re-attached")
         offsets = repair_and_count(job_dir / LOG_FILE)
-        record = record.evolve(state=JobState.RUNNING, ended_at=None, error="")
+        record = record.evolve(state=JobState.RUNNING, ended_at=None, error="", **this_client())
         spec = JobSpec(command=record.command, detached=True, name=record.name)
         resume_at: dict[OutStream, int] = {"stdout": offsets["stdout"], "stderr": offsets["stderr"]}
         job = self._job(target, spec, record, resume_at)
         return self._start(job, job.reattach_flow(job.job_dir / "fetched"))
+
+    async def reap_orphans(self, target: Target) -> list[JobRecord]:
+        """Kill what jobs of a pto-tui that is gone left running on `target` (once per
+        target and runner, and only when the records show some); they become LOST."""
+        if target in self._reaped:
+            return []
+        self._reaped.add(target)
+        executor = executor_for(target, self.pool)
+        return [await reap(executor, self.log_dir, r) for r in orphans(self.log_dir, target, self.jobs)]
 
     def _job(
         self,

@@ -96,7 +96,7 @@ def test_cli_config_keys_json_lists_every_key(capsys: pytest.CaptureFixture[str]
     assert [row["path"] for row in rows] == [d.path for d in key_docs()]
     by_path = {row["path"]: row for row in rows}
     assert by_path["discipline.repeats"]["default"] == "5"
-    assert by_path["discipline.repeats"]["allowed"] == ">= 1"
+    assert by_path["discipline.repeats"]["allowed"] == "1 <= value <= 1000"
     assert by_path["operator.name"]["required"] is True
     assert by_path["commands.results"]["default_by_kind"]["pto-tile-lib"] == '"build/report.csv"'
     assert by_path["tunables.<name>.kind"]["allowed"] == "one of: env, constexpr, template, case"

@@ -105,3 +105,23 @@ def test_missing_snapshot_is_named(tmp_path: Path) -> None:
     store = workspace(tmp_path)
     with pytest.raises(PtoError, match="missing from the store"):
         store.diff("own:deadbeef")
+
+
+@pytest.mark.parametrize("git", [False, True], ids=["own store", "git"])
+def test_a_large_file_is_listed_by_name_and_size_not_inlined(tmp_path: Path, git: bool) -> None:
+    store = workspace(tmp_path)
+    if git:
+        subprocess.run(["git", "-C", str(store.workspace), "init", "-q"], check=True)
+        (store.workspace / ".gitignore").write_text("build/\n")
+    base = store.take()
+    big = store.workspace / "kernel" / "data.txt"
+    big.write_text("a line of text\n" * 200_000)  # 3 MB of text: diffable, but too big
+    (store.workspace / "kernel" / "a.h").write_text("constexpr int kA = 2;\nint x;\n")
+    diff = store.diff(base)
+    assert len(diff) < 10_000
+    assert (
+        "Large file a/workspace/kernel/data.txt and b/workspace/kernel/data.txt differ "
+        f"(0 -> {big.stat().st_size} bytes); not inlined" in diff
+    )
+    assert "+constexpr int kA = 2;" in diff  # the small edit is still inlined
+    assert "a line of text" not in diff

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -12,6 +12,8 @@ from pto_tui.core.project.config import Target
 from pto_tui.jobs.connect import ConnectOptions
 from pto_tui.jobs.runner import JobRunner
 from pto_tui.jobs.ssh import SshPool
+from tests.jobs.helpers import TcpProxy
+from tests.plugins.sshd import SshTestTarget, trust_server
 
 
 @dataclass(frozen=True)
@@ -46,3 +48,19 @@ async def runner(tmp_path: Path) -> AsyncIterator[JobRunner]:
         yield job_runner
     finally:
         await job_runner.close()
+
+
+@pytest.fixture
+async def proxied(ssh_target: SshTestTarget, tmp_path: Path):
+    """(proxy, target through the proxy) to the session's sshd."""
+    server = ssh_target.server
+    proxy = await TcpProxy(server.port).start()
+    config = tmp_path / "proxy_ssh_config"
+    server.write_client_config(config, "via-proxy", proxy.port, server.client_key)
+    trust_server(server, proxy.port)
+    ssh_target.work_dir.mkdir(parents=True, exist_ok=True)
+    target = replace(ssh_target.target, host="via-proxy", ssh_config=str(config))
+    try:
+        yield proxy, target
+    finally:
+        await proxy.close()

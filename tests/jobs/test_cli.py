@@ -14,23 +14,11 @@ import pytest
 
 from pto_tui.cli.main import main
 from pto_tui.jobs.loopback_sshd import LoopbackSshd
+from tests.jobs.cli_helpers import make_project
 from tests.jobs.helpers import live_processes, unique_seconds
 from tests.plugins.sshd import SshTestTarget
 
 REPO = Path(__file__).parents[2]
-
-
-def make_project(root: Path, host: str, work_dir: Path, ssh_config: Path) -> Path:
-    project = root / "projects" / "op"
-    (project / "workspace").mkdir(parents=True)
-    (project / "workspace" / "data.txt").write_text("from the workspace\n")
-    (project / "project.toml").write_text(
-        "schema = 1\n"
-        '[operator]\nname = "op"\nkind = "pto-dsl"\n'
-        f'[target]\nkind = "ssh"\nhost = "{host}"\nwork_dir = "{work_dir}"\n'
-        f'ssh_config = "{ssh_config}"\n'
-    )
-    return project
 
 
 @pytest.fixture

@@ -22,24 +22,8 @@ from pto_tui.jobs.model import JobSpec, JobState
 from pto_tui.jobs.runner import JobRunner
 from pto_tui.jobs.ssh import SshPool
 from tests.jobs.conftest import quick_pool
-from tests.jobs.helpers import TcpProxy, live_processes, unique_seconds, wait_until
+from tests.jobs.helpers import live_processes, unique_seconds, wait_until
 from tests.plugins.sshd import SshTestTarget, make_target, trust_server
-
-
-@pytest.fixture
-async def proxied(ssh_target: SshTestTarget, tmp_path: Path):
-    """(proxy, target through the proxy) to the session's sshd."""
-    server = ssh_target.server
-    proxy = await TcpProxy(server.port).start()
-    config = tmp_path / "proxy_ssh_config"
-    server.write_client_config(config, "via-proxy", proxy.port, server.client_key)
-    trust_server(server, proxy.port)
-    ssh_target.work_dir.mkdir(parents=True, exist_ok=True)
-    target = replace(ssh_target.target, host="via-proxy", ssh_config=str(config))
-    try:
-        yield proxy, target
-    finally:
-        await proxy.close()
 
 
 async def test_dropped_connection_mid_stream_is_lost(proxied, runner: JobRunner) -> None:

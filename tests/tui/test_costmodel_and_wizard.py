@@ -62,11 +62,11 @@ async def test_wizard_creates_a_project_and_opens_it(tmp_path: Path) -> None:
         await pilot.press("f", "a", "enter")  # classify ./fa
         evidence = static_text(app.screen.query_one("#wz-evidence", Static))
         assert "pto-tile-lib" in evidence and "TMATMUL" in evidence
-        await type_into(pilot, "wz-spec", "1,2")
+        await type_into(pilot, "wz-spec", "128,128,1024")
         await pilot.press("ctrl+s")
         root = tmp_path / "projects" / "fa"
         assert (root / "project.toml").is_file()
-        assert "1,2" in (root / "project.toml").read_text()
+        assert "128,128,1024" in (root / "project.toml").read_text()
         await tab_to(pilot, "wz-open")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ProjectScreen))

@@ -16,6 +16,7 @@ from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.campaign.requirements import render_requirements
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.case_strings import parsed_cases
 from pto_tui.core.operators.repository import (
     OperatorInRepository,
     find_operator_repository,
@@ -35,6 +36,7 @@ from pto_tui.core.operators.tunables import discover
 from pto_tui.core.project.config import (
     CPU_SIM,
     DEMO,
+    MAX_NAME,
     CaseConfig,
     CostmodelConfig,
     OperatorConfig,
@@ -321,14 +323,24 @@ def _copy_source(spec: NewProject, source: Path, dest: Path, projects_root: Path
         shutil.copy2(source, dest / source.name)
 
 
+def _check_case_spec(spec: NewProject) -> None:
+    """A case string is checked by the operator's own format when one is known; any case
+    string must be one printable line (it is passed to the operator's tools)."""
+    text = spec.case.spec
+    if any(not ch.isprintable() for ch in text):
+        raise InputError(f"case string {text!r} holds control characters or line breaks", key="case.spec")
+    parsed_cases(spec.case, spec.operator)
+
+
 def create_project(spec: NewProject, projects_root: Path, *, overwrite: bool = False) -> Path:
     """Scaffold projects_root/<operator>/ and return its path."""
     name = spec.operator.name
     if not valid_operator_name(name):
         raise InputError(
             f"invalid operator name {name!r}: one folder name inside projects/ "
-            "(letters, digits, '_', '.', '-'; no '/', no '..', not empty)"
+            f"(letters, digits, '_', '.', '-'; no '/', no '..', not empty, at most {MAX_NAME} characters)"
         )
+    _check_case_spec(spec)
     source = spec.source.expanduser().resolve()
     if not source.exists():
         raise InputError(f"operator source not found: {source}")

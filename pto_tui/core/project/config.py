@@ -258,9 +258,15 @@ def parse_scalar(text: str) -> Scalar:
     return text.strip()
 
 
+# The longest operator name: a folder name with room for the staging prefix and suffix
+# (file systems allow 255 bytes per name).
+MAX_NAME = 100
+
+
 def valid_operator_name(name: str) -> bool:
     """An operator name is one path component inside projects/: no '..', no '/', not empty."""
-    return bool(re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*", name)) and ".." not in name
+    pattern = r"[A-Za-z0-9_][A-Za-z0-9_.\-]*"
+    return bool(re.fullmatch(pattern, name)) and ".." not in name and len(name) <= MAX_NAME
 
 
 def operator_folder(config: ProjectConfig) -> str:

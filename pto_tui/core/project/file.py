@@ -13,6 +13,7 @@ import tomlkit.exceptions
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import ConfigError
+from pto_tui.core.project import completeness
 from pto_tui.core.project.parse import parse_config
 
 
@@ -34,6 +35,7 @@ class ProjectFile:
             self.document = tomlkit.parse(self.text)
         except tomlkit.exceptions.ParseError as error:  # tomllib accepted it; be safe anyway
             raise ConfigError(f"invalid TOML: {error}", file=path, line=error.line) from None
+        completeness.check(path, self.document)
 
     def set(self, dotted: str, value: Any) -> None:
         """Set a dotted key in the document (creating tables as needed); call save() after."""
@@ -55,3 +57,4 @@ class ProjectFile:
         self.config = parse_config(self.path, text)
         atomic_write_text(self.path, text)
         self.text = text
+        completeness.note(self.path, self.document)

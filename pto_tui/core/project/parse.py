@@ -88,6 +88,10 @@ def _load_toml(path: Path, text: str) -> dict[str, Any]:
         match = re.search(r"line (\d+)", str(error))
         line = int(match.group(1)) if match else None
         raise ConfigError(f"invalid TOML: {error}", file=path, line=line) from None
+    except RecursionError:
+        raise ConfigError("invalid TOML: tables or arrays nested too deeply", file=path) from None
+    except ValueError as error:  # e.g. an integer of more digits than Python converts
+        raise ConfigError(f"invalid TOML: {error}", file=path) from None
 
 
 def _assemble(tables: Mapping[str, dict[str, Any]]) -> ProjectConfig:
@@ -185,9 +189,11 @@ class _Reader:
             full = f"{prefix}.{name}"
             if entries.name_pattern and not re.match(f"^{entries.name_pattern}$", name):
                 raise self.fail(full, entries.bad_name.format(name=name))
-            if entries.value is not None:
-                out[name] = self.checked(full, entries.value, entry)
-                self.in_range(full, entries.value, out[name])
+            known = next((key for key in entries.known if key.name == name), None)
+            key = known if known is not None else entries.value
+            if key is not None:
+                out[name] = self.checked(full, key, entry)
+                self.in_range(full, key, out[name])
                 continue
             if not isinstance(entry, dict):
                 raise self.fail(full, entries.not_table)
@@ -243,7 +249,12 @@ class _Reader:
         if not key.validated:
             return value
         if key.type.table_of_scalars:
-            return self.scalar_table(full, value)
+            table = self.scalar_table(full, value)
+            if key.rule is not None and not key.rule.test(table):
+                raise self.fail(full, key.rule.message.format(value=table))
+            return table
+        if key.table:
+            return self.sub_table(full, key, value)
         if isinstance(value, bool) and not key.type.accepts_bool():
             raise self.fail(full, key.error or f"expected {key.type.expected}, got a boolean")
         if not isinstance(value, key.type.accepts):
@@ -255,7 +266,15 @@ class _Reader:
             raise self.fail(full, key.rule.message.format(value=value))
         return key.type.convert(value) if key.type.convert is not None else value
 
+    def sub_table(self, full: str, key: Key, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(full, f"'{full}' must be a table, got {type(value).__name__}")
+        self.reject_unknown(value, full, key.table, _UNKNOWN_IN_ENTRY)
+        return self.keys(value, full, key.table, (), None)
+
     def in_range(self, full: str, key: Key, value: Any) -> None:
+        if value is None:  # an optional key left out
+            return
         if key.validated and key.range is not None and not key.range.contains(value):
             raise self.fail(full, key.error or key.range.message)
 

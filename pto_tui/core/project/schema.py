@@ -50,6 +50,7 @@ SCALAR = ValueType("number, string or boolean", (int, float, str, bool))
 LIST = ValueType("list", (list,))
 STRINGS = ValueType("list of strings", (list,))
 SCALAR_TABLE = ValueType("table of numbers, strings or booleans", (dict,), dict, True)
+TABLE = ValueType("table", (dict,))  # a sub-table of declared keys (Key.table)
 ANY = ValueType("any TOML value", (object,))
 
 
@@ -123,6 +124,7 @@ class Key:
     range: Range | None = None  # checked once the whole table is read
     error: str = ""  # one error for any bad value (type or range), when set
     validated: bool = True  # False: listed for the docs, read elsewhere as it comes
+    table: tuple[Key, ...] = ()  # the keys of a sub-table value (type TABLE)
     written: Written = Written.ALWAYS
 
     def default_for(self, kind: OperatorKind | None) -> Any:
@@ -142,6 +144,7 @@ class Entries:
     value: Key | None = None
     keys: tuple[Key, ...] = ()
     checks: tuple[Check, ...] = ()
+    known: tuple[Key, ...] = ()  # entries whose value is declared (checked when present)
     name_pattern: str = ""  # a regular expression the whole name must match
     bad_name: str = ""  # error for a name that does not match; may use {name!r}
     not_table: str = ""  # error for an entry that is not a table (keyed entries)

@@ -70,6 +70,31 @@ def _value_is_allowed(entry: Mapping[str, Any]) -> bool:
     return not entry["allowed"] or entry["value"] in entry["allowed"]
 
 
+# A dimension beyond this is no shape a kernel runs (and FLOPs from it overflow nothing useful).
+MAX_DIMENSION = 2**31
+
+
+def _positive_dimensions(shape: Mapping[str, Any]) -> bool:
+    return all(
+        isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_DIMENSION for v in shape.values()
+    )
+
+
+# Commands a round cannot do without: an empty one would "pass" by doing nothing.
+REQUIRED_COMMANDS = ("build", "benchmark")
+
+
+def _not_blank(command: str) -> bool:
+    return bool(command.strip())
+
+
+def _command_key(name: str, text: str) -> Key:
+    rule = None
+    if name in REQUIRED_COMMANDS:
+        rule = Rule(_not_blank, f"the {name} command is empty; a round needs one", "not empty")
+    return Key(name, STRING, text, default_by_kind=_command_default(name), rule=rule)
+
+
 OPERATOR = Section(
     "operator",
     "The operator under optimisation.",
@@ -156,7 +181,17 @@ CASE = Section(
     "The workload. Fixed for the campaign: changing it invalidates comparisons.",
     keys=(
         Key("name", STRING, "a label for the case", CaseConfig.name, written=Written.IF_SET),
-        Key("shape", SCALAR_TABLE, "the problem's dimensions, e.g. S1 = 1024", {}),
+        Key(
+            "shape",
+            SCALAR_TABLE,
+            "the problem's dimensions, e.g. S1 = 1024",
+            {},
+            rule=Rule(
+                _positive_dimensions,
+                f"every dimension must be a whole number 1 to {MAX_DIMENSION}, got {{value}}",
+                f"whole numbers 1 to {MAX_DIMENSION}",
+            ),
+        ),
         Key("dtype", STRING, "element type", CaseConfig.dtype),
         Key("causal", BOOLEAN, "causal masking", CaseConfig.causal),
         Key(
@@ -221,10 +256,7 @@ _COMMAND_HELP = {
 COMMANDS = Section(
     "commands",
     "Shell command templates; {placeholders} are filled in shell-quoted.",
-    keys=tuple(
-        Key(name, STRING, text, default_by_kind=_command_default(name))
-        for name, text in _COMMAND_HELP.items()
-    ),
+    keys=tuple(_command_key(name, text) for name, text in _COMMAND_HELP.items()),
 )
 
 TARGET = Section(

@@ -15,6 +15,7 @@ from pto_tui.core.project.schema import (
     NUMBER,
     STRING,
     STRINGS,
+    TABLE,
     Entries,
     Key,
     Range,
@@ -33,6 +34,35 @@ def _all_strings(patterns: list[Any]) -> bool:
     return all(isinstance(p, str) for p in patterns)
 
 
+# The most benchmark runs (or warm-up runs) a round may ask for.
+MAX_RUNS = 1000
+# The highest round number: numbers are listed and checked one by one.
+MAX_ROUND = 9999
+# A duration in microseconds above this (about 11 days) is a typo, not a measurement.
+MAX_US = 1e12
+
+
+def _duration(name: str, help: str, required: bool = False) -> Key:
+    return Key(
+        name,
+        NUMBER,
+        help,
+        required=required,
+        range=Range(low=0, high=MAX_US, message=f"{name} must be a duration in us, 0 to {MAX_US:g}"),
+    )
+
+
+TORCH_BASELINE_KEYS = (
+    _duration("avg_us", "mean duration", required=True),
+    _duration("min_us", "fastest run", required=True),
+    _duration("max_us", "slowest run", required=True),
+    Key("tflops", NUMBER, "throughput", range=Range(low=0, high=1e9, message="tflops must be 0 to 1e9")),
+    Key("label", STRING, "what was measured", ""),
+    Key("warmup", INTEGER, "warm-up runs", 0, range=Range(low=0, message="warmup must be 0 or more")),
+    Key("runs", INTEGER, "measured runs", 0, range=Range(low=0, message="runs must be 0 or more")),
+    Key("measured_at", STRING, "when", ""),
+)
+
 DISCIPLINE = Section(
     "discipline",
     "How measurements become verdicts; fractions are relative to the median.",
@@ -42,14 +72,15 @@ DISCIPLINE = Section(
             INTEGER,
             "benchmark runs per round",
             Discipline.repeats,
-            range=Range(low=1, message="repeats must be at least 1"),
+            # a round runs every repeat: past a thousand the round never ends
+            range=Range(low=1, high=MAX_RUNS, high_open=False, message=f"repeats must be 1 to {MAX_RUNS}"),
         ),
         Key(
             "warmup",
             INTEGER,
             "warm-up runs before measuring",
             Discipline.warmup,
-            range=Range(low=0, message="warmup must be 0 or more"),
+            range=Range(low=0, high=MAX_RUNS, high_open=False, message=f"warmup must be 0 to {MAX_RUNS}"),
         ),
         Key(
             "noise_floor",
@@ -159,5 +190,22 @@ TOLERANCES = Section(
 STATE = Section(
     "state",
     "Structured state written by pto-tui (free form); not for editing by hand.",
-    entries=Entries("state key", value=Key("<name>", ANY, "pto-tui's record", validated=False)),
+    entries=Entries(
+        "state key",
+        value=Key("<name>", ANY, "pto-tui's record", validated=False),
+        known=(
+            Key(
+                "last_round",
+                INTEGER,
+                "the highest round number handed out",
+                range=Range(
+                    low=0,
+                    high=MAX_ROUND,
+                    high_open=False,
+                    message=f"last_round must be a round number, 0 to {MAX_ROUND}",
+                ),
+            ),
+            Key("torch_baseline", TABLE, "the torch_npu reference measured", table=TORCH_BASELINE_KEYS),
+        ),
+    ),
 )

@@ -29,6 +29,14 @@ def finite_number(value: Any, key: str, source: str) -> float:
     return float(value)
 
 
+def duration_ms(value: Any, key: str, source: str) -> float:
+    """A measured duration: finite and above zero (a run takes time)."""
+    number = finite_number(value, key, source)
+    if number <= 0:
+        raise ReportError(f"'{key}' is not a duration above zero: {value!r}", file=source, key=key)
+    return number
+
+
 def optional_bool(value: Any, key: str, source: str) -> bool | None:
     if value is None or isinstance(value, bool):
         return value
@@ -42,13 +50,13 @@ def ms_timings(data: Any, path: str, source: str, *, at: str = "") -> Timings:
     """(median, min, max) in microseconds from a `timings_ms` object; min and max may be absent."""
     key = _joined(at, path)
     timings = get_key(data, path, source, at=at)
-    median = finite_number(get_key(timings, "median", source, at=key), f"{key}.median", source)
+    median = duration_ms(get_key(timings, "median", source, at=key), f"{key}.median", source)
     low = timings.get("min") if isinstance(timings, dict) else None
     high = timings.get("max") if isinstance(timings, dict) else None
     return (
         median * 1000.0,
-        finite_number(low, f"{key}.min", source) * 1000.0 if low is not None else None,
-        finite_number(high, f"{key}.max", source) * 1000.0 if high is not None else None,
+        duration_ms(low, f"{key}.min", source) * 1000.0 if low is not None else None,
+        duration_ms(high, f"{key}.max", source) * 1000.0 if high is not None else None,
     )
 
 

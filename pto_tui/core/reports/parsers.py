@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pto_tui.core.reports.fields import finite_number, get_key, tflops_from
+from pto_tui.core.reports.fields import duration_ms, finite_number, get_key, tflops_from
 from pto_tui.core.reports.result import BenchResult, ReportError, VariantReport
 from pto_tui.core.reports.runner_report import parse_runner_report
 
@@ -53,6 +53,10 @@ def parse_report_json(text: str, source: str, flops: float | None = None) -> Ben
         raise ReportError(
             f"not valid JSON ({error.msg} at line {error.lineno}); truncated?", file=source, line=error.lineno
         ) from None
+    except RecursionError:
+        raise ReportError("not a report: objects or arrays nested too deeply", file=source) from None
+    except ValueError as error:  # e.g. an integer of more digits than Python converts
+        raise ReportError(f"not a usable report: {error}", file=source) from None
     if not isinstance(data, dict):
         raise ReportError("report is not a JSON object", file=source)
     if "pto" in data:
@@ -70,7 +74,7 @@ def _parse_flat(data: dict[str, Any], source: str, flops: float | None) -> Bench
     passes = get_key(data, "correctness.passes", source)
     if not isinstance(passes, bool):
         raise ReportError("'correctness.passes' is not true/false", file=source, key="correctness.passes")
-    duration = finite_number(get_key(data, "duration_ms", source), "duration_ms", source) * 1000.0
+    duration = duration_ms(get_key(data, "duration_ms", source), "duration_ms", source) * 1000.0
     tflops_raw = data.get("TFLOPS")
     if tflops_raw is None:
         tflops = tflops_from(duration, flops)
@@ -127,6 +131,13 @@ def parse_report_csv(text: str, source: str, skip_rows: int = 0) -> list[CsvRow]
     the file is appended to on every run)."""
     if not text.strip():
         raise ReportError("report.csv is empty", file=source)
+    try:
+        return _read_csv(text, source)[skip_rows:]
+    except csv.Error as error:  # a NUL byte, a field past the csv module's size limit, ...
+        raise ReportError(f"report.csv is not readable CSV: {error}", file=source) from None
+
+
+def _read_csv(text: str, source: str) -> list[CsvRow]:
     reader = csv.reader(io.StringIO(text))
     header = next(reader)
     expected = TILELIB_CSV_HEADER.split(",")
@@ -143,7 +154,7 @@ def parse_report_csv(text: str, source: str, skip_rows: int = 0) -> list[CsvRow]
                 f"row has {len(row)} fields, the header {len(header)} (truncated?)", file=source, line=number
             )
         rows.append(_csv_row(row, index, source, number))
-    return rows[skip_rows:]
+    return rows
 
 
 def rows_of_this_run(before: str | None, after: str, source: str) -> list[CsvRow]:

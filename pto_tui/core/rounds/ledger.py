@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import tomlkit
 
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.errors import InputError
+from pto_tui.core.errors import InputError, read_utf8
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
 from pto_tui.core.rounds.closed_log import LOG_NAME, ClosedLog, LogEntry
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
@@ -110,7 +110,7 @@ class Ledger:
     def load(self, number: int) -> Round:
         path = self.layout.round_dir(number) / ROUND_FILE
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_utf8(path)
         except FileNotFoundError:
             raise InputError(f"round {number} has no record", file=path) from None
         return self.parse(text, number)
@@ -125,6 +125,10 @@ class Ledger:
             raise InputError(
                 f"invalid TOML: {error}", file=path, line=int(line.group(1)) if line else None
             ) from None
+        except RecursionError:
+            raise InputError("invalid TOML: tables or arrays nested too deeply", file=path) from None
+        except ValueError as error:  # e.g. an integer of more digits than Python converts
+            raise InputError(f"invalid TOML: {error}", file=path) from None
         try:
             record = round_from_dict(data)
         except (KeyError, ValueError, TypeError) as error:

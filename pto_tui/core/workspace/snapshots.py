@@ -23,6 +23,9 @@ from pto_tui.core.errors import PtoError
 from pto_tui.core.workspace.files import iter_workspace_files
 
 GIT_PREFIX = "git:"
+# A changed file larger than this is listed in patch.diff by name and size, not inlined:
+# a 200 MB data file would make the round's record unreadable.
+MAX_INLINED_BYTES = 1 << 20
 OWN_PREFIX = "own:"
 
 
@@ -62,9 +65,7 @@ class SnapshotStore:
             if not target.exists():
                 atomic_write_bytes(target, data)
             manifest[rel] = FileEntry(sha=sha, mode=path.stat().st_mode & 0o777)
-        blob = json.dumps(
-            {rel: [e.sha, e.mode] for rel, e in manifest.items()}, sort_keys=True
-        ).encode()
+        blob = json.dumps({rel: [e.sha, e.mode] for rel, e in manifest.items()}, sort_keys=True).encode()
         snap_id = hashlib.sha256(blob).hexdigest()[:20]
         target = self.manifests / f"{snap_id}.json"
         if not target.exists():
@@ -80,9 +81,7 @@ class SnapshotStore:
             check=False,
         )
         if result.returncode != 0:
-            raise PtoError(
-                f"git {' '.join(args)} failed: {result.stderr.strip()}", file=self.workspace
-            )
+            raise PtoError(f"git {' '.join(args)} failed: {result.stderr.strip()}", file=self.workspace)
         return result.stdout
 
     def _git_tree(self) -> str:
@@ -120,48 +119,72 @@ class SnapshotStore:
     def diff(self, base: str) -> str:
         """A unified diff (diff -u style, a/ and b/ prefixes) of the workspace against base."""
         if base.startswith(GIT_PREFIX):
-            now = self._git_tree()
-            return self._git(
-                "diff",
-                "--src-prefix=a/workspace/",
-                "--dst-prefix=b/workspace/",
-                base[len(GIT_PREFIX) :],
-                now,
-            )
+            return self._git_diff(base[len(GIT_PREFIX) :], self._git_tree())
         old = self.manifest(base)
         new = self.manifest(self.take())
         parts: list[str] = []
         for rel in sorted(set(old) | set(new)):
             before, after = old.get(rel), new.get(rel)
-            if before == after:
-                continue
-            name = f"workspace/{rel}"
-            old_bytes = self._blob(before.sha) if before else b""
-            new_bytes = self._blob(after.sha) if after else b""
-            if before and after and before.sha == after.sha:
-                parts.append(
-                    f"diff -u a/{name} b/{name}\nold mode {before.mode:o}\nnew mode {after.mode:o}\n"
-                )
-                continue
-            if b"\0" in old_bytes or b"\0" in new_bytes:
-                parts.append(f"Binary files a/{name} and b/{name} differ\n")
-                continue
-            old_lines = old_bytes.decode("utf-8", errors="replace").splitlines(keepends=True)
-            new_lines = new_bytes.decode("utf-8", errors="replace").splitlines(keepends=True)
-            diff_lines = list(
-                difflib.unified_diff(
-                    old_lines,
-                    new_lines,
-                    fromfile=f"a/{name}" if before else "/dev/null",
-                    tofile=f"b/{name}" if after else "/dev/null",
-                )
-            )
-            text = "".join(
-                line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-                for line in diff_lines
-            )
-            parts.append(text)
+            if before != after:
+                parts.append(self._file_diff(f"workspace/{rel}", before, after))
         return "".join(parts)
+
+    def _size(self, entry: FileEntry | None) -> int:
+        return (self.objects / entry.sha[:2] / entry.sha).stat().st_size if entry else 0
+
+    def _file_diff(self, name: str, before: FileEntry | None, after: FileEntry | None) -> str:
+        if before and after and before.sha == after.sha:
+            return f"diff -u a/{name} b/{name}\nold mode {before.mode:o}\nnew mode {after.mode:o}\n"
+        sizes = (self._size(before), self._size(after))
+        if max(sizes) > MAX_INLINED_BYTES:
+            return not_inlined(name, *sizes)
+        old_bytes = self._blob(before.sha) if before else b""
+        new_bytes = self._blob(after.sha) if after else b""
+        if b"\0" in old_bytes or b"\0" in new_bytes:
+            return f"Binary files a/{name} and b/{name} differ ({sizes[0]} -> {sizes[1]} bytes)\n"
+        old_lines = old_bytes.decode("utf-8", errors="replace").splitlines(keepends=True)
+        new_lines = new_bytes.decode("utf-8", errors="replace").splitlines(keepends=True)
+        diff_lines = difflib.unified_diff(
+            old_lines,
+            new_lines,
+            fromfile=f"a/{name}" if before else "/dev/null",
+            tofile=f"b/{name}" if after else "/dev/null",
+        )
+        return "".join(
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in diff_lines
+        )
+
+    def _git_diff(self, base: str, now: str) -> str:
+        """git's diff of two trees, with files over MAX_INLINED_BYTES listed, not inlined."""
+        sizes = self._git_sizes(base, now)
+        large = sorted(rel for rel, pair in sizes.items() if max(pair) > MAX_INLINED_BYTES)
+        excluded = [f":(exclude,literal){rel}" for rel in large]
+        prefixes = ("--src-prefix=a/workspace/", "--dst-prefix=b/workspace/")
+        text = self._git("diff", *prefixes, base, now, "--", ".", *excluded)
+        return text + "".join(not_inlined(f"workspace/{rel}", *sizes[rel]) for rel in large)
+
+    def _git_sizes(self, base: str, now: str) -> dict[str, tuple[int, int]]:
+        """Changed paths with their old and new sizes in bytes (0: absent)."""
+        raw = self._git("diff", "--raw", "-z", "--no-abbrev", "--no-renames", base, now).split("\0")
+        changed: dict[str, tuple[str, str]] = {}
+        for meta, rel in zip(raw[0::2], raw[1::2], strict=False):
+            fields = meta.split()
+            if len(fields) >= 4:
+                changed[rel] = (fields[2], fields[3])
+        shas = sorted({sha for pair in changed.values() for sha in pair if set(sha) != {"0"}})
+        known: dict[str, int] = {}
+        if shas:
+            out = subprocess.run(
+                ["git", "-C", str(self.workspace), "cat-file", "--batch-check=%(objectname) %(objectsize)"],
+                input="\n".join(shas) + "\n",
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout
+            known = {
+                line.split()[0]: int(line.split()[1]) for line in out.splitlines() if len(line.split()) == 2
+            }
+        return {rel: (known.get(a, 0), known.get(b, 0)) for rel, (a, b) in changed.items()}
 
     # -------------------------------------------------------------- restoring
 
@@ -190,6 +213,14 @@ class SnapshotStore:
                 continue
             atomic_write_bytes(path, self._blob(entry.sha))
             path.chmod(entry.mode)
+
+
+def not_inlined(name: str, old_size: int, new_size: int) -> str:
+    """patch.diff's line for a file too large to inline (sizes in bytes, 0: absent)."""
+    return (
+        f"Large file a/{name} and b/{name} differ ({old_size} -> {new_size} bytes); "
+        f"not inlined (over {MAX_INLINED_BYTES} bytes)\n"
+    )
 
 
 def content_hash(root: Path) -> str:

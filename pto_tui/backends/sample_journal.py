@@ -1,0 +1,64 @@
+"""Samples kept as each benchmark run ends, so a client killed mid-round loses none.
+
+A round's measurement is recorded in round.toml only once every step has finished (a
+half-measured round must not get a verdict). Until then each run's sample is written
+here, in pto-tui's folder of the project, atomically after every run: a run that did
+not finish leaves its samples readable (`pto-tui status` lists them). A new run of the
+same round keeps the earlier file beside it, never overwrites it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.project.layout import ProjectLayout, round_dir_name
+from pto_tui.core.rounds.records import Measurement
+
+FOLDER = "measuring"
+
+
+@dataclass(frozen=True)
+class SampleJournal:
+    path: Path
+    round_number: int
+    planned: int  # benchmark runs the discipline asks for
+
+    @classmethod
+    def begin(cls, layout: ProjectLayout, number: int, planned: int) -> SampleJournal:
+        path = layout.state_dir / FOLDER / f"{round_dir_name(number)}.json"
+        if path.exists():  # an earlier run that did not finish: keep its samples
+            path.rename(path.with_name(f"{path.stem}.{time.strftime('%Y%m%dT%H%M%S')}.json"))
+        return cls(path, number, planned)
+
+    def write(self, measurement: Measurement) -> None:
+        data = {
+            "round": self.round_number,
+            "planned_runs": self.planned,
+            "written_at": time.time(),
+            "measurement": asdict(measurement),
+        }
+        atomic_write_text(self.path, json.dumps(data, indent=2) + "\n")
+
+    def finished(self) -> None:
+        """The measurement is in round.toml now: the journal has served."""
+        self.path.unlink(missing_ok=True)
+
+
+def unfinished(layout: ProjectLayout) -> list[dict[str, Any]]:
+    """Journals of runs that did not finish: round, samples so far, planned runs, file."""
+    folder = layout.state_dir / FOLDER
+    found = []
+    for path in sorted(folder.glob("iter-*.json")) if folder.is_dir() else []:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            samples = list(data["measurement"]["samples_us"])
+            found.append({"round": int(data["round"]), "samples_us": samples,
+                          "planned_runs": int(data["planned_runs"]), "file": str(path)})
+        except (OSError, ValueError, KeyError, TypeError):
+            found.append({"round": None, "samples_us": [], "planned_runs": 0, "file": str(path)})
+    return found
