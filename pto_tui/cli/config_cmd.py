@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 
+from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, print_json
 from pto_tui.core.project.commands import PLACEHOLDERS, TARGET_MODES_HELP
 from pto_tui.core.project.commands_docs import commands_markdown
@@ -32,7 +33,7 @@ Target modes ([target] mode): {", ".join(TARGET_MODES_HELP)}.
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "config",
-        help="reference of project.toml: every key, its type, default and help",
+        help=HELP["config"],
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -13,6 +13,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import load_project_file, print_json, project_layout
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.costmodel.query import Query
@@ -84,7 +85,7 @@ or the costmodel could not run; 2 a bad query (the message says what is missing)
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "costmodel",
-        help="simulated cycles of PTO instructions (one query or a sweep)",
+        help=HELP["costmodel"],
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -7,6 +7,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, print_json
 from pto_tui.core.campaign.demo import DEMO_KINDS, create_demo_project
 from pto_tui.core.project.layout import is_project_dir
@@ -15,7 +16,7 @@ from pto_tui.core.project.layout import is_project_dir
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "demo",
-        help="try the whole loop on a built-in CPU demo operator (no NPU needed)",
+        help=HELP["demo"],
         description="Creates projects/demo_attention (PTO-DSL-style, NumPy) or projects/demo_fa "
         "(PTO-tile-lib-style, C++ with g++) and opens it. With --run: environment round, the CPU "
         "stand-in for the torch_npu baseline, iter-000 and scripted rounds, headless; the verdicts "

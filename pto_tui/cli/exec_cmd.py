@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, load_project_file, print_json
 from pto_tui.core.errors import InputError, LockedError
 from pto_tui.core.project.config import Target
@@ -25,7 +26,7 @@ from pto_tui.jobs.runner import JobRunner
 def register(sub: argparse._SubParsersAction) -> None:
     run = sub.add_parser(
         "exec",
-        help="run a command on the project's target, syncing the workspace first",
+        help=HELP["exec"],
         description=(
             "Run CMD on the target of project.toml with live output. The workspace is "
             "uploaded first (only what changed). Ctrl-C cancels the command (TERM, then "
@@ -46,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     trust = sub.add_parser(
         "trust-host",
-        help="show the target's SSH host key and trust it",
+        help=HELP["trust-host"],
         description=(
             "Connect to the target's SSH host, show its host key fingerprint and, once "
             "confirmed, store it in pto-tui's own known_hosts. A key that changed is "
@@ -56,13 +57,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     trust.add_argument("--yes", action="store_true", help="trust without asking")
     trust.set_defaults(handler=trust_handler)
 
-    jobs = sub.add_parser("jobs", help="list the project's jobs")
+    jobs = sub.add_parser("jobs", help=HELP["jobs"])
     add_json_flag(jobs)
     jobs.set_defaults(handler=jobs_handler)
 
     attach = sub.add_parser(
         "attach",
-        help="follow a detached job again",
+        help=HELP["attach"],
         description="Re-attach to a detached job: its log continues where it stopped. "
         "Ctrl-C stops following and leaves the job running.",
     )

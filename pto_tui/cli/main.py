@@ -11,22 +11,11 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from pto_tui import __version__
+from pto_tui.cli.commands import COMMANDS
 from pto_tui.core.errors import PtoError
-
-# Sub-command modules, in the order they appear in --help.
-COMMAND_MODULES: tuple[str, ...] = (
-    "pto_tui.cli.project_cmds",
-    "pto_tui.cli.round_cmds",
-    "pto_tui.cli.exec_cmd",
-    "pto_tui.cli.costmodel_cmd",
-    "pto_tui.cli.suggest_cmd",
-    "pto_tui.cli.report_cmds",
-    "pto_tui.cli.demo_cmd",
-    "pto_tui.cli.config_cmd",
-)
 
 DESCRIPTION = """\
 pto-tui: a workbench for optimising PTO operators on Ascend NPUs.
@@ -49,7 +38,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The parser with the modules of `commands` loaded (None: every module). Any other
+    sub-command is a stand-in with its help line that takes the rest of the line, so
+    `--help` and finding the sub-command asked for import nothing else."""
     parser = _Parser(
         prog="pto-tui",
         description=DESCRIPTION,
@@ -62,14 +54,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="project folder (holding project.toml); default: found from the current directory",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    wanted = {c.name for c in COMMANDS} if commands is None else set(commands)
+    modules = dict.fromkeys(c.module for c in COMMANDS if c.name in wanted)
+    for module in modules:
+        importlib.import_module(module).register(sub)
+    for command in COMMANDS:
+        if command.name not in sub.choices:
+            stand_in = sub.add_parser(command.name, help=command.help, add_help=False)
+            stand_in.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
 
 
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Which sub-command, from the stand-ins; then the full parse with its module only."""
+    asked = build_parser(()).parse_known_args(argv)[0].command  # its options come in stage two
+    return build_parser((asked,) if asked else ()).parse_args(argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_args(argv)
     handler = getattr(args, "handler", None)
     try:
         if handler is None:

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from pto_tui.backends.sample_journal import unfinished
+from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import read_utf8
@@ -19,15 +20,15 @@ from pto_tui.core.rounds.render import SIMULATED_NOTE, format_duration, timing_t
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("status", help="best so far, baseline, recent failures, gates")
+    p = sub.add_parser("status", help=HELP["status"])
     add_json_flag(p)
     p.set_defaults(handler=cmd_status)
 
-    p = sub.add_parser("rounds", help="the round table")
+    p = sub.add_parser("rounds", help=HELP["rounds"])
     add_json_flag(p)
     p.set_defaults(handler=cmd_rounds)
 
-    p = sub.add_parser("show", help="one round: record and notes")
+    p = sub.add_parser("show", help=HELP["show"])
     p.add_argument("number", type=int)
     add_json_flag(p)
     p.set_defaults(handler=cmd_show)

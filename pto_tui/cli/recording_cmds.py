@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, finish, key_values, open_campaign, print_json
 from pto_tui.cli.measurement_args import add_measurement_args, measurement_from_args
 from pto_tui.core.errors import InputError
@@ -17,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_env(sub)
     p = sub.add_parser(
         "baseline",
-        help="iter-000, the initial PTO measurement: measured on the target, or given with --build",
+        help=HELP["baseline"],
     )
     add_measurement_args(p, required=False)
     p.add_argument("--analysis", default="")
@@ -26,12 +27,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     _add_torch_baseline(sub)
 
-    p = sub.add_parser("phase", help="show the phases, or set the one new rounds fall in")
+    p = sub.add_parser("phase", help=HELP["phase"])
     p.add_argument("name", nargs="?", help="one of [phases] names in project.toml")
     add_json_flag(p)
     p.set_defaults(handler=cmd_phase)
 
-    p = sub.add_parser("amend", help="add a correction beside a closed round (the original stays)")
+    p = sub.add_parser("amend", help=HELP["amend"])
     p.add_argument("number", type=int)
     p.add_argument("--field", required=True, choices=("verdict", "analysis", "next"))
     p.add_argument("--value", required=True)
@@ -44,8 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _add_env(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "env",
-        help="the environment round (WORKFLOW.md step 6): run the probes on the target, "
-        "or record results given with --probe",
+        help=HELP["env"],
     )
     p.add_argument("--probe", action="append", default=[], metavar="NAME=ok|failed")
     p.add_argument("--version", action="append", default=[], metavar="TOOL=VERSION", dest="versions")
@@ -59,7 +59,7 @@ def _add_env(sub: argparse._SubParsersAction) -> None:
 def _add_torch_baseline(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "torch-baseline",
-        help="the torch_npu reference: measured on the target, or given with --avg/--min/--max",
+        help=HELP["torch-baseline"],
     )
     p.add_argument("--avg", type=float)
     p.add_argument("--min", type=float, dest="minimum")

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, open_campaign, path_arg, print_json
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.rounds.export import FORMATS, export_rows, render_export
@@ -14,7 +15,7 @@ from pto_tui.core.rounds.export import FORMATS, export_rows, render_export
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "chart",
-        help="draw the summary chart (projects/<op>/summary_chart.png)",
+        help=HELP["chart"],
         description="Draw the two-panel summary chart: speedup per round and best frontier, "
         "durations per round with the torch_npu reference. With more than 10 rounds only the "
         "key rounds get their own x position; runs of other rounds are folded.",
@@ -26,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "export",
-        help="the round table with each round's reproducibility record, as csv, md or json",
+        help=HELP["export"],
     )
     p.add_argument("--format", choices=FORMATS, required=True, dest="fmt")
     p.add_argument("--output", type=path_arg, help="file to write (default: standard output)")
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "report",
-        help="write the Markdown campaign report (projects/<op>/REPORT.md)",
+        help=HELP["report"],
         description="Write the campaign report: chart (drawn when missing or out of date), "
         "round table, kept rounds with hypotheses and evidence, failures and what was learned, "
         "the comparison with torch_npu, the reproducibility record.",

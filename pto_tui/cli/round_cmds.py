@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, finish, open_campaign, parse_scalar, print_json
 from pto_tui.cli.measurement_args import add_measurement_args, measurement_from_args
 from pto_tui.cli.pre_edit_args import add_form_args, pre_edit_from_args
@@ -19,7 +20,7 @@ _NUMBER_HELP = "default: the open round"
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "round",
-        help="round life-cycle: start, changes, measure, close",
+        help=HELP["round"],
         description="A round: answer the Pre-Edit questions (start), edit the workspace, "
         "record the changes, record build/correctness/benchmark (measure), close with a verdict.",
     )

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import (
     add_json_flag,
     key_values,
@@ -42,7 +43,7 @@ NEW_DESCRIPTION = (
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("scan", help="list candidate operators under DIR, with the evidence for each")
+    p = sub.add_parser("scan", help=HELP["scan"])
     p.add_argument("dir", type=Path)
     p.add_argument("--verbose", action="store_true", help="also list the folders left out, and why")
     add_json_flag(p)
@@ -50,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "new",
-        help="create projects/<op>/ from an operator source (WORKFLOW.md steps 1-4)",
+        help=HELP["new"],
         description=NEW_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -58,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(handler=cmd_new)
 
-    p = sub.add_parser("import", help="read a hand-written (Markdown only) project into records")
+    p = sub.add_parser("import", help=HELP["import"])
     p.add_argument("dir", type=Path, nargs="?", help="the project folder (default: --project or cwd)")
     p.add_argument("--kind", choices=[k.value for k in OperatorKind])
     add_json_flag(p)

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import sys
 
+from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import load_project_file, print_json
 from pto_tui.costmodel import CostmodelCache, make_engine
 from pto_tui.costmodel.service import resolve_settings
@@ -14,7 +15,7 @@ from pto_tui.costmodel.suggest import suggest
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "suggest", help="rank the tile knobs' allowed values by the costmodel",
+        "suggest", help=HELP["suggest"],
         description="For each tile knob the operator's costmodel plan uses (declared in "
                     "pto-operator.toml [costmodel], or derived from an attention kernel's "
                     "source), query the costmodel at every allowed value and rank them by "
