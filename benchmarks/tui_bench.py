@@ -162,7 +162,10 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=1000)
+    parser.add_argument("--quick", action="store_true", help="20,000 lines and 50 rounds")
     args = parser.parse_args()
+    if args.quick:
+        args.lines, args.rounds = 20_000, 50
 
     pane = asyncio.run(bench_log_pane(args.lines))
     bare = asyncio.run(bench_bare_log(args.lines))
