@@ -19,6 +19,7 @@ import copy
 import threading
 from dataclasses import dataclass
 
+from pto_tui.core.campaign.round_index import RoundIndex
 from pto_tui.core.campaign.tamper import Found, checked, start_log
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.ledger import Ledger, LedgerProblems, Stamp, numbering_gaps, sha256_text
@@ -39,6 +40,7 @@ class LedgerReadModel:
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
         self._entries: dict[int, _Entry] = {}
+        self._index = RoundIndex(ledger.layout.state_dir)
         self._lock = threading.Lock()  # the terminal application reads from worker threads
 
     # -------------------------------------------------------------- reading
@@ -51,6 +53,8 @@ class LedgerReadModel:
             for gone in set(self._entries) - set(numbers):
                 del self._entries[gone]
             entries = {number: self._fresh(number) for number in numbers}
+            self._index.keep_only(set(numbers))
+            self._index.save()
             problems = LedgerProblems(missing=numbering_gaps(numbers))
             problems.unreadable = [e.error.render() for e in entries.values() if e.error is not None]
             return self._checked(entries, problems), problems
@@ -146,12 +150,18 @@ class LedgerReadModel:
         known = self._entries.get(number)
         if known is not None and known.stamp == stamp:
             return known
+        indexed = self._index.get(number, stamp)
+        if indexed is not None:
+            self._entries[number] = _Entry(stamp, indexed[0], None, indexed[1])
+            return self._entries[number]
         try:
             entry = _Entry(stamp, self._ledger.load(number), None)
         except InputError as error:
             entry = _Entry(stamp, None, error)
         if stamp is not None:
             entry = _Entry(entry.stamp, entry.record, entry.error, self._ledger.file_sha(number))
+            if entry.record is not None:
+                self._index.put(number, stamp, entry.sha, entry.record)
         self._entries[number] = entry
         return entry
 

@@ -1,0 +1,85 @@
+"""A summary of every parsed round.toml kept beside the records (`.pto-tui/rounds-index.json`),
+so a command reads the ledger without parsing a thousand TOML files again.
+
+Never the source of truth: an entry is used only while its round.toml has the same stamp
+(modification time in ns, size, inode) as when it was parsed; anything else is parsed
+from the file and the index is rewritten. A missing, stale or unreadable index is
+rebuilt from the records.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.rounds.ledger import Stamp
+from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
+from pto_tui.core.rounds.records import Round
+
+INDEX_FILE = "rounds-index.json"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Indexed:
+    stamp: Stamp
+    sha: str
+    data: dict[str, Any]  # the record as round_to_dict gives it
+
+    def record(self) -> Round | None:
+        try:
+            return round_from_dict(self.data)
+        except (KeyError, ValueError, TypeError):
+            return None  # an index from another pto-tui: parse the file instead
+
+
+class RoundIndex:
+    def __init__(self, state_dir: Path) -> None:
+        self.path = state_dir / INDEX_FILE
+        self._entries = self._read()
+        self._changed = False
+
+    def _read(self) -> dict[int, Indexed]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if data.get("version") != VERSION:
+                return {}
+            return {
+                int(n): Indexed(tuple(e["stamp"]), str(e["sha"]), dict(e["data"]))
+                for n, e in data["rounds"].items()
+            }
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return {}  # missing or unreadable: rebuilt from the records
+
+    def get(self, number: int, stamp: Stamp | None) -> tuple[Round, str] | None:
+        """The record and sha of round `number` if its file still has `stamp`."""
+        entry = self._entries.get(number)
+        if entry is None or stamp is None or tuple(entry.stamp) != tuple(stamp):
+            return None
+        record = entry.record()
+        return (record, entry.sha) if record is not None else None
+
+    def put(self, number: int, stamp: Stamp, sha: str, record: Round) -> None:
+        self._entries[number] = Indexed(stamp, sha, round_to_dict(record))
+        self._changed = True
+
+    def keep_only(self, numbers: set[int]) -> None:
+        for gone in set(self._entries) - numbers:
+            del self._entries[gone]
+            self._changed = True
+
+    def save(self) -> None:
+        """Write the index if anything changed; a failure to write only costs speed."""
+        if not self._changed or not self.path.parent.is_dir():
+            return
+        rounds = {
+            str(n): {"stamp": list(e.stamp), "sha": e.sha, "data": e.data} for n, e in self._entries.items()
+        }
+        try:
+            atomic_write_text(self.path, json.dumps({"version": VERSION, "rounds": rounds}))
+            self._changed = False
+        except OSError:
+            pass
