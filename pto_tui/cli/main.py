@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "pto_tui.cli.report_cmds",
     "pto_tui.cli.demo_cmd",
     "pto_tui.cli.config_cmd",
+    "pto_tui.cli.mcp_cmd",
 )
 
 DESCRIPTION = """\
