@@ -68,6 +68,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "demo", "pto_tui.cli.demo_cmd", "try the whole loop on a built-in CPU demo operator (no NPU needed)"
     ),
+    Command("mcp", "pto_tui.cli.mcp_cmd", "serve pto-tui's commands to a coding agent (MCP over stdio)"),
     Command(
         "config", "pto_tui.cli.config_cmd", "reference of project.toml: every key, its type, default and help"
     ),

@@ -33,12 +33,12 @@ def project(tmp_path: Path) -> Path:
 
 def test_handwritten_project_opens(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = digests(project)
-    report = cli_json(capsys, "import", project)
+    report = cli_json(capsys, "import", project)  # no --kind: workspace/pto-kernels/ tells
     assert report["imported"] == [0, 1, 2, 3]
-    assert report["created_project_file"] is True
+    assert report["created_project_file"] is True and report["kind"] == "pto-dsl"
     problems = "\n".join(report["problems"])
-    assert "ITERATIONS.md:13" in problems and "no unit" in problems  # "5.10" without a unit
-    assert "iter-003: no notes.md" in problems
+    assert "ITERATIONS.md:18" in problems and "no unit" in problems  # "5.10" without a unit
+    assert len(report["problems"]) == 1, problems
     assert digests(project) == before  # nothing hand-written was touched
 
     rounds = cli_json(capsys, "--project", project, "rounds")["rounds"]
@@ -57,6 +57,129 @@ def test_handwritten_project_opens(project: Path, capsys: pytest.CaptureFixture[
     # importing again changes nothing and says so
     again = cli_json(capsys, "import", project)
     assert again["imported"] == [] and again["skipped"] == [0, 1, 2, 3]
+
+
+def test_nothing_the_handwritten_files_hold_is_lost(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = cli_json(capsys, "import", project)
+    # the torch_npu section: avg/min/max, TFLOPS, warm-up and timed counts
+    status = cli_json(capsys, "--project", project, "status")
+    torch = status["torch_baseline"]
+    assert (torch["avg_us"], torch["min_us"], torch["max_us"]) == (3210.0, 3150.0, 3400.0)
+    assert (torch["tflops"], torch["warmup"], torch["runs"]) == (42.8, 5, 10)
+    assert "scaled_dot_product_attention" in torch["label"]
+    assert status["speedup_vs_torch"] == pytest.approx(3210 / 4900)
+    # the case (TASK_REQUIREMENTS.md) and the tunables (the workspace source)
+    assert status["case"].startswith("B=1, N=16, S=8192, D=128; float16")
+    assert report["tunables"] == ["PTO_ATTENTION_QK_BASE_M", "PTO_ATTENTION_QK_BLOCK_DIM"]
+    # round 1's parameter change, its kind, snapshot and TFLOPS
+    one = cli_json(capsys, "--project", project, "show", "1")["record"]
+    assert one["changes"]["kind"] == "environment variable"
+    assert one["changes"]["parameters"] == [{"name": "PTO_ATTENTION_QK_BASE_M", "old": 64, "new": 32}]
+    assert one["changes"]["snapshot"] == {"PTO_ATTENTION_QK_BASE_M": 32, "PTO_ATTENTION_QK_BLOCK_DIM": 8}
+    assert one["measurement"]["tflops"] == 28.1
+    # round 3, a code round: files, kind and what changed
+    three = cli_json(capsys, "--project", project, "show", "3")["record"]
+    assert three["changes"]["kind"] == "code"
+    assert three["changes"]["files"] == ["workspace/pto-kernels/kernel.py"]
+    assert three["changes"]["description"] == "two softmax buffers, alternating per tile"
+    rows = {r["round"]: r for r in cli_json(capsys, "--project", project, "rounds")["rounds"]}
+    assert rows[1]["changes"] == "PTO_ATTENTION_QK_BASE_M 64→32"
+    assert rows[2]["changes"] == "PTO_ATTENTION_QK_BLOCK_DIM 8→20"
+    # the conflict between round 2's notes.md and its row, named by file and line
+    assert len(report["conflicts"]) == 1, report["conflicts"]
+    conflict = report["conflicts"][0]
+    assert "ITERATIONS.md:18" in conflict and "iter-002/notes.md:8" in conflict
+    assert "hypothesis differs" in conflict and "block dim 16" in conflict
+
+
+def test_the_first_write_after_import_appends_only(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("import", project) == 0
+    original = (project / "ITERATIONS.md").read_text()
+    # the write that used to append every round again (rows named iter-000 were not seen)
+    assert (
+        cli(
+            "--project",
+            project,
+            "torch-baseline",
+            "--avg",
+            "3.3",
+            "--min",
+            "3.2",
+            "--max",
+            "3.5",
+            "--unit",
+            "ms",
+        )
+        == 0
+    )
+    assert (project / "ITERATIONS.md").read_text() == original
+    assert cli("--project", project, "env", "--probe", "ssh=ok") == 0
+    assert (project / "ITERATIONS.md").read_text() == original
+    assert cli("--project", project, "round", "start", *pre_edit_args("softmax in UB")) == 0
+    assert cli("--project", project, "round", "changes", "--describe", "keep the row max in UB") == 0
+    measure = ["--build", "ok", "--correctness", "pass", "--samples", "4800,4805,4790"]
+    assert cli("--project", project, "round", "measure", *measure) == 0
+    assert cli("--project", project, "round", "close") == 0
+    text = (project / "ITERATIONS.md").read_text()
+    assert text.startswith(original)
+    appended = text[len(original) :].splitlines()
+    assert len(appended) == 1 and appended[0].startswith("| 4 | softmax in UB |")
+
+
+HAND_ROUND = """# Iter 4
+
+## Pre-Edit
+
+- **Kernel**: flash_attention_score, S=8192, D=128
+- **Current bottleneck**: bad tile shape
+- **Evidence**: costmodel TMATMUL 16x64x128
+- **Hypothesis**: QK base M 32 -> 16
+- **Why it should help on Ascend**: more blocks again
+- **Expected improved metric**: duration_ms
+
+## Post-Run
+
+- **Correctness**: pass
+- **Performance**: 3.21 ms → 4.80 ms
+- **Result**: kept
+"""
+
+
+def test_a_round_added_by_hand_is_read_and_checked(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("import", project) == 0
+    (project / "runs/iter-004").mkdir()
+    (project / "runs/iter-004/notes.md").write_text(HAND_ROUND)
+    with (project / "ITERATIONS.md").open("a") as handle:
+        handle.write(
+            "| iter-004 | QK base M 32 -> 16 | PTO_ATTENTION_QK_BASE_M=16 "
+            "| 3.21 ms | 4.80 ms | pass | kept |\n"
+        )
+    before = digests(project)
+    listed = cli_json(capsys, "--project", project, "rounds")
+    assert listed["unreadable"] == [] and listed["missing"] == []
+    row = listed["rounds"][4]
+    assert (row["round"], row["verdict"], row["median_us"]) == (4, "kept", 4800.0)
+    assert row["tampered"] == []  # pto-tui never closed it: not a tampered round
+    flags = "\n".join(row["flags"])
+    assert "runs/iter-004 was written by hand" in flags
+    assert "[pre-edit-complete]" in flags and "Main risk" in flags
+    assert "[honest-verdict]" in flags  # kept from one number
+    status = cli_json(capsys, "--project", project, "status")
+    assert status["unreadable_rounds"] == [] and status["frontier_round"] == 4
+    assert (
+        cli_json(capsys, "--project", project, "show", "4")["record"]["pre_edit"].get("main_risk", "") == ""
+    )
+    assert digests(project) == before and not (project / "runs/iter-004/round.toml").exists()
+    # an edit of its notes.md is read again
+    (project / "runs/iter-004/notes.md").write_text(
+        HAND_ROUND.replace("- **Expected", "- **Main risk**: UB\n- **Expected")
+    )
+    flags = "\n".join(cli_json(capsys, "--project", project, "rounds")["rounds"][4]["flags"])
+    assert "Main risk" not in flags
+    # importing it makes it a record like the others
+    assert cli_json(capsys, "import", project)["imported"] == [4]
 
 
 def test_new_rounds_append_to_a_handwritten_iterations_md(project: Path) -> None:

@@ -160,7 +160,8 @@ class LedgerReadModel:
             entry = _Entry(stamp, None, error)
         if stamp is not None:
             entry = _Entry(entry.stamp, entry.record, entry.error, self._ledger.file_sha(number))
-            if entry.record is not None:
+            # a round written by hand is read from its Markdown and the table row: not indexed
+            if entry.record is not None and self._ledger.has_record(number):
                 self._index.put(number, stamp, entry.sha, entry.record)
         self._entries[number] = entry
         return entry

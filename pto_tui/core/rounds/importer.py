@@ -1,8 +1,10 @@
-"""Open a project an agent wrote by hand (Markdown only): import what can be read.
+"""Open a project an agent wrote by hand (Markdown only): import everything it holds.
 
-Reads ITERATIONS.md's round table and each runs/iter-XXX/notes.md and files.txt,
-writes round.toml records beside them and a project.toml when there is none. The
-hand-written Markdown is never modified; what could not be read is listed.
+Reads ITERATIONS.md (the torch_npu section and the round table), TASK_REQUIREMENTS.md
+(the case), the workspace (the operator kind and its tunables) and each
+runs/iter-XXX/ (notes.md, files.txt, patch.diff); writes round.toml records beside them
+and a project.toml when there is none. The hand-written Markdown is never modified;
+what could not be read and every conflict between the files are listed by file and line.
 """
 
 from __future__ import annotations
@@ -10,151 +12,136 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import tomlkit
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError
-from pto_tui.core.project.config import (
-    CaseConfig,
-    CostmodelConfig,
-    OperatorConfig,
-    Target,
-)
-from pto_tui.core.project.layout import ProjectLayout, round_dir_name
+from pto_tui.core.operators.scan import classify
+from pto_tui.core.operators.tunables import discover
+from pto_tui.core.project.config import CaseConfig, CostmodelConfig, OperatorConfig, Scalar, Target
+from pto_tui.core.project.file import ProjectFile
+from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.rounds.ledger import Ledger
-from pto_tui.core.rounds.records import CLOSED, Changes, Measurement, PreEdit, Round
-from pto_tui.core.vocabulary import PRE_EDIT_FIELDS, OperatorKind, Verdict
-
-_HEADER = ["iter", "hypothesis", "changes", "baseline", "pto", "correct", "result"]
-# a duration, optionally marked as simulated: "12.5 us (sim)"
-_DURATION = re.compile(
-    r"^\s*([0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s*(us|µs|μs|ms|s)?\s*(?:\((?:sim|simulated)\))?\s*$"
+from pto_tui.core.rounds.markdown_read import (  # noqa: F401 (re-exported for callers and tests)
+    TableRow,
+    parse_duration_us,
+    parse_iterations_table,
+    parse_notes,
+    parse_torch_section,
 )
-_BULLET = re.compile(r"^\s*[-*]\s*\*\*(.+?)\*\*\s*[:：]\s*(.*)$")
-_SECTION = re.compile(r"^##\s+(.+?)\s*$")
-_VERDICT_WORDS = {
-    "kept": Verdict.KEPT,
-    "neutral": Verdict.NEUTRAL,
-    "failure": Verdict.FAILURE,
-    "failed": Verdict.FAILURE,
-    "inconclusive": Verdict.INCONCLUSIVE,
-}
+from pto_tui.core.rounds.markdown_round import round_from_markdown
+from pto_tui.core.vocabulary import OperatorKind
 
-
-@dataclass
-class TableRow:
-    line: int
-    number: int
-    hypothesis: str
-    changes: str
-    baseline: str
-    pto: str
-    correct: str
-    result: str
+_SHAPE = re.compile(r"([A-Za-z_]+)\s*=\s*([0-9]+(?:\s*,\s*[0-9]+)*)")
+_DTYPE = re.compile(r"\b(bfloat16|float16|float32|fp16|bf16|fp32)\b", re.IGNORECASE)
+_CAUSAL = re.compile(r"causal(?:[_ ]mask)?\s*[=:]\s*(true|false|1|0|yes|no)", re.IGNORECASE)
+_DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}
 
 
 @dataclass
 class ImportReport:
     imported: list[int] = field(default_factory=list)
     skipped: list[int] = field(default_factory=list)  # already had a round.toml
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # unreadable pieces, by file and line
+    conflicts: list[str] = field(default_factory=list)  # notes.md and the table disagree
     created_project_file: bool = False
+    kind: str = ""
+    case: str = ""
+    tunables: list[str] = field(default_factory=list)
+    torch_baseline: dict[str, Any] | None = None
 
 
-def parse_duration_us(text: str) -> float | None:
-    """'1.234 ms', '812.5 us', '812.5us', '0.9 s' -> microseconds; None for '-' or blank.
-    A number without a unit raises ValueError (it would be a guess)."""
-    text = text.strip()
-    if text in ("", "-", "—", "n/a", "N/A", "NA"):
-        return None
-    match = _DURATION.match(text)
-    if not match:
-        raise ValueError(f"not a duration: {text!r}")
-    value, unit = float(match.group(1)), match.group(2)
-    if unit is None:
-        raise ValueError(f"duration {text!r} has no unit (us or ms)")
-    return value * {"us": 1.0, "µs": 1.0, "μs": 1.0, "ms": 1000.0, "s": 1e6}[unit]
+def infer_kind(layout: ProjectLayout) -> OperatorKind | None:
+    """The kind the workspace shows: its folder (pto-kernels/ or kernel/), else the
+    classification of what the folder holds."""
+    folders = {k: (layout.workspace / k.workspace_subdir).is_dir() for k in OperatorKind}
+    present = [k for k, there in folders.items() if there]
+    if len(present) == 1:
+        return present[0]
+    for kind in present or list(OperatorKind):
+        candidate = classify(layout.workspace / kind.workspace_subdir) if kind in present else None
+        if candidate is not None and candidate.kind is not None:
+            return candidate.kind
+    candidate = classify(layout.workspace) if layout.workspace.is_dir() else None
+    return candidate.kind if candidate is not None else None
 
 
-def parse_iterations_table(path: Path) -> tuple[list[TableRow], list[str]]:
-    """Rows of the round table. No table at all is an InputError naming the file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("ITERATIONS.md not found", file=path) from None
-    except UnicodeDecodeError:
-        raise InputError("ITERATIONS.md is not UTF-8 text", file=path) from None
-    rows: list[TableRow] = []
-    problems: list[str] = []
-    header_line = None
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if not stripped.startswith("|"):
+def case_from_requirements(path: Path) -> tuple[CaseConfig, int | None]:
+    """The case TASK_REQUIREMENTS.md states ('Case: BNSD=1,16,8192,128, float16'), and its line."""
+    if not path.is_file():
+        return CaseConfig(), None
+    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        if not re.search(r"case|算例|shape|形状", line, re.IGNORECASE):
             continue
-        cells = [c.strip() for c in stripped.strip("|").split("|")]
-        if header_line is None:
-            if [c.lower() for c in cells] == _HEADER:
-                header_line = number
+        shape: dict[str, Scalar] = {}
+        for key, values in _SHAPE.findall(line):
+            numbers = [int(v) for v in re.split(r"\s*,\s*", values)]
+            if len(numbers) > 1 and len(key) == len(numbers):
+                shape.update({letter.upper(): n for letter, n in zip(key, numbers, strict=True)})
+            elif len(numbers) == 1:
+                shape[key.upper()] = numbers[0]
+        if not shape:
             continue
-        if set(stripped) <= set("|-: "):
-            continue  # the rule under the header
-        if not cells or not cells[0]:
-            continue
-        iter_text = cells[0].lower().removeprefix("iter-").removeprefix("iter")
-        if not iter_text.strip().isdigit():
-            if cells[0].lower() in ("avg", "iter"):
-                continue
-            problems.append(
-                f"{path}:{number}: row does not start with a round number: {cells[0]!r}"
-            )
-            continue
-        if len(cells) != len(_HEADER):
-            problems.append(
-                f"{path}:{number}: expected {len(_HEADER)} columns, found {len(cells)}; row skipped"
-            )
-            continue
-        rows.append(TableRow(number, int(iter_text), *cells[1:]))
-    if header_line is None:
-        raise InputError(
-            "no round table found; expected the header "
-            "| Iter | Hypothesis | Changes | Baseline | PTO | Correct | Result |",
-            file=path,
+        dtype = _DTYPE.search(line)
+        causal = _CAUSAL.search(line)
+        dtype_text = dtype.group(1).lower() if dtype else "float16"
+        return (
+            CaseConfig(
+                shape=shape,
+                dtype=_DTYPES.get(dtype_text, dtype_text),
+                causal=causal is not None and causal.group(1).lower() in ("true", "1", "yes"),
+            ),
+            number,
         )
-    return rows, problems
+    return CaseConfig(), None
 
 
-def parse_notes(path: Path) -> dict[str, dict[str, str]]:
-    """notes.md -> {section: {bullet label: value}} (continuation lines joined)."""
-    sections: dict[str, dict[str, str]] = {}
-    current: dict[str, str] | None = None
-    last_key = ""
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        section = _SECTION.match(line)
-        if section:
-            current = sections.setdefault(section.group(1).strip(), {})
-            last_key = ""
-            continue
-        if current is None:
-            continue
-        bullet = _BULLET.match(line)
-        if bullet:
-            last_key = bullet.group(1).strip()
-            current[last_key] = bullet.group(2).strip()
-        elif last_key and line.startswith("  ") and line.strip():
-            current[last_key] = (current[last_key] + "\n" + line.strip()).strip()
-        elif line.strip() and not last_key:
-            current["_text"] = (current.get("_text", "") + "\n" + line.strip()).strip()
-    return sections
+def _create_project_file(layout: ProjectLayout, kind: OperatorKind | None, report: ImportReport) -> None:
+    kind = kind or infer_kind(layout)
+    if kind is None:
+        raise InputError(
+            "cannot tell the operator kind from workspace/ (pto-kernels/ or kernel/)",
+            file=layout.workspace,
+            hint="pass --kind pto-dsl or --kind pto-tile-lib",
+        )
+    case, line = case_from_requirements(layout.requirements)
+    source = layout.workspace / kind.workspace_subdir
+    tunables = discover(source) if source.is_dir() else []
+    text = new_project_document(
+        OperatorConfig(name=layout.root.name, kind=kind, source="(imported hand-written project)"),
+        case,
+        tunables,
+        Target(),
+        CostmodelConfig(),
+    )
+    atomic_write_text(layout.project_file, text)
+    report.created_project_file = True
+    report.kind, report.case = kind.value, case.describe()
+    report.tunables = [t.name for t in tunables]
+    if line is None:
+        report.problems.append(
+            f"{layout.requirements}: no case found (e.g. 'Case: BNSD=1,16,8192,128'); fill in [case]"
+        )
+    if not tunables:
+        report.problems.append(f"{source}: no tunables found; fill in [tunables]")
 
 
-def _guess_kind(layout: ProjectLayout) -> OperatorKind | None:
-    kernels = (layout.workspace / "pto-kernels").is_dir()
-    kernel = (layout.workspace / "kernel").is_dir()
-    if kernels and not kernel:
-        return OperatorKind.PTO_DSL
-    if kernel and not kernels:
-        return OperatorKind.PTO_TILE_LIB
-    return None
+def _import_torch(layout: ProjectLayout, report: ImportReport) -> None:
+    baseline, problems = parse_torch_section(layout.iterations)
+    report.problems += problems
+    project = ProjectFile(layout.project_file)
+    if baseline is None or project.get_state("torch_baseline"):
+        return
+    table = tomlkit.table()
+    for key, value in baseline.__dict__.items():
+        if value is not None and value != "":
+            table.add(key, value)
+    project.set("state.torch_baseline", table)
+    project.save()
+    report.torch_baseline = dict(baseline.__dict__)
 
 
 def import_project(root: Path, kind: OperatorKind | None = None) -> ImportReport:
@@ -163,127 +150,18 @@ def import_project(root: Path, kind: OperatorKind | None = None) -> ImportReport
     rows, problems = parse_iterations_table(layout.iterations)
     report.problems += problems
     if not layout.project_file.exists():
-        kind = kind or _guess_kind(layout)
-        if kind is None:
-            raise InputError(
-                "cannot tell the operator kind from workspace/ (pto-kernels/ or kernel/)",
-                file=layout.workspace,
-                hint="pass --kind pto-dsl or --kind pto-tile-lib",
-            )
-        text = new_project_document(
-            OperatorConfig(name=root.name, kind=kind, source="(imported hand-written project)"),
-            CaseConfig(),
-            [],
-            Target(),
-            CostmodelConfig(),
-        )
-        atomic_write_text(layout.project_file, text)
-        report.created_project_file = True
-        report.problems.append(
-            "project.toml was created with an empty case and no tunables: fill them in"
-        )
+        _create_project_file(layout, kind, report)
+    _import_torch(layout, report)
     ledger = Ledger(layout)
     by_number = {row.number: row for row in rows}
-    numbers = sorted(set(by_number) | set(ledger.round_numbers()))
-    for number in numbers:
+    for number in sorted(set(by_number) | set(ledger.round_numbers())):
         if ledger.has_record(number):
             report.skipped.append(number)
             continue
-        record = _round_from_markdown(layout, number, by_number.get(number), report.problems)
+        found: list[str] = []
+        record = round_from_markdown(layout, number, by_number.get(number), found)
+        report.conflicts += [p for p in found if " differs: " in p]
+        report.problems += [p for p in found if " differs: " not in p]
         ledger.save(record)
         report.imported.append(number)
     return report
-
-
-def _round_from_markdown(
-    layout: ProjectLayout, number: int, row: TableRow | None, problems: list[str]
-) -> Round:
-    folder = layout.round_dir(number)
-    record = Round(number=number, imported=True, status=CLOSED if row else "open")
-    where = f"{round_dir_name(number)}"
-    if row is None:
-        problems.append(
-            f"{where}: folder exists but ITERATIONS.md has no row for it; imported as open"
-        )
-    notes_path = folder / "notes.md"
-    notes = parse_notes(notes_path) if notes_path.is_file() else {}
-    if not notes_path.is_file():
-        problems.append(f"{where}: no notes.md")
-    record.pre_edit = _pre_edit_from_notes(notes.get("Pre-Edit", {}))
-    record.changes = _changes_from_notes(notes.get("Changes", {}), folder / "files.txt")
-    post = notes.get("Post-Run", {})
-    record.analysis = notes.get("Analysis", {}).get("_text", "")
-    record.next = notes.get("Next", {}).get("_text", "")
-    stability = _first_value(post, "stability")
-    record.stability = stability.split()[0].lower() if stability else ""
-    m = Measurement()
-    if row is not None:
-        record.title = row.hypothesis if row.hypothesis != "-" else ""
-        m = _measurement_from_row(row, layout, problems)
-        if number > 0:
-            record.verdict = _verdict_from_row(row, layout, problems)
-    record.measurement = m
-    return record
-
-
-def _pre_edit_from_notes(section: dict[str, str]) -> PreEdit:
-    labels = {label.lower(): key for key, label in PRE_EDIT_FIELDS}
-    pre = PreEdit()
-    for label, value in section.items():
-        key = labels.get(label.lower())
-        if key:
-            setattr(pre, key, value)
-    return pre
-
-
-def _changes_from_notes(section: dict[str, str], files_path: Path) -> Changes:
-    """The Changes section of notes.md, and the changed files from files.txt when it exists."""
-    changes = Changes(description=_first_value(section, "具体变更", "changes"))
-    based_match = re.search(r"iter-?(\d+)", _first_value(section, "基于哪一轮", "based on"))
-    if based_match:
-        changes.based_on = int(based_match.group(1))
-    if files_path.is_file():
-        changes.files = [
-            line.strip()
-            for line in files_path.read_text(encoding="utf-8", errors="replace").splitlines()
-            if line.strip() and not line.startswith("#")
-        ]
-    return changes
-
-
-def _measurement_from_row(row: TableRow, layout: ProjectLayout, problems: list[str]) -> Measurement:
-    """Durations and correctness from a round's ITERATIONS.md row; unreadable durations are listed."""
-    m = Measurement()
-    for text, target in ((row.pto, m.samples_us), (row.baseline, m.reference_us)):
-        try:
-            duration = parse_duration_us(text)
-        except ValueError as error:
-            problems.append(f"{layout.iterations}:{row.line}: {error}; not imported")
-            continue
-        if duration is not None:
-            target.append(duration)
-    correct = row.correct.lower()
-    m.correctness = (
-        "pass"
-        if correct.startswith(("pass", "yes", "✓", "ok"))
-        else ("fail" if correct.startswith(("fail", "no", "✗")) else "")
-    )
-    m.build = "ok" if m.correctness or m.samples_us else ""
-    return m
-
-
-def _verdict_from_row(row: TableRow, layout: ProjectLayout, problems: list[str]) -> Verdict | None:
-    word = row.result.lower().split()[0] if row.result.strip() else ""
-    verdict = _VERDICT_WORDS.get(word)
-    if verdict is None:
-        problems.append(
-            f"{layout.iterations}:{row.line}: unknown result {row.result!r}; verdict left empty"
-        )
-    return verdict
-
-
-def _first_value(section: dict[str, str], *needles: str) -> str:
-    for label, value in section.items():
-        if any(n.lower() in label.lower() for n in needles):
-            return value
-    return ""

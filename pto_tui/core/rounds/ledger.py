@@ -22,6 +22,8 @@ from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError, read_utf8
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
 from pto_tui.core.rounds.closed_log import LOG_NAME, ClosedLog, LogEntry
+from pto_tui.core.rounds.markdown_read import parse_iterations_table
+from pto_tui.core.rounds.markdown_round import round_from_markdown, rule_findings
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import (
@@ -35,6 +37,7 @@ from pto_tui.core.rounds.render import (
 )
 
 ROUND_FILE = "round.toml"
+HAND_WRITTEN = "notes.md"  # a round folder holding only Markdown was written by hand
 _ROUND_DIR = re.compile(r"^iter-(\d{3,})$")
 
 
@@ -96,14 +99,31 @@ class Ledger:
         return (self.layout.round_dir(number) / ROUND_FILE).is_file()
 
     def stamp(self, number: int) -> Stamp | None:
-        """The round.toml's stamp, None when the round has no record file."""
+        """The round.toml's stamp; for a round written by hand (no round.toml, a notes.md)
+        the notes.md's, so an edit of it is read again; None when there is neither."""
+        folder = self.layout.round_dir(number)
+        for name in (ROUND_FILE, HAND_WRITTEN):
+            try:
+                info = (folder / name).stat()
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            if stat.S_ISREG(info.st_mode):
+                return (info.st_mtime_ns, info.st_size, info.st_ino)
+        return None
+
+    def hand_written(self, number: int) -> Round:
+        """A round folder an agent or a person wrote without pto-tui (notes.md, no
+        round.toml), read in memory from its Markdown and its ITERATIONS.md row: never
+        written, not a tampered round (pto-tui never closed it), its findings as flags."""
         try:
-            info = (self.layout.round_dir(number) / ROUND_FILE).stat()
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        return (info.st_mtime_ns, info.st_size, info.st_ino)
+            rows, _problems = parse_iterations_table(self.layout.iterations)
+        except InputError:
+            rows = []
+        row = next((r for r in rows if r.number == number), None)
+        problems: list[str] = []
+        record = round_from_markdown(self.layout, number, row, problems)
+        record.flags = rule_findings(record) + problems
+        return record
 
     # -------------------------------------------------------------- reading
 
@@ -112,6 +132,8 @@ class Ledger:
         try:
             text = read_utf8(path)
         except FileNotFoundError:
+            if (path.parent / HAND_WRITTEN).is_file():
+                return self.hand_written(number)
             raise InputError(f"round {number} has no record", file=path) from None
         return self.parse(text, number)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -307,24 +308,33 @@ def render_notes(record: Round) -> str:
     return "\n".join(lines)
 
 
+# the Iter cell of a round row: "3" as pto-tui writes it, "iter-003" as people often do
+_ITER_CELL = re.compile(r"^(?:iter[-_ ]?)?(\d+)$", re.IGNORECASE)
+
+
+def _table_rows(text: str) -> dict[int, str]:
+    """Round number -> its row (whitespace folded), of every table row naming a round."""
+    rows: dict[int, str] = {}
+    for line in text.splitlines():
+        if not line.strip().startswith("|"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        match = _ITER_CELL.match(cells[0]) if cells else None
+        if match:
+            rows[int(match.group(1))] = " ".join(line.split())
+    return rows
+
+
 def rows_missing(existing_text: str, rounds: Iterable[Round]) -> list[Round]:
     """Closed rounds that have no row yet in a (hand-edited) ITERATIONS.md."""
-    present = set()
-    for line in existing_text.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells and cells[0].isdigit():
-            present.add(int(cells[0]))
+    present = set(_table_rows(existing_text))
     return [r for r in rounds if r.is_closed and r.number not in present]
 
 
 def rows_differing(existing_text: str, rounds: Iterable[Round]) -> list[int]:
     """Closed rounds (pto-tui's own, not imported) whose row in ITERATIONS.md is not the row
     their record renders: a row edited by hand, which the records overrule."""
-    rows: dict[int, str] = {}
-    for line in existing_text.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells and cells[0].isdigit():
-            rows[int(cells[0])] = " ".join(line.split())
+    rows = _table_rows(existing_text)
     return [
         r.number
         for r in rounds

@@ -1,0 +1,86 @@
+"""The tools' structured arguments and their conversion to the core's records.
+
+The same fields the CLI's flags give (`round start --kernel ... --check KEY=NOTE`),
+checked the same way: an unknown checklist key is refused, durations are microseconds.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from pto_tui.core.errors import InputError
+from pto_tui.core.rounds.records import ChecklistItem, Measurement, PreEdit
+from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
+
+
+class PreEditAnswers(BaseModel):
+    """The Pre-Edit answers of a round (WORKFLOW.md: four questions, bottleneck class,
+    hardware checklist, one hypothesis)."""
+
+    kernel: str = Field("", description="target operator and current configuration")
+    bottleneck: str = Field("", description="bottleneck class (the `classes` tool lists them)")
+    evidence: str = Field("", description="what shows the bottleneck (profiling, costmodel, numbers)")
+    hypothesis: str = Field("", description="the one hypothesis this round tests")
+    why_ascend: str = Field("", description="why the change should help on Ascend")
+    expected_metric: str = Field("", description="which metric should improve")
+    main_risk: str = Field("", description="the main risk")
+    correctness_plan: str = Field("", description="how correctness is assured")
+    checklist: dict[str, str] = Field(
+        default_factory=dict, description="hardware checklist: key -> note, all 8 keys (see `classes`)"
+    )
+    scope: list[str] = Field(
+        default_factory=list, description="file globs or parameters the hypothesis will change"
+    )
+    bottleneck_recheck: str = Field("", description="three-round rule: the re-checked bottleneck")
+    new_direction: str = Field("", description="three-round rule: the new direction")
+
+    def to_record(self) -> PreEdit:
+        unknown = [key for key in self.checklist if key not in HARDWARE_CHECKLIST]
+        if unknown:
+            raise InputError(
+                f"unknown checklist item(s): {', '.join(unknown)}; known: {', '.join(HARDWARE_CHECKLIST)}",
+                key="pre_edit.checklist",
+            )
+        return PreEdit(
+            kernel=self.kernel,
+            bottleneck=self.bottleneck,
+            evidence=self.evidence,
+            hypothesis=self.hypothesis,
+            why_ascend=self.why_ascend,
+            expected_metric=self.expected_metric,
+            main_risk=self.main_risk,
+            correctness_plan=self.correctness_plan,
+            checklist={key: ChecklistItem(ticked=True, note=note) for key, note in self.checklist.items()},
+            scope=list(self.scope),
+            bottleneck_recheck=self.bottleneck_recheck,
+            new_direction=self.new_direction,
+        )
+
+
+class MeasurementInput(BaseModel):
+    """Build, correctness and benchmark numbers measured elsewhere (`round measure`)."""
+
+    build: str = Field(description="ok or failed")
+    correctness: str = Field("skip", description="pass, fail or skip (not run: then no numbers)")
+    samples_us: list[float] = Field(default_factory=list, description="benchmark durations, microseconds")
+    reference_us: list[float] = Field(default_factory=list, description="the report's baseline durations")
+    tflops: float | None = None
+    reports: list[str] = Field(default_factory=list, description="result files the numbers came from")
+    problem: str = ""
+
+    def to_record(self) -> Measurement:
+        if self.build not in ("ok", "failed"):
+            raise InputError(f"build: expected ok or failed, got {self.build!r}", key="build")
+        if self.correctness not in ("pass", "fail", "skip"):
+            raise InputError(
+                f"correctness: expected pass, fail or skip, got {self.correctness!r}", key="correctness"
+            )
+        return Measurement(
+            build=self.build,
+            correctness="" if self.correctness == "skip" else self.correctness,
+            samples_us=list(self.samples_us),
+            reference_us=list(self.reference_us),
+            tflops=self.tflops,
+            reports=list(self.reports),
+            problem=self.problem,
+        )

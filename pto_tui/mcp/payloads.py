@@ -1,0 +1,101 @@
+"""The tools' data: the same JSON the CLI prints with --json (schemas in docs/json/),
+built from the same core calls."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.scaffold import NewProject, merge_tunables
+from pto_tui.core.costmodel.results import CycleResult, best_result
+from pto_tui.core.operators.candidate import Candidate
+from pto_tui.core.operators.scan import ScanResult
+from pto_tui.core.operators.tunables import discover
+from pto_tui.core.project.config import Tunable
+from pto_tui.core.rounds.export import export_rows
+from pto_tui.core.rounds.record_toml import round_to_dict
+from pto_tui.core.rules.gates import Finding
+
+
+def status(campaign: Campaign) -> dict[str, Any]:
+    return {**campaign.status().to_json(), "commands": asdict(campaign.config.commands)}
+
+
+def rounds(campaign: Campaign) -> dict[str, Any]:
+    records = campaign.rounds()
+    st = campaign.status(records)
+    return {
+        "rounds": [
+            {**asdict(row), "tampered": st.tampered.get(row.round, [])}
+            for row in export_rows(records, st.torch)
+        ],
+        "missing": st.problems.missing,
+        "unreadable": st.problems.unreadable,
+        "notices": st.problems.notices,
+    }
+
+
+def show(campaign: Campaign, number: int) -> dict[str, Any]:
+    record = campaign.round(number)
+    folder = campaign.layout.round_dir(number)
+    return {"record": round_to_dict(record), "folder": str(folder), "tampered": record.tampered}
+
+
+def findings(found: list[Finding]) -> list[dict[str, str]]:
+    return [{"rule": f.rule, "message": f.message} for f in found]
+
+
+def _tunable(t: Tunable) -> dict[str, object]:
+    return {
+        "name": t.name,
+        "kind": t.kind,
+        "value": t.value,
+        "default": t.default,
+        "allowed": list(t.allowed),
+        "file": t.where.split(":", 1)[0],
+        "where": t.where,
+    }
+
+
+def _candidate(c: Candidate) -> dict[str, object]:
+    data = c.to_json()
+    data["tunables"] = [_tunable(t) for t in merge_tunables(discover(c.path), c)]
+    return data
+
+
+def scan(result: ScanResult) -> dict[str, Any]:
+    return {
+        "root": str(result.root),
+        "candidates": [_candidate(c) for c in result.candidates],
+        "skipped": [s.to_json() for s in result.skipped],
+        "warnings": result.warnings,
+    }
+
+
+def new(root: object, spec: NewProject, candidate: Candidate | None) -> dict[str, Any]:
+    return {
+        "project": str(root),
+        "operator": spec.operator.name,
+        "kind": spec.operator.kind.value,
+        "classification": candidate.to_json() if candidate else None,
+        "tunables": [t.name for t in spec.tunables],
+        "workload_knobs": dict(spec.case.knobs),
+        "cases": list(spec.cases),
+        "case": spec.case.name,
+        "repository": spec.operator.repository,
+        "path": spec.operator.path,
+        "family": spec.operator.family,
+        "commands": spec.commands,
+        "command_origins": spec.origins,
+    }
+
+
+def costmodel(results: list[CycleResult]) -> dict[str, Any]:
+    best = best_result(results)
+    return {
+        "results": [r.to_dict() for r in results],
+        "best": best.label if best else None,
+        "failed": sum(not r.ok for r in results),
+        "stamp": results[0].stamp.to_dict() if results else None,
+    }

@@ -1,0 +1,33 @@
+"""Assemble the MCP server and run it over stdio (`pto-tui mcp`)."""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import MCPServer
+
+from pto_tui import __version__
+from pto_tui.mcp import resources, tools_project, tools_round, tools_summary
+from pto_tui.mcp.projects import Projects
+
+INSTRUCTIONS = """\
+pto-tui keeps the records of a PTO operator optimisation campaign and enforces the
+workflow's rules. Work through these tools instead of editing ITERATIONS.md or
+runs/iter-XXX/ by hand: status first; env until the environment round passes;
+torch_baseline; baseline (iter-000); then per round: gates -> round_start (Pre-Edit
+answers) -> edit the workspace -> round_changes -> round_run (build, correctness,
+benchmark, verdict). A refusal is a structured error naming the rule and the fix.
+chart and report at the end. The Markdown files are resources (pto-tui://project/...).
+"""
+
+
+def build_server(project: str | None = None) -> MCPServer:
+    server: MCPServer = MCPServer(name="pto-tui", version=__version__, instructions=INSTRUCTIONS)
+    projects = Projects(project)
+    tools_project.register(server, projects)
+    tools_round.register(server, projects)
+    tools_summary.register(server, projects)
+    resources.register(server, projects)
+    return server
+
+
+def serve(project: str | None = None) -> None:
+    build_server(project).run("stdio")

@@ -1,0 +1,116 @@
+"""Tools that find, create and read a project: scan, new, import, status, rounds, show,
+gates, classes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult
+
+from pto_tui.core.campaign.scaffold import ProjectAnswers, create_project, parse_target, plan_project
+from pto_tui.core.errors import InputError
+from pto_tui.core.operators.scan import scan as scan_tree
+from pto_tui.core.project.config import NPU, Scalar
+from pto_tui.core.rounds.importer import import_project
+from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, OperatorKind
+from pto_tui.mcp import payloads
+from pto_tui.mcp.envelope import ok
+from pto_tui.mcp.inputs import PreEditAnswers
+from pto_tui.mcp.projects import Projects, guarded
+
+
+def _kind(text: str) -> OperatorKind | None:
+    if not text:
+        return None
+    try:
+        return OperatorKind(text)
+    except ValueError:
+        known = ", ".join(k.value for k in OperatorKind)
+        raise InputError(f"unknown kind {text!r}; one of {known}", key="kind") from None
+
+
+def register(server: MCPServer, projects: Projects) -> None:
+    """Long on purpose: one short tool per closure, each bound to `projects`; the
+    tools read best side by side."""
+
+    @guarded
+    def scan(dir: str) -> CallToolResult:
+        """List candidate PTO operators under a directory, with kind, evidence, cases and tunables."""
+        return ok(payloads.scan(scan_tree(Path(dir).expanduser())))
+
+    @guarded
+    def new(
+        source: str,
+        projects_root: str = "projects",
+        name: str = "",
+        kind: str = "",
+        case: str = "",
+        case_spec: str = "",
+        shape: dict[str, Scalar] | None = None,
+        dtype: str = "",
+        causal: bool = False,
+        target: str = "local",
+        work_dir: str = "",
+        env_setup: str = "",
+        mode: str = NPU,
+    ) -> CallToolResult:
+        """Create projects/<op>/ from an operator source (WORKFLOW.md steps 1-4), as `pto-tui new`.
+        An existing project is never replaced."""
+        answers = ProjectAnswers(
+            source=Path(source).expanduser(),
+            kind=_kind(kind),
+            name=name or None,
+            case_name=case,
+            shape=dict(shape or {}),
+            dtype=dtype,
+            causal=causal,
+            case_spec=case_spec,
+            target=replace(parse_target(target, work_dir, env_setup), mode=mode),
+        )
+        spec, candidate = plan_project(answers)
+        root = create_project(spec, Path(projects_root).expanduser(), overwrite=False)
+        return ok(payloads.new(root, spec, candidate))
+
+    @guarded
+    def import_markdown(project: str = "", kind: str = "") -> CallToolResult:
+        """Read a hand-written (Markdown only) project into records, as `pto-tui import`;
+        every conflict and unreadable piece is listed by file and line."""
+        root = projects.root(project)
+        report = import_project(root, _kind(kind))
+        return ok(report.__dict__)
+
+    @guarded
+    def status(project: str = "") -> CallToolResult:
+        """The campaign at a glance: environment, baselines, frontier, verdict counts, the
+        three-round rule, rounds missing, unreadable or tampered."""
+        with projects.campaign(project, write=False, command="status") as campaign:
+            return ok(payloads.status(campaign))
+
+    @guarded
+    def rounds(project: str = "") -> CallToolResult:
+        """The round table (one row per round, with speedups and tampered marks)."""
+        with projects.campaign(project, write=False, command="rounds") as campaign:
+            return ok(payloads.rounds(campaign))
+
+    @guarded
+    def show(number: int, project: str = "") -> CallToolResult:
+        """One round's record (round.toml as data) and its folder."""
+        with projects.campaign(project, write=False, command="show") as campaign:
+            return ok(payloads.show(campaign, number))
+
+    @guarded
+    def gates(pre_edit: PreEditAnswers, project: str = "") -> CallToolResult:
+        """What still blocks a round with these Pre-Edit answers (an empty list: it may start)."""
+        pre = pre_edit.to_record()
+        with projects.campaign(project, write=False, command="gates") as campaign:
+            return ok(payloads.findings(campaign.gates(pre)))
+
+    def classes() -> CallToolResult:
+        """The bottleneck classes and the hardware checklist keys a Pre-Edit form uses."""
+        return ok({"bottleneck_classes": BOTTLENECK_CLASSES, "checklist": HARDWARE_CHECKLIST})
+
+    for tool in (scan, new, status, rounds, show, gates, classes):
+        server.add_tool(tool)
+    server.add_tool(import_markdown, name="import")

@@ -1,0 +1,152 @@
+"""Tools that ask the costmodel and sum a campaign up: costmodel_query, costmodel_sweep,
+suggest, chart, report. Queries run through the same entry as the CLI and the TUI
+console (run_for_project); a sweep reports progress per query answered."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult
+
+from pto_tui.core.costmodel.query import Query
+from pto_tui.core.costmodel.results import CycleResult, sort_results
+from pto_tui.core.costmodel.sweep import expand_sweep
+from pto_tui.core.errors import InputError
+from pto_tui.core.project.config import CostmodelConfig, ProjectConfig
+from pto_tui.core.project.file import ProjectFile
+from pto_tui.costmodel import CostmodelCache, Progress, default_cache_path, make_engine, run_queries
+from pto_tui.costmodel.remote import run_for_project
+from pto_tui.costmodel.service import resolve_settings
+from pto_tui.costmodel.suggest import suggest as suggest_knobs
+from pto_tui.mcp import payloads
+from pto_tui.mcp.envelope import ok
+from pto_tui.mcp.projects import Projects, guarded
+
+
+def _words(query: str) -> list[str]:
+    import shlex
+
+    try:
+        return shlex.split(query)
+    except ValueError as error:
+        raise InputError(f"query: {error}", key="query") from None
+
+
+async def _run(
+    projects: Projects, project: str, queries: list[Query], ctx: Context, engine: str, pto_isa: str
+) -> list[CycleResult]:
+    try:
+        layout = projects.layout(project)
+    except InputError:
+        if project or projects.default:
+            raise
+        layout = None  # no project: the flags and pto-tui's own cache
+    config: ProjectConfig | None = None
+    base, cache_path = Path.cwd(), default_cache_path()
+    if layout is not None:
+        base, cache_path = layout.root, layout.cache_dir / "costmodel.json"
+        if layout.project_file.is_file():
+            config = ProjectFile(layout.project_file).config
+    costmodel = config.costmodel if config is not None else CostmodelConfig()
+    settings = resolve_settings(costmodel, base, cache_path, engine=engine or None, pto_isa=pto_isa or None)
+    loop = asyncio.get_running_loop()
+    pending: list[asyncio.Future[None]] = []
+
+    def progress(p: Progress) -> None:
+        pending.append(asyncio.ensure_future(ctx.report_progress(p.done, p.total, p.message), loop=loop))
+
+    cache = CostmodelCache(cache_path)
+    try:
+        if config is None or layout is None:  # no project: the engine runs here, as the CLI's
+            made = make_engine(
+                settings.engine, pto_isa=settings.pto_isa, tool=settings.tool, compiler=settings.compiler
+            )
+            return await run_queries(queries, made, cache, progress)
+        return await run_for_project(queries, settings, config, layout.jobs_dir, cache, progress)
+    finally:
+        await asyncio.gather(*pending, return_exceptions=True)
+
+
+def register(server: MCPServer, projects: Projects) -> None:
+    """Long on purpose: one short tool per closure, each bound to `projects`; the
+    tools read best side by side."""
+
+    @guarded
+    async def costmodel_query(
+        query: str, ctx: Context, project: str = "", engine: str = "", pto_isa: str = ""
+    ) -> CallToolResult:
+        """Cycles of one PTO instruction at one tile shape, e.g.
+        "TMATMUL half half float --m 128 --k 64 --n 128" or "TADD half -r 64 -c 64"."""
+        queries = expand_sweep(_words(query))
+        if len(queries) != 1:
+            raise InputError(f"the query expands to {len(queries)} points; use costmodel_sweep", key="query")
+        return ok(payloads.costmodel(await _run(projects, project, queries, ctx, engine, pto_isa)))
+
+    @guarded
+    async def costmodel_sweep(
+        query: str, ctx: Context, project: str = "", sort: str = "", engine: str = "", pto_isa: str = ""
+    ) -> CallToolResult:
+        """Every combination of lists or ranges, e.g. "TMATMUL half half float --m 16,32,64
+        --k 64 --n 16:128:x2"; the best configuration (lowest cycles per FLOP) is named."""
+        queries = expand_sweep(_words(query))
+        if sort:
+            sort_results([], sort)  # an unknown column is refused before any work
+        results = await _run(projects, project, queries, ctx, engine, pto_isa)
+        data = payloads.costmodel(results)
+        if sort:
+            data["results"] = [r.to_dict() for r in sort_results(results, sort)]
+        return ok(data)
+
+    @guarded
+    async def suggest(
+        project: str = "", knob: str = "", engine: str = "", pto_isa: str = ""
+    ) -> CallToolResult:
+        """The operator's tile knobs ranked by predicted cycles per unit of work."""
+        layout = projects.layout(project)
+        config = ProjectFile(layout.project_file).config
+        settings = resolve_settings(
+            config.costmodel,
+            layout.root,
+            layout.cache_dir / "costmodel.json",
+            engine=engine or None,
+            pto_isa=pto_isa or None,
+        )
+        made = make_engine(
+            settings.engine, pto_isa=settings.pto_isa, tool=settings.tool, compiler=settings.compiler
+        )
+        found = await suggest_knobs(layout.workspace, config, made, CostmodelCache(settings.cache_path), knob)
+        return ok({"suggestions": [s.to_dict() for s in found]})
+
+    @guarded
+    def chart(project: str = "", svg: bool = False) -> CallToolResult:
+        """Draw the two-panel summary chart (projects/<op>/summary_chart.png)."""
+        from pto_tui.core.summary.chart import write_campaign_chart  # matplotlib only here
+
+        with projects.campaign(project, write=False, command="chart") as campaign:
+            result = write_campaign_chart(campaign, None, svg=svg)
+        model = result.model
+        return ok(
+            {
+                "png": str(result.png),
+                "svg": str(result.svg) if result.svg else None,
+                "x_axis": [{"round": s.shown, "covers": list(s.covers)} for s in model.slots],
+                "milestones": model.milestones,
+                "units": model.units.name,
+                "log_scale": model.log_scale,
+                "best_round": model.best.number,
+            }
+        )
+
+    @guarded
+    def report(project: str = "") -> CallToolResult:
+        """Write the Markdown campaign report (projects/<op>/REPORT.md), drawing the chart if needed."""
+        from pto_tui.core.summary.campaign_report import write_campaign_report
+
+        with projects.campaign(project, write=False, command="report") as campaign:
+            result = write_campaign_report(campaign, None)
+        return ok({"report": str(result.path), "chart": str(result.chart), "chart_drawn": result.chart_drawn})
+
+    for tool in (costmodel_query, costmodel_sweep, suggest, chart, report):
+        server.add_tool(tool)

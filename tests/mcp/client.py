@@ -1,0 +1,58 @@
+"""The official MCP client (the SDK's stdio client and ClientSession) driving
+`pto-tui mcp` as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class Agent:
+    """A session plus the progress messages each call received."""
+
+    def __init__(self, session: ClientSession) -> None:
+        self.session = session
+        self.progress: list[str] = []
+
+    async def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        """The tool's structured result; a refusal is returned, not raised."""
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            self.progress.append(f"{tool}: {message}")
+
+        result = await self.session.call_tool(tool, arguments, progress_callback=on_progress)
+        data = result.structured_content
+        if data is None:  # the text form carries the same JSON
+            data = json.loads(result.content[0].text)  # type: ignore[union-attr]
+        assert isinstance(data, dict)
+        data["is_error"] = bool(result.is_error)
+        return data
+
+    async def ok(self, tool: str, **arguments: Any) -> Any:
+        data = await self.call(tool, **arguments)
+        assert not data["is_error"], data
+        return data["data"]
+
+
+@asynccontextmanager
+async def agent(project: Path | None = None, cwd: Path | None = None) -> AsyncIterator[Agent]:
+    args = ["-m", "pto_tui.cli.main", *(["--project", str(project)] if project else []), "mcp"]
+    env = {"PYTHONPATH": str(REPO), **{k: v for k, v in os.environ.items() if k.startswith("PTO_")}}
+    params = StdioServerParameters(command=sys.executable, args=args, env=env, cwd=cwd)
+    with open(os.devnull, "w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield Agent(session)
