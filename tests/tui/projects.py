@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 from pto_tui.cli.main import main as cli
+from pto_tui.core.campaign.demo import create_demo_project
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
 
@@ -98,12 +99,13 @@ def campaign_project(base: Path) -> Path:
 def demo_ready_project(base: Path) -> Path:
     """projects/demo_attention, brought to iter-000 by `pto-tui demo --run --rounds 0`.
 
-    max_spread is raised to 5.0: the demo's CPU timings on a shared 2-core machine can
+    max_spread is raised to 5.0 before iter-000 closes (the discipline a round closes
+    under is kept from then on): the demo's CPU timings on a shared 2-core machine can
     swing past the demo's own 0.35 (180% was seen under load), and a test must not turn
     inconclusive on noise; a 5x gain must still exceed the measured noise to be kept."""
-    run("demo", "--run", "--rounds", "0", "--quiet", "--projects-root", str(base / "projects"))
-    root = base / "projects" / "demo_attention"
+    root = create_demo_project("dsl", base / "projects")
     project = ProjectFile(root / "project.toml")
     project.set("discipline.max_spread", 5.0)
     project.save()
+    run("demo", "--run", "--rounds", "0", "--quiet", "--projects-root", str(base / "projects"))
     return root

@@ -44,7 +44,8 @@ class ProjectScreen(Screen[None]):
             for i, (pid, title) in enumerate(PANES, 1)
         ),
         Binding("escape", "home", "Back", show=False, id="project.back"),
-        Binding("q", "close_project", "Close", id="project.close"),
+        Binding("q", "app.quit", "Quit", id="project.quit"),
+        Binding("ctrl+w", "close_project", "Close project", show=False, id="project.close"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="project.reload"),
         Binding("w", "write_chart", "Chart", id="project.chart"),
     ]
@@ -236,4 +237,4 @@ class ProjectScreen(Screen[None]):
                                  ("round", "r", "Run the open round")):
             yield SystemCommand(title, f"key: {key} (Run pane)",
                                 partial(self.post_message, RunLoopStep(step)))
-        yield SystemCommand("Close the project", "key: q", self.action_close_project)
+        yield SystemCommand("Close the project", "key: ctrl+w", self.action_close_project)

@@ -10,6 +10,7 @@ cancels the worker running the service; the site then cancels the current job
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -26,10 +27,12 @@ from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.records import EnvironmentNotes, Round
 from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.jobs.model import JobRecord
 from pto_tui.tui.format import iter_name
 from pto_tui.tui.messages import ProjectChanged
 from pto_tui.tui.session import Session, Snapshot
 from pto_tui.tui.widgets.log_pane import LogPane
+from pto_tui.tui.widgets.reattach import follow_again
 from pto_tui.tui.widgets.run_texts import (
     LOOP_STEPS,
     STATE_STYLES,
@@ -65,6 +68,7 @@ class RunPane(Vertical, can_focus=True):
         # is a preview until then)
         self.closed: Round | None = None
         self._step_started: dict[str, float] = {}
+        self._reattached: set[str] = set()  # ids of jobs left running, re-attached once
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-hint")
@@ -86,6 +90,10 @@ class RunPane(Vertical, can_focus=True):
 
     def refresh_from(self, snap: Snapshot) -> None:
         self._draw()
+        for record in self.session.left_running():
+            if record.id not in self._reattached:
+                self._reattached.add(record.id)
+                self.follow_left_running(record)
 
     def focus_default(self) -> None:
         self.query_one("#run-loop").focus()
@@ -211,8 +219,7 @@ class RunPane(Vertical, can_focus=True):
             self._draw()
 
     def _warnings(self) -> None:
-        campaign = self.session.campaign
-        for warning in campaign.warnings:
+        for warning in (campaign := self.session.campaign).warnings:
             self.app.notify(warning, title="warning", severity="warning")
         campaign.warnings.clear()
 
@@ -313,6 +320,30 @@ class RunPane(Vertical, can_focus=True):
         self.query_one("#run-loop").focus()
         self.app.notify(f"{iter_name(closed.number)} closed: {verdict}", title="post-run")
         self.post_message(ProjectChanged("post-run"))
+
+    # ------------------------------------------------------------ leaving and coming back
+
+    def running_work(self) -> list[str]:
+        """The loop step running now, named for the question asked before leaving."""
+        if self.worker is not None and self.worker.is_running and self.running:
+            return [f"the {self._title(self.running)}"]
+        return []
+
+    async def stop_work(self) -> None:
+        """Cancel this pane's workers; their jobs are kept or stopped as the runner says."""
+        workers = [w for w in self.app.workers if w.node is self and w.is_running]
+        for worker in workers:
+            worker.cancel()
+        for worker in workers:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(worker.wait(), 60)
+
+    @work(group="reattach", exit_on_error=False)
+    async def follow_left_running(self, record: JobRecord) -> None:
+        """A job kept running when pto-tui last closed: its log again, live, x cancels."""
+        final = await follow_again(self.session, record, self.log_pane, self.app.notify)
+        if final.state.is_final:
+            self.post_message(ProjectChanged("re-attached job ended"))
 
     # ------------------------------------------------------------ cancel, log, any command
 
