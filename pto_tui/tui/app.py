@@ -22,6 +22,7 @@ from textual.worker import Worker, WorkerState
 
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.layout import find_project_root
+from pto_tui.tui.forms import TypingGuard
 from pto_tui.tui.keygate import KeyGate
 from pto_tui.tui.keys import load_keymap
 from pto_tui.tui.screens.help import HelpScreen, describe_key
@@ -53,7 +54,7 @@ class PtoApp(App[int]):
         self.session: Session | None = None
         loaded, self.keymap_problems = load_keymap()
         self.set_keymap({**loaded, **(keymap or {})})
-        self.key_gate = KeyGate(self, super().on_event)
+        self.key_gate = KeyGate(self, super().on_event, TypingGuard(self))
 
     async def on_event(self, event: events.Event) -> None:
         # keys and pastes go through the gate, one at a time (see keygate.py)

@@ -25,11 +25,14 @@ SETTLE_TIMEOUT = 2.0  # seconds a handler may hold the next key back (a stuck on
 
 
 class KeyGate:
-    def __init__(self, app: App[Any], dispatch: Callable[[events.Event], Awaitable[None]]) -> None:
+    def __init__(self, app: App[Any], dispatch: Callable[[events.Event], Awaitable[None]],
+                 drop: Callable[[events.Event], bool] = lambda _event: False) -> None:
         self.app = app
         self.dispatch = dispatch  # the app's own handling of an input event
+        self.drop = drop  # checked when the key is handled: True drops it (forms.py)
         self.queue: deque[events.Event] = deque()
         self.task: asyncio.Task[None] | None = None
+        self.handled = 0  # keys taken from the queue so far (handled or dropped)
 
     def put(self, event: events.Event) -> None:
         self.queue.append(event)
@@ -43,9 +46,15 @@ class KeyGate:
     async def _pump(self) -> None:
         while self.queue:
             event = self.queue.popleft()
-            target: DOMNode = self.app.focused or self.app.screen
+            self.handled += 1
+            if self.drop(event):
+                continue
+            screen = self.app.screen
+            target: DOMNode = self.app.focused or screen
             await self.dispatch(event)
             await self._settled(target)
+            if self.app.screen is not screen:  # a screen opened or closed: its focus first
+                await self._settled(self.app.focused or self.app.screen)
 
     async def _settled(self, target: DOMNode) -> None:
         """Until the target, its ancestors, then the app have handled what is queued now."""
