@@ -19,7 +19,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import DataTable, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
@@ -35,7 +35,6 @@ from pto_tui.tui.widgets.log_pane import LogPane
 from pto_tui.tui.widgets.reattach import follow_again
 from pto_tui.tui.widgets.run_texts import (
     LOOP_STEPS,
-    STATE_STYLES,
     failure_text,
     interrupted_text,
     recorded_text,
@@ -44,6 +43,7 @@ from pto_tui.tui.widgets.run_texts import (
     step_state,
     with_last_line,
 )
+from pto_tui.tui.widgets.step_table import StepTable
 
 
 class RunPane(Vertical, can_focus=True):
@@ -57,6 +57,7 @@ class RunPane(Vertical, can_focus=True):
         Binding("ctrl+s", "save_post_run", "Close the round", show=False, id="run.save"),
         Binding("exclamation_mark", "command", "Run a command", show=False, id="run.command"),
         Binding("l", "focus_log", "Log", show=False, id="run.log"),
+        Binding("m", "maximize_log", "Maximise log", id="run.maximize"),
     ]
 
     def __init__(self, session: Session, **kwargs: object) -> None:
@@ -73,10 +74,7 @@ class RunPane(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         yield Static(id="run-hint")
         yield OptionList(id="run-loop")
-        table: DataTable[str | Text] = DataTable(id="run-steps", cursor_type="row")
-        for column in ("step", "state", "time"):
-            table.add_column(column, key=column)
-        yield table
+        yield StepTable(id="run-steps", cursor_type="row")
         yield Static(id="run-verdict", classes="hidden")
         with Vertical(id="run-post", classes="hidden"):
             yield Input(id="run-analysis", placeholder="Analysis: why it worked or failed")
@@ -170,11 +168,12 @@ class RunPane(Vertical, can_focus=True):
         """Clear what the last run showed and open the log for this one."""
         self.running = step
         self.closed = None
-        self.query_one("#run-steps", DataTable).clear()
+        self.query_one(StepTable).clear()
         self._step_started.clear()
         self._show_verdict(None)
         self.query_one("#run-post").add_class("hidden")
         self.log_pane.begin(title, cancel=self.action_cancel)
+        self.add_class("-running")  # the log gets most of the pane while a job runs
         self._draw()
 
     async def _run(self, step: str) -> None:
@@ -214,6 +213,7 @@ class RunPane(Vertical, can_focus=True):
             self._show_result(result, before)
         finally:
             self.running = ""
+            self.remove_class("-running")
             self._warnings()
             self.post_message(ProjectChanged(step))
             self._draw()
@@ -224,35 +224,23 @@ class RunPane(Vertical, can_focus=True):
         campaign.warnings.clear()
 
     def _on_event(self, event: Any) -> None:  # StepEvent (backends are imported lazily)
-        table = self.query_one("#run-steps", DataTable)
-        loop = asyncio.get_running_loop()
+        table = self.query_one(StepTable)
+        now = asyncio.get_running_loop().time()
         if event.kind == "line" and event.line is not None:
             self.log_pane.write(event.line.stream, event.line.text)
         elif event.kind == "started":
-            self._step_started[event.step] = loop.time()
-            if event.step in table.rows:
-                table.update_cell(event.step, "state", Text("running", style="cyan"))
-            else:
-                table.add_row(event.step, Text("running", style="cyan"), "", key=event.step)
-            table.move_cursor(row=table.get_row_index(event.step))
+            self._step_started[event.step] = now
+            table.started(event.step)
             self.log_pane.write("meta", f"── {event.step}")
             self.log_pane.set_title(f"{self._title(self.running)}: {event.step}")
         elif event.kind == "finished":
             state = event.record.state.value if event.record is not None else "done"
-            took = loop.time() - self._step_started.get(event.step, loop.time())
-            if event.step not in table.rows:
-                table.add_row(event.step, "", "", key=event.step)
-            table.update_cell(event.step, "state", Text(state, style=STATE_STYLES.get(state, "")),
-                              update_width=True)
-            table.update_cell(event.step, "time", f"{took:.1f}s", update_width=True)
+            took = now - self._step_started.get(event.step, now)
+            table.finished(event.step, state, took)
             self.log_pane.write("meta", f"── {event.step}: {state} in {took:.1f}s")
 
     def _mark_running(self, state: str) -> None:
-        table = self.query_one("#run-steps", DataTable)
-        for key in list(table.rows):
-            cell = table.get_cell(key, "state")
-            if str(cell) == "running":
-                table.update_cell(key, "state", Text(state, style=STATE_STYLES.get(state, "")))
+        self.query_one(StepTable).mark_running(state)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Worker messages do not bubble: an unexpected error is shown from here."""
@@ -362,6 +350,9 @@ class RunPane(Vertical, can_focus=True):
     def action_focus_log(self) -> None:
         self.log_pane.focus_default()
 
+    def action_maximize_log(self) -> None:
+        self.log_pane.action_maximize()
+
     def action_command(self) -> None:
         box = self.query_one("#run-command", Input)
         box.remove_class("hidden")
@@ -396,5 +387,9 @@ class RunPane(Vertical, can_focus=True):
         job = await self.session.runner().submit(target, JobSpec(command=command, name="command"),
                                                  sync_from=sync_from)
         self.log_pane.follow(job.subscribe(), f"command: {command}", job.cancel)
-        record = await job.wait()
+        self.add_class("-running")
+        try:
+            record = await job.wait()
+        finally:
+            self.remove_class("-running")
         self.log_pane.set_state(record.state.value)
