@@ -164,6 +164,7 @@ async def test_round_refused_by_a_gate_then_kept_and_reviewed(demo_root: Path) -
 
         # Post-Run: Analysis and Next are written, then the round closes with them
         await pilot.press("a", *"amortised", "enter", *"KV 256", "enter")
+        await wait_for(pilot, lambda: read(demo_root, 1).is_closed)  # written off the loop
         await pilot.pause()
         record = read(demo_root, 1)
         assert record.is_closed and record.verdict is Verdict.KEPT, record.verdict_reason
@@ -232,7 +233,7 @@ async def test_failure_round_edited_in_the_builtin_editor(demo_root: Path) -> No
         assert "iter-001 ✗ failure" in verdict_box(app)
         assert "correctness" in verdict_box(app)
         await pilot.press("a", *"the rescale is needed", "enter", *"keep it", "enter")
-        await pilot.pause()
+        await wait_for(pilot, lambda: read(demo_root, 1).is_closed)  # written off the loop
         record = read(demo_root, 1)
         assert record.is_closed and record.verdict is Verdict.FAILURE
 

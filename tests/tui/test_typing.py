@@ -105,7 +105,8 @@ async def test_burst_through_the_post_run_form_while_a_job_streams(demo_root: Pa
             assert value(app, "run-next") == "keep it"
             sent = burst(app, "\r")
             await drained(pilot, app, sent)
-            assert "with its Post-Run" in static_text(app.screen.query_one("#run-verdict"))
+            await wait_for(pilot, lambda: "with its Post-Run" in static_text(
+                app.screen.query_one("#run-verdict")))
             assert not view.source_done
             assert app.screen.query_one("#run-analysis", Input).value == ""
     finally:

@@ -28,8 +28,8 @@ def leave_question(verb: str, running: list[str]) -> Text:
         text.append(f"● {line} is running\n", style="bold")
     text.append(f"\nBefore you {verb}:\n")
     text.append("  k", style="bold")
-    text.append("  keep it running in the background (it is re-attached, with its log,\n"
-                "     when the project opens again)\n")
+    text.append("  keep it running in the background\n"
+                "     (re-attached with its log when the project opens again)\n")
     text.append("  s", style="bold")
     text.append("  stop it (TERM, then KILL; an open round stays open)\n")
     text.append("  esc", style="bold")

@@ -278,9 +278,10 @@ class RunPane(Vertical, can_focus=True):
             return
         self.query_one("#run-analysis", Input).focus()
 
-    def action_save_post_run(self) -> None:
+    @work(exclusive=True, group="post-run", exit_on_error=False)
+    async def action_save_post_run(self) -> None:
         """Close the measured round with its Analysis and Next (WORKFLOW.md: Post-Run is
-        written before the round closes)."""
+        written before the round closes); the files are written off the event loop."""
         record = self.closed
         if record is None:
             return
@@ -290,8 +291,9 @@ class RunPane(Vertical, can_focus=True):
             self.app.notify("write both the Analysis and the Next step first", title="post-run")
             return
         try:
-            closed = self.session.campaign.close_round(
-                record.number, analysis=analysis, next_step=next_step
+            closed = await asyncio.to_thread(
+                self.session.campaign.close_round,
+                record.number, analysis=analysis, next_step=next_step,
             )
         except PtoError as error:
             self.app.report_error(error, title="post-run")  # type: ignore[attr-defined]
