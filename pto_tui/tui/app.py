@@ -7,10 +7,14 @@ offers is a core call. `run(args)` is what `pto-tui` (no sub-command) calls.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
+import asyncio
+import contextlib
+import signal
+from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -18,8 +22,11 @@ from textual.worker import Worker, WorkerState
 
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.layout import find_project_root
+from pto_tui.tui.forms import TypingGuard
+from pto_tui.tui.keygate import KeyGate
 from pto_tui.tui.keys import load_keymap
 from pto_tui.tui.screens.help import HelpScreen, describe_key
+from pto_tui.tui.screens.leave import KEEP, STOP, LeaveScreen, describe_job
 from pto_tui.tui.session import Session
 
 
@@ -47,8 +54,20 @@ class PtoApp(App[int]):
         self.session: Session | None = None
         loaded, self.keymap_problems = load_keymap()
         self.set_keymap({**loaded, **(keymap or {})})
+        self.key_gate = KeyGate(self, super().on_event, TypingGuard(self))
+
+    async def on_event(self, event: events.Event) -> None:
+        # keys and pastes go through the gate, one at a time (see keygate.py)
+        if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
+            self.key_gate.put(event)
+            return
+        await super().on_event(event)
 
     def on_mount(self) -> None:
+        # outside the main thread (tests) the handler cannot be set: the default applies
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().add_signal_handler(
+                signal.SIGHUP, partial(self.call_later, self._hangup))
         for problem in self.keymap_problems:
             self.notify(problem, title="keys.toml", severity="warning")
         if self.project is not None:
@@ -57,6 +76,10 @@ class PtoApp(App[int]):
             from pto_tui.tui.screens.launcher import LauncherScreen
 
             self.push_screen(LauncherScreen(self.start_dir))
+
+    def on_unmount(self) -> None:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
 
     # ------------------------------------------------------------ projects
 
@@ -82,19 +105,77 @@ class PtoApp(App[int]):
             self.push_screen(ProjectScreen(session))
 
     async def close_project(self) -> None:
-        """Back to the launcher, releasing the project lock."""
-        from pto_tui.tui.screens.launcher import LauncherScreen
-
-        if self.session is not None:
-            await self.session.aclose()
-            self.session = None
-        await self.switch_screen(LauncherScreen(self.start_dir))
+        """Back to the launcher, releasing the project lock (asks first while work runs)."""
+        await self.leave("close the project", self._to_launcher)
 
     async def action_quit(self) -> None:
-        if self.session is not None:
-            await self.session.aclose()
+        await self.leave("quit pto-tui", self._exit_now)
+
+    # ------------------------------------------------------------ leaving safely
+
+    def running_work(self) -> list[str]:
+        """What runs now (a loop step, each live job), named for the question asked."""
+        if self.session is None:
+            return []
+        pane = self._run_pane()
+        running = pane.running_work() if pane is not None else []
+        for job in self.session.live_jobs():
+            line = f"job {describe_job(job.record)}"
+            if line not in running:
+                running.append(line)
+        return running
+
+    async def leave(self, verb: str, then: Callable[[], Awaitable[object]]) -> None:
+        """Quit or close: at once when nothing runs, else only after the user chose."""
+        running = self.running_work()
+        if not running:
+            await self.finish_leaving(KEEP, then)
+            return
+        if isinstance(self.screen, LeaveScreen):
+            return
+
+        def chosen(choice: str | None) -> None:
+            if choice in (KEEP, STOP):
+                self.run_worker(self.finish_leaving(choice, then), group="leave",
+                                exclusive=True, exit_on_error=False)
+
+        self.push_screen(LeaveScreen(verb, running), chosen)
+
+    async def finish_leaving(self, choice: str, then: Callable[[], Awaitable[object]]) -> None:
+        session = self.session
+        if session is not None:
+            session.keep_jobs(choice == KEEP)
+            pane = self._run_pane()
+            if pane is not None:
+                await pane.stop_work()
+            if choice == STOP:
+                for job in session.live_jobs():
+                    await job.cancel()
+            await session.aclose()
             self.session = None
+        await then()
+
+    async def _exit_now(self) -> None:
         self.exit(0)
+
+    async def _to_launcher(self) -> None:
+        from pto_tui.tui.screens.launcher import LauncherScreen
+
+        await self.switch_screen(LauncherScreen(self.start_dir))
+
+    def _run_pane(self):  # noqa: ANN202 - RunPane | None (imported lazily)
+        from pto_tui.tui.screens.project import ProjectScreen
+        from pto_tui.tui.widgets.run_pane import RunPane
+
+        for screen in self.screen_stack:
+            if isinstance(screen, ProjectScreen):
+                return screen.query_one(RunPane)
+        return None
+
+    def _hangup(self) -> None:
+        """The terminal went away (a dropped SSH session): jobs keep running, then exit."""
+        self.run_worker(self.finish_leaving(KEEP, self._exit_now), group="leave",
+                        exclusive=True, exit_on_error=False)
 
     # ------------------------------------------------------------ errors
 

@@ -8,15 +8,37 @@ from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import format_duration, timing_text
 from pto_tui.core.vocabulary import Verdict
 
-# Verdict colours: the word is always shown too, so NO_COLOR loses nothing.
+# Verdict colours, and a mark before the word: under NO_COLOR Textual turns colours into
+# greys (red on a dark row was nearly invisible), so the mark and bold carry the meaning.
 VERDICT_STYLES: dict[str, str] = {
     Verdict.KEPT.value: "bold green",
     Verdict.NEUTRAL.value: "blue",
-    Verdict.FAILURE.value: "red",
-    Verdict.INCONCLUSIVE.value: "yellow",
-    "baseline": "bright_black",
-    "open": "magenta",
+    Verdict.FAILURE.value: "bold red",
+    Verdict.INCONCLUSIVE.value: "bold yellow",
+    "baseline": "bold",
+    "open": "bold magenta",
 }
+VERDICT_MARKS: dict[str, str] = {
+    Verdict.KEPT.value: "✓",
+    Verdict.NEUTRAL.value: "=",
+    Verdict.FAILURE.value: "✗",
+    Verdict.INCONCLUSIVE.value: "?",
+    "baseline": "■",
+    "open": "…",
+}
+
+# job and step states are words; bad ends are bold too, so they stand out without colour
+STATE_STYLES: dict[str, str] = {
+    "succeeded": "green", "done": "green", "running": "cyan",
+    "failed": "bold red", "timed_out": "bold red", "lost": "bold red", "refused": "bold red",
+    "error": "bold red", "cancelled": "bold yellow", "interrupted": "bold yellow",
+}
+
+
+def marked_verdict(word: str) -> str:
+    """e.g. "✗ failure": readable without colour."""
+    mark = VERDICT_MARKS.get(word)
+    return f"{mark} {word}" if mark else word
 
 
 def verdict_word(record: Round) -> str:
@@ -31,7 +53,7 @@ def verdict_word(record: Round) -> str:
 def verdict_text(record: Round) -> Text:
     word = verdict_word(record)
     suffix = "*" if record.amendments else ""
-    text = Text(word + suffix, style=VERDICT_STYLES.get(word, ""))
+    text = Text(marked_verdict(word) + suffix, style=VERDICT_STYLES.get(word, ""))
     if word == "kept" and record.simulated:
         text.append(" (sim)", style="bold")  # kept from simulated timings
     if not record.is_closed and record.verdict is not None:

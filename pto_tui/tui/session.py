@@ -14,7 +14,7 @@ from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import LockedError, PtoError
 from pto_tui.core.rounds.records import Round
-from pto_tui.jobs.model import JobRecord, list_records
+from pto_tui.jobs.model import JobRecord, JobState, list_records
 
 
 @dataclass
@@ -65,12 +65,29 @@ class Session:
         self.snapshot = snapshot
         return snapshot
 
-    def runner(self):  # noqa: ANN201 - JobRunner; imported lazily (asyncssh is heavy)
+    def runner(self):  # noqa: ANN201 - KeepRunningRunner; imported lazily (asyncssh is heavy)
         if self._runner is None:
-            from pto_tui.jobs.runner import JobRunner
+            from pto_tui.tui.keep_running import KeepRunningRunner
 
-            self._runner = JobRunner(self.layout.jobs_dir)
+            self._runner = KeepRunningRunner(self.layout.jobs_dir)
         return self._runner
+
+    def live_jobs(self) -> list:  # noqa: ANN201 - list[Job]
+        """Jobs started or re-attached by this app that have not ended."""
+        return [] if self._runner is None else self._runner.live()
+
+    def left_running(self) -> list[JobRecord]:
+        """Detached jobs of this project still running that this app does not follow
+        (kept running when pto-tui last closed): the Run pane re-attaches to them."""
+        if self.read_only or self.snapshot is None:
+            return []
+        ours: set[str] = set() if self._runner is None else set(self._runner.jobs)
+        return [job for job in self.snapshot.jobs
+                if job.detached and job.state is JobState.RUNNING and job.id not in ours]
+
+    def keep_jobs(self, keep: bool) -> None:
+        """Whether leaving the app lets running jobs go on (True) or stops them."""
+        self.runner().keeping = keep
 
     async def aclose(self) -> None:
         if self._runner is not None:

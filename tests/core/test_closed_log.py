@@ -131,4 +131,4 @@ def test_the_tui_rounds_table_marks_a_tampered_round(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace('verdict = "neutral"', 'verdict = "kept"'))
     with Campaign(root) as campaign:
         cells = [_verdict_cell(r).plain for r in campaign.rounds()]
-    assert cells[1] == "neutral !tampered" and "!tampered" not in cells[2]
+    assert cells[1] == "= neutral !tampered" and "!tampered" not in cells[2]

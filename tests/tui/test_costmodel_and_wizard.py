@@ -95,3 +95,29 @@ async def test_wizard_makes_a_cpu_sim_project_from_the_keyboard(tmp_path: Path) 
         assert (data["target"]["mode"], data["target"]["compiler"]) == ("cpu-sim", "g++")
         assert "-DPTO_CPU_SIM_STANDALONE=ON" in data["commands"]["build"]
         assert "./fa_like_cpu_sim" in data["commands"]["benchmark"]
+
+
+async def test_wizard_refuses_a_project_without_a_case_when_cases_are_listed(
+        tmp_path: Path) -> None:
+    import shutil
+
+    from pto_tui.tui.screens.wizard import WizardScreen as Wizard
+
+    demo_fa = Path(__file__).resolve().parents[2] / "pto_tui" / "demo" / "operators" / "demo_fa"
+    shutil.copytree(demo_fa, tmp_path / "fa")
+    app = PtoApp(None, start_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("n")
+        assert isinstance(app.screen, Wizard)
+        await pilot.press("f", "a", "enter")  # classify ./fa: it lists two cases
+        await pilot.press("ctrl+s")
+        result = static_text(app.screen.query_one("#wz-result", Static))
+        assert "the operator lists cases: choose one" in result
+        assert "case_float_H_64_S0_256_S1_1024 (64,256,1024)" in result
+        assert "case_float_H_128_S0_128_S1_1024" in result
+        assert not (tmp_path / "projects").exists()
+        await tab_to(pilot, "wz-case")
+        await pilot.press("enter", "down", "enter")  # the first listed case
+        await pilot.press("ctrl+s")
+        text = (tmp_path / "projects" / "demo_fa" / "project.toml").read_text()
+        assert "case_float_H_64_S0_256_S1_1024" in text

@@ -159,11 +159,12 @@ async def test_round_refused_by_a_gate_then_kept_and_reviewed(demo_root: Path) -
         record = read(demo_root, 1)
         assert not record.is_closed and len(record.measurement.samples_us) == 7
         shown = verdict_box(app)
-        assert "iter-001 kept" in shown and "7 samples" in shown
+        assert "iter-001 ✓ kept" in shown and "7 samples" in shown
         assert "vs frontier iter-000" in shown
 
         # Post-Run: Analysis and Next are written, then the round closes with them
         await pilot.press("a", *"amortised", "enter", *"KV 256", "enter")
+        await wait_for(pilot, lambda: read(demo_root, 1).is_closed)  # written off the loop
         await pilot.pause()
         record = read(demo_root, 1)
         assert record.is_closed and record.verdict is Verdict.KEPT, record.verdict_reason
@@ -229,10 +230,10 @@ async def test_failure_round_edited_in_the_builtin_editor(demo_root: Path) -> No
         record = read(demo_root, 1)
         assert record.changes.files == [f"workspace/pto-kernels/{kernel}"]
         assert record.measurement.correctness == "fail" and not record.measurement.samples_us
-        assert "iter-001 failure" in verdict_box(app)
+        assert "iter-001 ✗ failure" in verdict_box(app)
         assert "correctness" in verdict_box(app)
         await pilot.press("a", *"the rescale is needed", "enter", *"keep it", "enter")
-        await pilot.pause()
+        await wait_for(pilot, lambda: read(demo_root, 1).is_closed)  # written off the loop
         record = read(demo_root, 1)
         assert record.is_closed and record.verdict is Verdict.FAILURE
 

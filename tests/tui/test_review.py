@@ -29,7 +29,7 @@ async def test_table_lists_rounds_with_frontier_and_counts(campaign_root: Path) 
         assert table_rows(app) == ["0", "1", "2", "3", "4"]
         table = app.screen.query_one("#rounds-table", DataTable)
         assert str(table.get_row_at(1)[1]) == "★"  # iter-001 is the frontier
-        assert str(table.get_row_at(1)[3]) == "kept"
+        assert str(table.get_row_at(1)[3]) == "✓ kept"
         counts = static_text(app.screen.query_one("#rounds-counts", Static))
         assert "kept 1" in counts and "failure 1" in counts and "inconclusive 1" in counts
 
@@ -160,4 +160,4 @@ async def test_amend_a_closed_round_from_its_detail(campaign_root: Path) -> None
         assert [(a.field, a.new, a.why) for a in amendments] == [("analysis", "tile fits", "re-read")]
         await pilot.press("escape")  # back, and the table shows the amended mark
         await pilot.pause(0.3)
-        assert str(app.screen.query_one("#rounds-table", DataTable).get_row_at(1)[3]) == "kept*"
+        assert str(app.screen.query_one("#rounds-table", DataTable).get_row_at(1)[3]) == "✓ kept*"

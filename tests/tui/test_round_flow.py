@@ -112,7 +112,7 @@ async def measure_and_close_kept(pilot: Pilot, app: PtoApp, fresh_root: Path) ->
     assert record.analysis == "ok"
     await wait_for(pilot, lambda: app.screen.query_one("#round-switch").current
                    == "preedit")
-    assert "iter-001 kept" in static_text(app.screen.query_one("#round-state", Static))
+    assert "iter-001 ✓ kept" in static_text(app.screen.query_one("#round-state", Static))
 
 
 async def test_start_refused_without_environment_round(tmp_path: Path) -> None:

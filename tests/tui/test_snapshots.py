@@ -55,3 +55,17 @@ def test_wizard(snap_compare, tmp_path: Path, size: tuple[int, int]) -> None:  #
 
     assert snap_compare(PtoApp(None, start_dir=tmp_path), terminal_size=size,
                         run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_leave_question(snap_compare, campaign_root: Path, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Asked before quitting while work runs (names fixed here: job ids carry the time)."""
+    from pto_tui.tui.screens.leave import LeaveScreen
+
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await loaded(pilot)
+        pilot.app.push_screen(LeaveScreen("quit pto-tui", [
+            "the iter-005 round", "job 'iter-005 benchmark 1/7' (20260101-000000-abcdef) on local"]))
+        await pilot.pause(0.3)
+
+    assert snap_compare(PtoApp(campaign_root), terminal_size=size, run_before=run_before)

@@ -34,7 +34,8 @@ def job_summary(record: JobRecord) -> Text:
 
 class JobLogScreen(Screen[None]):
     BINDINGS = [
-        Binding("q", "app.pop_screen", "Back", id="joblog.back"),
+        Binding("escape", "home", "Back", id="joblog.back"),
+        Binding("q", "app.quit", "Quit", id="joblog.quit"),
     ]
 
     def __init__(self, record: JobRecord) -> None:

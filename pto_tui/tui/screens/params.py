@@ -13,6 +13,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from pto_tui.core.project.config import Scalar, Tunable
 from pto_tui.tui.compact import make_compact
+from pto_tui.tui.forms import FORM
 
 
 def coerce(text: str, like: Scalar) -> Scalar:
@@ -48,7 +49,7 @@ class ParamScreen(Screen[dict[str, Scalar] | None]):
     def compose(self) -> ComposeResult:
         yield Static(Text("Change parameters (ctrl+s records the changes, esc cancels)",
                           style="bold"), classes="topbar")
-        with VerticalScroll(id="params-body"):
+        with VerticalScroll(id="params-body", classes=FORM, can_focus=False):
             if not self.tunables:
                 yield Static("this project has no tunable parameters")
             for name, t in self.tunables.items():

@@ -40,11 +40,12 @@ SIDE_MIN_WIDTH = 110  # below this the side summary folds away
 class ProjectScreen(Screen[None]):
     BINDINGS = [
         *(
-            Binding(str(i), f"show_pane('{pid}')", title, show=False, id=f"pane.{pid}")
+            Binding(f"{i},f{i}", f"show_pane('{pid}')", title, show=False, id=f"pane.{pid}")
             for i, (pid, title) in enumerate(PANES, 1)
         ),
         Binding("escape", "home", "Back", show=False, id="project.back"),
-        Binding("q", "close_project", "Close", id="project.close"),
+        Binding("q", "app.quit", "Quit", id="project.quit"),
+        Binding("ctrl+w", "close_project", "Close project", show=False, id="project.close"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="project.reload"),
         Binding("w", "write_chart", "Chart", id="project.chart"),
     ]
@@ -168,7 +169,10 @@ class ProjectScreen(Screen[None]):
             pane = self.query_one(f"#{self.current}")
             target = next((a for a in focused.ancestors
                            if isinstance(a, Widget) and a.can_focus and a is not focused), None)
-            (target or pane).focus()
+            if target is None and not pane.can_focus:
+                self.set_focus(None)  # the pane's own keys work again
+            else:
+                (target or pane).focus()
             return
         self.action_show_pane("rounds")
 
@@ -236,4 +240,4 @@ class ProjectScreen(Screen[None]):
                                  ("round", "r", "Run the open round")):
             yield SystemCommand(title, f"key: {key} (Run pane)",
                                 partial(self.post_message, RunLoopStep(step)))
-        yield SystemCommand("Close the project", "key: q", self.action_close_project)
+        yield SystemCommand("Close the project", "key: ctrl+w", self.action_close_project)

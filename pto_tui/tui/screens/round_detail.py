@@ -29,6 +29,7 @@ from pto_tui.core.vocabulary import Verdict
 from pto_tui.jobs.model import JobRecord, list_records
 from pto_tui.tui.compact import make_compact
 from pto_tui.tui.format import iter_name, round_duration, verdict_text
+from pto_tui.tui.forms import FORM
 from pto_tui.tui.screens.document import DocumentScreen, file_view
 from pto_tui.tui.session import Session
 
@@ -59,7 +60,7 @@ class AmendScreen(ModalScreen[tuple[str, str, str] | None]):
         self.record = record
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="amend-body"):
+        with VerticalScroll(id="amend-body", classes=FORM, can_focus=False):
             yield Static(Text(f"Amend {iter_name(self.record.number)} (kept beside the original; "
                               "ctrl+s saves, esc cancels)", style="bold"))
             yield Label("Field", classes="field")

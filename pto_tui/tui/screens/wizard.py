@@ -22,7 +22,9 @@ from pto_tui.core.operators.scan import Candidate, classify, scan
 from pto_tui.core.project.config import CPU_SIM, NPU
 from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.tui.compact import make_compact
+from pto_tui.tui.forms import FORM
 from pto_tui.tui.new_project import Answers, create, parse_pairs
+from pto_tui.tui.widgets.tick import Tick
 
 
 def evidence_text(c: Candidate) -> Text:
@@ -48,7 +50,7 @@ class WizardScreen(Screen[Path | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("New project", style="bold"), classes="topbar")
-        with VerticalScroll(id="wizard-body"):
+        with VerticalScroll(id="wizard-body", classes=FORM, can_focus=False):
             yield Label("1  Operator: its folder (enter classifies), or a folder to scan",
                         classes="step")
             yield Input(id="wz-source", placeholder="path of the operator source")
@@ -67,7 +69,7 @@ class WizardScreen(Screen[Path | None]):
             yield Input(id="wz-shape", placeholder="shape: S=1024, HEAD_SIZE=128")
             with Horizontal(classes="buttons"):
                 yield Input(id="wz-dtype", placeholder="dtype (float16)")
-                yield Checkbox("causal mask", id="wz-causal")
+                yield Tick("causal mask", id="wz-causal")
             yield Label("4  Target and costmodel", classes="step")
             yield Input("local", id="wz-target", placeholder="local or ssh:ALIAS")
             yield Input(id="wz-workdir", placeholder="remote work directory (ssh targets)")

@@ -86,7 +86,8 @@ class QueryInput(Input):
             self.value = suggestion + " "
             self.cursor_position = len(self.value)
         else:
-            self.screen.focus_next()
+            # tab never leaves the prompt (keys typed after it would run pane commands)
+            self.app.notify("nothing to complete; esc leaves the prompt", title="costmodel")
 
     def action_history(self, step: int) -> None:
         if not self.history:

@@ -28,6 +28,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Input, Static
 
+from pto_tui.tui.format import STATE_STYLES
 from pto_tui.tui.widgets.log_store import META, STDERR, LineStore, next_index
 
 FLUSH_INTERVAL = 0.2  # seconds: five batched flushes (and at most five redraws) a second
@@ -278,8 +279,11 @@ class LogView(ScrollView, can_focus=True):
 class LogPane(Vertical):
     """A header (what runs, its state, lines, follow/search), the view, a search box."""
 
+    ALLOW_MAXIMIZE = True
+
     BINDINGS = [Binding("escape", "close_search", "Close search", show=False,
-                        id="log.close_search")]
+                        id="log.close_search"),
+                Binding("m", "maximize", "Maximise", id="log.maximize")]
 
     def __init__(self, memory_lines: int = 5000, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -351,10 +355,7 @@ class LogPane(Vertical):
         view = self.view
         text = Text(no_wrap=True, overflow="ellipsis")
         if self.state:
-            style = {"succeeded": "green", "failed": "red", "cancelled": "yellow",
-                     "running": "cyan", "refused": "red", "error": "red",
-                     "interrupted": "yellow"}.get(self.state, "")
-            text.append(f"{self.state} ", style=style)
+            text.append(f"{self.state} ", style=STATE_STYLES.get(self.state, ""))
         text.append(f"{len(view.store):,} lines", style="dim")
         text.append(" follow" if view.following else " PAUSED (f resumes)",
                     style="dim" if view.following else "bold yellow")
@@ -388,3 +389,12 @@ class LogPane(Vertical):
 
     def focus_default(self) -> None:
         self.view.focus()
+
+    def action_maximize(self) -> None:
+        """The log alone on the screen (m again or esc gives the pane back)."""
+        screen = self.screen
+        if screen.maximized is self:
+            screen.minimize()
+            return
+        self.view.focus()
+        screen.maximize(self, container=False)

@@ -15,8 +15,10 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static, Text
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit
 from pto_tui.core.rules.gates import Finding, start_findings
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, OPTIMISATION_PRIORITIES
+from pto_tui.tui.forms import FORM
 from pto_tui.tui.messages import StartRequested
 from pto_tui.tui.session import Snapshot
+from pto_tui.tui.widgets.tick import Tick
 
 # (key, label, placeholder) of the one-line fields, in notes.md order
 LINE_FIELDS: tuple[tuple[str, str, str], ...] = (
@@ -34,13 +36,16 @@ def _split(description: str) -> tuple[str, str]:
     return head.strip(), rest.strip()
 
 
-class PreEditForm(VerticalScroll):
+class PreEditForm(VerticalScroll, can_focus=False):
+    """No focus stop of its own: tab walks its fields only (keys typed go into them)."""
+
     BINDINGS = [
         Binding("ctrl+s", "start", "Start round", id="preedit.start"),
     ]
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.add_class(FORM)
         self.snapshot: Snapshot | None = None
         self.phases: tuple[str, ...] = ()
         self.findings: list[Finding] = []
@@ -69,16 +74,16 @@ class PreEditForm(VerticalScroll):
         for key, description in HARDWARE_CHECKLIST.items():
             head, rest = _split(description)
             with Horizontal(classes="check-row"):
-                yield Checkbox(head, id=f"pe-tick-{key}", classes="check")
+                yield Tick(head, id=f"pe-tick-{key}", classes="check")
                 yield Input(id=f"pe-note-{key}", placeholder=rest, classes="check-note")
-        with VerticalScroll(id="pe-three-round", classes="hidden"):
+        with VerticalScroll(id="pe-three-round", classes="hidden", can_focus=False):
             yield Label("Three-round rule: re-checked bottleneck reasoning", classes="field")
             yield Input(id="pe-recheck")
             yield Label("Three-round rule: the new (structural) direction", classes="field")
             yield Input(id="pe-new_direction")
         yield Label("Phase", classes="field")
         yield Select([], id="pe-phase", allow_blank=True, prompt="current phase")
-        yield Checkbox("start from the best: restore the workspace to the frontier round",
+        yield Tick("start from the best: restore the workspace to the frontier round",
                        value=True, id="pe-restore")
         yield Static(id="pe-gates")
         yield Button("Start round (ctrl+s)", id="pe-start", variant="success", disabled=True)

@@ -109,9 +109,9 @@ class RoundPane(Vertical):
         return self.session.campaign
 
     def focus_default(self) -> None:
-        # the form itself, not a field: digits and single keys keep working until tab
+        # the form's first field (the form is no focus stop); esc leaves it for pane keys
         switch = self.query_one("#round-switch", ContentSwitcher)
-        self.query_one(f"#{switch.current}").focus()
+        self.query_one("#pe-title" if switch.current == "preedit" else "#openround").focus()
 
     def refresh_from(self, snap: Snapshot) -> None:
         self.snapshot = snap
@@ -124,7 +124,7 @@ class RoundPane(Vertical):
             switch.current = wanted
             focused = self.screen.focused
             if focused is not None and self in focused.ancestors:
-                self.query_one(f"#{wanted}").focus()  # focus must not stay in a hidden form
+                self.focus_default()  # focus must not stay in a hidden form
         state = self.query_one("#round-state", Static)
         if open_round is not None:
             state.update(Text.assemble(

@@ -13,7 +13,15 @@ from textual.widgets import DataTable, Input, Static
 
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import timing_text
-from pto_tui.tui.format import iter_name, ratio, speed, tflops, verdict_text, verdict_word
+from pto_tui.tui.format import (
+    iter_name,
+    marked_verdict,
+    ratio,
+    speed,
+    tflops,
+    verdict_text,
+    verdict_word,
+)
 from pto_tui.tui.messages import OpenRound
 from pto_tui.tui.session import Snapshot
 from pto_tui.tui.widgets.frontier_plot import FrontierPlot, PlotPoint
@@ -159,7 +167,7 @@ class RoundsPane(Vertical):
         st = snap.status
         text = Text()
         for verdict, count in st.counts.items():
-            text.append(f"{verdict} {count}", style=verdict_text_style(verdict))
+            text.append(f"{marked_verdict(verdict)} {count}", style=verdict_text_style(verdict))
             text.append("  ")
         text.append(f"│ {shown}/{len(snap.rounds)} shown, sort {SORTS[self.sort_index][0]}"
                     + (" desc" if self.descending else ""), style="dim")

@@ -10,6 +10,7 @@ cancels the worker running the service; the site then cancels the current job
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -18,7 +19,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import DataTable, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
@@ -26,13 +27,14 @@ from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.records import EnvironmentNotes, Round
 from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.jobs.model import JobRecord
 from pto_tui.tui.format import iter_name
 from pto_tui.tui.messages import ProjectChanged
 from pto_tui.tui.session import Session, Snapshot
 from pto_tui.tui.widgets.log_pane import LogPane
+from pto_tui.tui.widgets.reattach import follow_again
 from pto_tui.tui.widgets.run_texts import (
     LOOP_STEPS,
-    STATE_STYLES,
     failure_text,
     interrupted_text,
     recorded_text,
@@ -41,6 +43,7 @@ from pto_tui.tui.widgets.run_texts import (
     step_state,
     with_last_line,
 )
+from pto_tui.tui.widgets.step_table import StepTable
 
 
 class RunPane(Vertical, can_focus=True):
@@ -54,6 +57,7 @@ class RunPane(Vertical, can_focus=True):
         Binding("ctrl+s", "save_post_run", "Close the round", show=False, id="run.save"),
         Binding("exclamation_mark", "command", "Run a command", show=False, id="run.command"),
         Binding("l", "focus_log", "Log", show=False, id="run.log"),
+        Binding("m", "maximize_log", "Maximise log", id="run.maximize"),
     ]
 
     def __init__(self, session: Session, **kwargs: object) -> None:
@@ -65,14 +69,12 @@ class RunPane(Vertical, can_focus=True):
         # is a preview until then)
         self.closed: Round | None = None
         self._step_started: dict[str, float] = {}
+        self._reattached: set[str] = set()  # ids of jobs left running, re-attached once
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-hint")
         yield OptionList(id="run-loop")
-        table: DataTable[str | Text] = DataTable(id="run-steps", cursor_type="row")
-        for column in ("step", "state", "time"):
-            table.add_column(column, key=column)
-        yield table
+        yield StepTable(id="run-steps", cursor_type="row")
         yield Static(id="run-verdict", classes="hidden")
         with Vertical(id="run-post", classes="hidden"):
             yield Input(id="run-analysis", placeholder="Analysis: why it worked or failed")
@@ -86,6 +88,10 @@ class RunPane(Vertical, can_focus=True):
 
     def refresh_from(self, snap: Snapshot) -> None:
         self._draw()
+        for record in self.session.left_running():
+            if record.id not in self._reattached:
+                self._reattached.add(record.id)
+                self.follow_left_running(record)
 
     def focus_default(self) -> None:
         self.query_one("#run-loop").focus()
@@ -162,11 +168,12 @@ class RunPane(Vertical, can_focus=True):
         """Clear what the last run showed and open the log for this one."""
         self.running = step
         self.closed = None
-        self.query_one("#run-steps", DataTable).clear()
+        self.query_one(StepTable).clear()
         self._step_started.clear()
         self._show_verdict(None)
         self.query_one("#run-post").add_class("hidden")
         self.log_pane.begin(title, cancel=self.action_cancel)
+        self.add_class("-running")  # the log gets most of the pane while a job runs
         self._draw()
 
     async def _run(self, step: str) -> None:
@@ -206,46 +213,34 @@ class RunPane(Vertical, can_focus=True):
             self._show_result(result, before)
         finally:
             self.running = ""
+            self.remove_class("-running")
             self._warnings()
             self.post_message(ProjectChanged(step))
             self._draw()
 
     def _warnings(self) -> None:
-        campaign = self.session.campaign
-        for warning in campaign.warnings:
+        for warning in (campaign := self.session.campaign).warnings:
             self.app.notify(warning, title="warning", severity="warning")
         campaign.warnings.clear()
 
     def _on_event(self, event: Any) -> None:  # StepEvent (backends are imported lazily)
-        table = self.query_one("#run-steps", DataTable)
-        loop = asyncio.get_running_loop()
+        table = self.query_one(StepTable)
+        now = asyncio.get_running_loop().time()
         if event.kind == "line" and event.line is not None:
             self.log_pane.write(event.line.stream, event.line.text)
         elif event.kind == "started":
-            self._step_started[event.step] = loop.time()
-            if event.step in table.rows:
-                table.update_cell(event.step, "state", Text("running", style="cyan"))
-            else:
-                table.add_row(event.step, Text("running", style="cyan"), "", key=event.step)
-            table.move_cursor(row=table.get_row_index(event.step))
+            self._step_started[event.step] = now
+            table.started(event.step)
             self.log_pane.write("meta", f"── {event.step}")
             self.log_pane.set_title(f"{self._title(self.running)}: {event.step}")
         elif event.kind == "finished":
             state = event.record.state.value if event.record is not None else "done"
-            took = loop.time() - self._step_started.get(event.step, loop.time())
-            if event.step not in table.rows:
-                table.add_row(event.step, "", "", key=event.step)
-            table.update_cell(event.step, "state", Text(state, style=STATE_STYLES.get(state, "")),
-                              update_width=True)
-            table.update_cell(event.step, "time", f"{took:.1f}s", update_width=True)
+            took = now - self._step_started.get(event.step, now)
+            table.finished(event.step, state, took)
             self.log_pane.write("meta", f"── {event.step}: {state} in {took:.1f}s")
 
     def _mark_running(self, state: str) -> None:
-        table = self.query_one("#run-steps", DataTable)
-        for key in list(table.rows):
-            cell = table.get_cell(key, "state")
-            if str(cell) == "running":
-                table.update_cell(key, "state", Text(state, style=STATE_STYLES.get(state, "")))
+        self.query_one(StepTable).mark_running(state)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Worker messages do not bubble: an unexpected error is shown from here."""
@@ -283,9 +278,10 @@ class RunPane(Vertical, can_focus=True):
             return
         self.query_one("#run-analysis", Input).focus()
 
-    def action_save_post_run(self) -> None:
+    @work(exclusive=True, group="post-run", exit_on_error=False)
+    async def action_save_post_run(self) -> None:
         """Close the measured round with its Analysis and Next (WORKFLOW.md: Post-Run is
-        written before the round closes)."""
+        written before the round closes); the files are written off the event loop."""
         record = self.closed
         if record is None:
             return
@@ -295,8 +291,9 @@ class RunPane(Vertical, can_focus=True):
             self.app.notify("write both the Analysis and the Next step first", title="post-run")
             return
         try:
-            closed = self.session.campaign.close_round(
-                record.number, analysis=analysis, next_step=next_step
+            closed = await asyncio.to_thread(
+                self.session.campaign.close_round,
+                record.number, analysis=analysis, next_step=next_step,
             )
         except PtoError as error:
             self.app.report_error(error, title="post-run")  # type: ignore[attr-defined]
@@ -314,6 +311,30 @@ class RunPane(Vertical, can_focus=True):
         self.app.notify(f"{iter_name(closed.number)} closed: {verdict}", title="post-run")
         self.post_message(ProjectChanged("post-run"))
 
+    # ------------------------------------------------------------ leaving and coming back
+
+    def running_work(self) -> list[str]:
+        """The loop step running now, named for the question asked before leaving."""
+        if self.worker is not None and self.worker.is_running and self.running:
+            return [f"the {self._title(self.running)}"]
+        return []
+
+    async def stop_work(self) -> None:
+        """Cancel this pane's workers; their jobs are kept or stopped as the runner says."""
+        workers = [w for w in self.app.workers if w.node is self and w.is_running]
+        for worker in workers:
+            worker.cancel()
+        for worker in workers:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(worker.wait(), 60)
+
+    @work(group="reattach", exit_on_error=False)
+    async def follow_left_running(self, record: JobRecord) -> None:
+        """A job kept running when pto-tui last closed: its log again, live, x cancels."""
+        final = await follow_again(self.session, record, self.log_pane, self.app.notify)
+        if final.state.is_final:
+            self.post_message(ProjectChanged("re-attached job ended"))
+
     # ------------------------------------------------------------ cancel, log, any command
 
     async def action_cancel(self) -> None:
@@ -330,6 +351,9 @@ class RunPane(Vertical, can_focus=True):
 
     def action_focus_log(self) -> None:
         self.log_pane.focus_default()
+
+    def action_maximize_log(self) -> None:
+        self.log_pane.action_maximize()
 
     def action_command(self) -> None:
         box = self.query_one("#run-command", Input)
@@ -365,5 +389,9 @@ class RunPane(Vertical, can_focus=True):
         job = await self.session.runner().submit(target, JobSpec(command=command, name="command"),
                                                  sync_from=sync_from)
         self.log_pane.follow(job.subscribe(), f"command: {command}", job.cancel)
-        record = await job.wait()
+        self.add_class("-running")
+        try:
+            record = await job.wait()
+        finally:
+            self.remove_class("-running")
         self.log_pane.set_state(record.state.value)

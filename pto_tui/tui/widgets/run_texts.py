@@ -12,9 +12,6 @@ from pto_tui.core.rules.verdict import invalid_sample_reason, sample_stats
 from pto_tui.tui.format import duration, iter_name, round_duration, verdict_text
 from pto_tui.tui.session import Snapshot
 
-STATE_STYLES = {"succeeded": "green", "failed": "red", "cancelled": "yellow", "running": "cyan",
-                "timed_out": "red", "lost": "red", "done": "green", "interrupted": "yellow"}
-
 # loop step -> (key, label); the order is the order of the campaign
 LOOP_STEPS: dict[str, tuple[str, str]] = {
     "environment": ("E", "Environment round"),
