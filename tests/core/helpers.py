@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.cli.main import main
+from pto_tui.core.operators.scan import classify
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "operators"
 CHECKLIST_KEYS = (
@@ -62,9 +63,14 @@ def pre_edit_args(
 
 
 def make_project(tmp_path: Path, operator: str = "fa_tilelib", **kwargs: str) -> Path:
-    """Copy a fixture operator into tmp and create its project; return the project root."""
+    """Copy a fixture operator into tmp and create its project; return the project root.
+    An operator that lists cases gets its first one unless a case is given (new asks for one)."""
     source = tmp_path / "src" / operator
     shutil.copytree(FIXTURES / operator, source)
+    if not {"case", "shape", "case_spec"} & set(kwargs):
+        listed = classify(source)
+        if listed is not None and listed.cases:
+            kwargs = {**kwargs, "case": listed.cases[0].name}
     extra: list[str] = []
     for key, value in kwargs.items():
         extra += [f"--{key.replace('_', '-')}", value]

@@ -104,7 +104,8 @@ def test_cpu_sim_is_refused_for_a_pto_dsl_operator(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = FIXTURES / "attention_dsl"
-    assert cli("new", source, "--projects-root", tmp_path / "p", "--mode", "cpu-sim") == 2
+    args = ("--case", "attention_s1024", "--mode", "cpu-sim")
+    assert cli("new", source, "--projects-root", tmp_path / "p", *args) == 2
     err = capsys.readouterr().err
     assert "[target.mode] mode 'cpu-sim'" in err and "not supported yet for pto-dsl" in err
 

@@ -130,6 +130,13 @@ def _classified(answers: ProjectAnswers) -> tuple[Path, Candidate | None, Operat
 def _listed_case(answers: ProjectAnswers, candidate: Candidate | None) -> CaseConfig:
     """The case from the operator's own list (marker, bench specs beside it) and the flags."""
     listed = CaseConfig()
+    cases = candidate.cases if candidate else ()
+    if cases and not (answers.case_name or answers.shape or answers.case_spec):
+        choices = "\n  ".join(f"{c.name}{f' ({c.spec})' if c.spec else ''}" for c in cases)
+        raise InputError(
+            f"no case chosen; the operator lists:\n  {choices}",
+            hint="choose one with --case NAME, or give your own with --shape K=V / --case-spec",
+        )
     if answers.case_name:
         cases = candidate.cases if candidate else ()
         chosen = next((c for c in cases if c.name == answers.case_name), None)
