@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from pto_tui.core.rules.verdict import decide, invalid_sample_reason, sample_stats
+from pto_tui.core.rules.verdict import decide, invalid_sample_reason, percents, sample_stats
 from pto_tui.core.vocabulary import Verdict
 
 FRONTIER = [100.0, 101.0, 99.0]  # median 100, spread 2%, noise 1%
@@ -117,3 +117,18 @@ def test_frontier_without_valid_samples() -> None:
 def test_invalid_sample_reason_accepts_good_sets() -> None:
     assert invalid_sample_reason([1.0, 2.0]) is None
     assert "not a number" in (invalid_sample_reason([True]) or "")  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    ("value", "limit", "sign", "shown"),
+    [
+        (0.788, 0.35, "", ("78.8%", "35.0%")),
+        (0.35004, 0.35, "", ("35.004%", "35.000%")),
+        (0.0201, 0.02, "+", ("+2.01%", "2.00%")),
+        (0.35, 0.35, "", ("35.0%", "35.0%")),
+    ],
+)
+def test_percents_show_enough_digits_to_see_why(
+    value: float, limit: float, sign: str, shown: tuple[str, str]
+) -> None:
+    assert percents(value, limit, sign) == shown

@@ -107,7 +107,7 @@ def summarize(
         if r.is_baseline or not r.is_closed or verdict is None:
             continue
         counts[verdict.value] += 1
-        if verdict in (Verdict.FAILURE, Verdict.NEUTRAL, Verdict.INCONCLUSIVE):
+        if verdict is Verdict.FAILURE:  # failures only: neutral and inconclusive are not
             failures.append((r.number, r.short_hypothesis(), r.verdict_reason))
     open_round = next((r.number for r in rounds if not r.is_closed and not r.is_baseline), None)
     return CampaignStatus(

@@ -85,12 +85,23 @@ def sample_stats(samples: Sequence[float]) -> SampleStats:
     )
 
 
+def percents(value: float, limit: float, sign: str = "") -> tuple[str, str]:
+    """Two ratios as percentages with enough digits to tell them apart (35.04% above
+    35.00%, not 35.0% above 35.0%): one decimal, more only when needed."""
+    for digits in range(1, 5):
+        a, b = f"{value:{sign}.{digits}%}", f"{limit:.{digits}%}"
+        if a.lstrip("+") != b:
+            return a, b
+    return f"{value:{sign}.1%}", f"{limit:.1%}"  # equal: one decimal says so
+
+
 def stability_of(samples: Sequence[float], max_spread: float) -> tuple[str, str]:
     """"stable" or "noisy" for a valid sample set, and the spread said in words."""
     stats = sample_stats(samples)
+    spread, limit = percents(stats.spread, max_spread)
     if stats.spread > max_spread:
-        return "noisy", f"spread {stats.spread:.1%} is above max_spread {max_spread:.1%}"
-    return "stable", f"spread {stats.spread:.1%} within max_spread {max_spread:.1%}"
+        return "noisy", f"spread {spread} is above max_spread {limit}"
+    return "stable", f"spread {spread} within max_spread {limit}"
 
 
 def decide(
@@ -156,21 +167,18 @@ def _judge_gain(
 ) -> tuple[Verdict, str]:
     """Spread, noise floor, measurement noise and repeats, in that order (module docstring)."""
     if mine.spread > max_spread:
-        return (
-            Verdict.INCONCLUSIVE,
-            f"spread {mine.spread:.1%} is above the limit {max_spread:.1%}: rerun to confirm",
-        )
+        spread, limit = percents(mine.spread, max_spread)
+        return Verdict.INCONCLUSIVE, f"spread {spread} is above the limit {limit}: rerun to confirm"
     if gain <= noise_floor:
         if gain < -noise_floor:
             return Verdict.NEUTRAL, f"{-gain:.1%} slower than the frontier"
-        return Verdict.NEUTRAL, f"gain {gain:+.1%} is within the noise floor {noise_floor:.1%}"
+        shown, floor = percents(gain, noise_floor, "+")
+        return Verdict.NEUTRAL, f"gain {shown} is within the noise floor {floor}"
     noises = [n for n in (mine.noise, best.noise) if n is not None]
     noise = max(noises, default=0.0)
     if gain <= noise:
-        return (
-            Verdict.INCONCLUSIVE,
-            f"gain {gain:+.1%} is within the measurement noise {noise:.1%}: rerun to confirm",
-        )
+        shown, limit = percents(gain, noise, "+")
+        return Verdict.INCONCLUSIVE, f"gain {shown} is within the measurement noise {limit}: rerun to confirm"
     if mine.n < 2 or best.n < 2:
         side = "this round" if mine.n < 2 else "the frontier"
         return (
