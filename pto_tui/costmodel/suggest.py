@@ -6,6 +6,7 @@ knob's queries for every allowed value, runs them with the cache in front, and r
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,13 +15,15 @@ from pathlib import Path
 from pto_tui.core.costmodel.guidance import (
     Candidate,
     Plan,
+    Step,
     attention_plan,
     candidate_values,
     evidence_text,
     rank,
 )
 from pto_tui.core.errors import InputError
-from pto_tui.core.project.config import ProjectConfig
+from pto_tui.core.operators.case_strings import workload_shape
+from pto_tui.core.project.config import ProjectConfig, operator_folder
 from pto_tui.costmodel.cache import CostmodelCache
 from pto_tui.costmodel.engine import Engine
 from pto_tui.costmodel.service import run_queries
@@ -66,8 +69,18 @@ def read_sources(folder: Path) -> dict[str, str]:
     return out
 
 
+def _step(entry: object, marker: Path) -> Step:
+    if isinstance(entry, str):
+        return Step(entry)
+    if isinstance(entry, dict) and isinstance(entry.get("query"), str):
+        return Step(entry["query"], str(entry.get("repeat", "1")))
+    raise InputError(f"{marker}: [costmodel] queries: each entry is a query line or "
+                     "{query = \"...\", repeat = \"{TILE_S1}/{CUBE_S1}\"}")
+
+
 def declared_plan(folder: Path, knobs: Sequence[str]) -> Plan | None:
-    """`[costmodel] queries = [...]`, `work = "..."` in the operator's marker."""
+    """`[costmodel] queries = [...]`, `work = "..."`, optional `constants = {NAME = n}` in
+    the operator's marker; a query may be a table with the times it repeats per step."""
     marker = next(iter(sorted(folder.rglob(MARKER), key=lambda p: len(p.parts))), None)
     if marker is None:
         return None
@@ -79,16 +92,33 @@ def declared_plan(folder: Path, knobs: Sequence[str]) -> Plan | None:
     if not isinstance(section, dict) or "queries" not in section:
         return None
     queries, work = section.get("queries"), section.get("work", "1")
-    if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
+    if not isinstance(queries, list):
         raise InputError(f"{marker}: [costmodel] queries must be a list of query lines")
-    used = tuple(k for k in knobs if any(f"{{{k}}}" in q for q in queries))
-    return Plan(tuple(queries), str(work), f"declared in {MARKER}", used)
+    steps = tuple(_step(q, marker) for q in queries)
+    constants = section.get("constants", {})
+    if not isinstance(constants, dict) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in constants.values()):
+        raise InputError(f"{marker}: [costmodel] constants must map names to whole numbers")
+    texts = " ".join(f"{s.template} {s.repeat}" for s in steps)
+    used = tuple(k for k in knobs if re.search(rf"\b{re.escape(k)}\b", texts))
+    return Plan(steps, str(work), f"declared in {MARKER}", used, dict(constants))
 
 
 def plan_for(folder: Path, config: ProjectConfig) -> Plan | None:
-    names = [*config.tunables, *config.case.shape]
+    names = [*config.tunables, *workload_shape(config.case, config.operator)]
+    own = folder / operator_folder(config)
+    sources = own if own.is_dir() else folder
     return declared_plan(folder, list(config.tunables)) or attention_plan(
-        read_sources(folder), names, config.case.dtype)
+        read_sources(sources), names, config.case.dtype)
+
+
+def base_values(config: ProjectConfig) -> dict[str, int]:
+    """The case's shape and the tunables' current values, as numbers."""
+    shape = workload_shape(config.case, config.operator)
+    base = {k: int(v) for k, v in shape.items() if isinstance(v, int) and not isinstance(v, bool)}
+    base.update({k: int(t.value) for k, t in config.tunables.items()
+                 if isinstance(t.value, int) and not isinstance(t.value, bool)})
+    return base
 
 
 async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
@@ -100,8 +130,7 @@ async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
             "attention step with tile knobs",
             hint=f"declare one in {MARKER}: [costmodel] queries = [\"TMATMUL half half float "
                  "--m {ROWS} --k {HEAD} --n {COLS}\", ...], work = \"{ROWS}*{COLS}\"")
-    base = {k: int(v) for k, v in config.case.shape.items() if isinstance(v, int)}
-    base.update({k: int(t.value) for k, t in config.tunables.items() if isinstance(t.value, int)})
+    base = base_values(config)
     stamp = (await engine.stamp()).short()
     out = []
     for knob in plan.knobs:
@@ -114,9 +143,10 @@ async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
         if not allowed:
             continue
         options = candidate_values(plan, knob, allowed, base)
-        results = await run_queries([q for _, qs, _ in options for q in qs], engine, cache)
+        results = await run_queries([q for _, qs, _, _ in options for q, _ in qs], engine, cache)
         by_key = {r.query.key: r for r in results}
-        candidates = [Candidate(knob, value, tuple(by_key[q.key] for q in qs), work)
-                      for value, qs, work in options]
+        candidates = [Candidate(knob, value, tuple(by_key[q.key] for q, _ in qs), work,
+                                tuple(n for _, n in qs), problem)
+                      for value, qs, work, problem in options]
         out.append(KnobSuggestion(knob, base.get(knob), tuple(rank(candidates)), plan, stamp))
     return out
