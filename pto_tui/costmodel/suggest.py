@@ -18,9 +18,12 @@ from pto_tui.core.costmodel.guidance import (
     Step,
     attention_plan,
     candidate_values,
+    choose,
     evidence_text,
     rank,
+    suggestion_text,
 )
+from pto_tui.core.costmodel.query import QueryError
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.case_strings import workload_shape
 from pto_tui.core.project.config import ProjectConfig, operator_folder
@@ -150,3 +153,39 @@ async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
                       for value, qs, work, problem in options]
         out.append(KnobSuggestion(knob, base.get(knob), tuple(rank(candidates)), plan, stamp))
     return out
+
+
+@dataclass(frozen=True)
+class Pick:
+    """A suggestion a round starts from: the knob, the value and the evidence text."""
+
+    knob: str
+    current: int | None
+    value: int
+    evidence: str
+
+
+def parse_pick(text: str) -> tuple[str, int | None]:
+    knob, sep, value = text.partition("=")
+    knob = knob.strip()
+    if not knob or (sep and not value.strip().isdigit()):
+        raise InputError(f"--from-suggestion expects KNOB or KNOB=VALUE (a whole number), "
+                         f"got {text!r}")
+    return knob, int(value) if sep else None
+
+
+async def pick_suggestion(folder: Path, config: ProjectConfig, engine: Engine,
+                          cache: CostmodelCache | None, text: str) -> Pick:
+    """Rank the knob (the cache answers what was queried before) and choose the value."""
+    knob, value = parse_pick(text)
+    found = await suggest(folder, config, engine, cache, knob)
+    if not found:
+        raise InputError(f"{knob} is not a tile knob the costmodel plan ranks",
+                         hint="`pto-tui suggest` lists the knobs it ranks")
+    s = found[0]
+    try:
+        chosen = choose(knob, s.ranked, value, s.current)
+    except QueryError as error:
+        raise InputError(str(error)) from None
+    text = suggestion_text(knob, chosen, s.ranked, s.current, s.evidence, s.stamp)
+    return Pick(knob, s.current, chosen.value, text)

@@ -25,7 +25,7 @@ from pto_tui.core.costmodel.results import CycleResult
 from pto_tui.core.costmodel.subtile import sub_tiling
 
 __all__ = ["ATTENTION_ROLES", "Candidate", "Plan", "Step", "attention_plan", "candidate_values",
-           "evidence_text", "rank"]
+           "choose", "evidence_text", "rank", "suggestion_text"]
 
 ATTENTION_ROLES: dict[str, tuple[str, ...]] = {
     "rows": ("CUBE_S0", "BLOCK_M", "TILE_M", "BR", "TILE_Q", "BLOCK_Q", "Q_TILE", "TILE_S0"),
@@ -147,3 +147,38 @@ def evidence_text(knob: str, ranked: Sequence[Candidate], plan: Plan, stamp: str
     lines.append("")
     lines.append("Queries per step: " + "; ".join(s.describe() for s in plan.steps))
     return "\n".join(lines) + "\n"
+
+
+def choose(knob: str, ranked: Sequence[Candidate], value: int | None,
+           current: int | None) -> Candidate:
+    """The candidate a round starts from: `value`, or the best when None. Refused values,
+    values the ranking does not hold and the current value are errors that say why."""
+    fits = [c for c in ranked if c.per_unit is not None]
+    if value is None:
+        better = [c for c in fits if c.value != current]
+        if not fits or fits[0].value == current:
+            raise QueryError(f"the costmodel ranks the current {knob}={current} best: "
+                             "no suggestion to start a round from"
+                             + (f" (next: {better[0].value})" if better else ""))
+        return fits[0]
+    chosen = next((c for c in ranked if c.value == value), None)
+    if chosen is None:
+        raise QueryError(f"{knob}={value} is not in the costmodel's ranking; ranked: "
+                         + ", ".join(str(c.value) for c in ranked))
+    if chosen.per_unit is None:
+        raise QueryError(f"{knob}={value} is refused by the costmodel: {chosen.refused}")
+    if value == current:
+        raise QueryError(f"{knob} is already {value}: a round changes it")
+    return chosen
+
+
+def suggestion_text(knob: str, chosen: Candidate, ranked: Sequence[Candidate],
+                    current: int | None, evidence: str, stamp: str) -> str:
+    """The Pre-Edit evidence of a round started from a suggestion: the choice and its
+    predicted ratio first (notes.md shows it), then the whole ranking."""
+    now = next((c for c in ranked if c.value == current and c.per_unit is not None), None)
+    ratio = (f"; predicted {chosen.per_unit / now.per_unit:.3g}x the cycles per unit of work "
+             f"of {knob}={current}" if now and now.per_unit and chosen.per_unit else "")
+    place = [c.value for c in ranked].index(chosen.value) + 1
+    return (f"Suggestion: {knob} {current} -> {chosen.value} (costmodel rank {place} of "
+            f"{len(ranked)}, {stamp}{ratio}).\n\n{evidence}")
