@@ -7,12 +7,14 @@ import asyncio
 import sys
 
 from pto_tui.cli.commands import HELP
-from pto_tui.cli.common import load_project_file, print_json
+from pto_tui.cli.common import load_project_file, open_campaign, print_json
+from pto_tui.core.costmodel.review import review_text
 from pto_tui.core.project.config import ProjectConfig
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.records import PreEdit
 from pto_tui.costmodel import CostmodelCache, make_engine
 from pto_tui.costmodel.engine import Engine
+from pto_tui.costmodel.review import review_rounds
 from pto_tui.costmodel.service import resolve_settings
 from pto_tui.costmodel.suggest import pick_suggestion, suggest
 
@@ -30,6 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--engine", choices=("builtin", "external"))
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     parser.add_argument("--no-cache", action="store_true", help="recompute")
+    parser.add_argument(
+        "--review", action="store_true",
+        help="predicted against measured: per closed round that changed a ranked knob, the "
+             "predicted cycles-per-work ratio (new/old) against the measured speedup, and per "
+             "knob whether the guidance held")
     parser.set_defaults(handler=run_suggest)
 
 
@@ -60,6 +67,15 @@ def run_suggest(args: argparse.Namespace) -> int:
     layout, project = load_project_file(args)
     config = project.config
     engine, cache = _engine(args, layout, config, args.no_cache)
+    if args.review:
+        with open_campaign(args, write=False) as campaign:
+            rounds = campaign.rounds()
+        reviews = asyncio.run(review_rounds(layout.workspace, config, rounds, engine, cache))
+        if args.json:
+            print_json({"review": [k.to_dict() for k in reviews]})
+        else:
+            sys.stdout.write(review_text(reviews))
+        return 0
     found = asyncio.run(suggest(layout.workspace, config, engine, cache, args.knob))
     if args.json:
         print_json({"suggestions": [s.to_dict() for s in found]})

@@ -124,8 +124,18 @@ def base_values(config: ProjectConfig) -> dict[str, int]:
     return base
 
 
-async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
-                  cache: CostmodelCache | None, only: str = "") -> list[KnobSuggestion]:
+async def costed(plan: Plan, knob: str, values: Sequence[int], base: dict[str, int],
+                 engine: Engine, cache: CostmodelCache | None) -> list[Candidate]:
+    """Each value of the knob with the costmodel's cycles (the others at base), unranked."""
+    options = candidate_values(plan, knob, values, base)
+    results = await run_queries([q for _, qs, _, _ in options for q, _ in qs], engine, cache)
+    by_key = {r.query.key: r for r in results}
+    return [Candidate(knob, value, tuple(by_key[q.key] for q, _ in qs), work,
+                      tuple(n for _, n in qs), problem)
+            for value, qs, work, problem in options]
+
+
+def require_plan(folder: Path, config: ProjectConfig) -> Plan:
     plan = plan_for(folder, config)
     if plan is None:
         raise InputError(
@@ -133,6 +143,12 @@ async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
             "attention step with tile knobs",
             hint=f"declare one in {MARKER}: [costmodel] queries = [\"TMATMUL half half float "
                  "--m {ROWS} --k {HEAD} --n {COLS}\", ...], work = \"{ROWS}*{COLS}\"")
+    return plan
+
+
+async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
+                  cache: CostmodelCache | None, only: str = "") -> list[KnobSuggestion]:
+    plan = require_plan(folder, config)
     base = base_values(config)
     stamp = (await engine.stamp()).short()
     out = []
@@ -145,12 +161,7 @@ async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
             allowed = around(base.get(knob))
         if not allowed:
             continue
-        options = candidate_values(plan, knob, allowed, base)
-        results = await run_queries([q for _, qs, _, _ in options for q, _ in qs], engine, cache)
-        by_key = {r.query.key: r for r in results}
-        candidates = [Candidate(knob, value, tuple(by_key[q.key] for q, _ in qs), work,
-                                tuple(n for _, n in qs), problem)
-                      for value, qs, work, problem in options]
+        candidates = await costed(plan, knob, allowed, base, engine, cache)
         out.append(KnobSuggestion(knob, base.get(knob), tuple(rank(candidates)), plan, stamp))
     return out
 
