@@ -200,3 +200,21 @@ async def pick_suggestion(folder: Path, config: ProjectConfig, engine: Engine,
         raise InputError(str(error)) from None
     text = suggestion_text(knob, chosen, s.ranked, s.current, s.evidence, s.stamp)
     return Pick(knob, s.current, chosen.value, text)
+
+
+async def form_suggestion(folder: Path, config: ProjectConfig, engine: Engine,
+                          cache: CostmodelCache | None, scope: Sequence[str]) -> tuple[str, str]:
+    """(knob, evidence) for the Pre-Edit form: the first ranked knob the scope names, else
+    the first whose best value is not the current one, else the first ranked; led by the
+    suggestion when the costmodel ranks another value first."""
+    found = await suggest(folder, config, engine, cache)
+    if not found:
+        raise InputError("no tile knob with allowed values is used by the costmodel plan")
+    named = [s for s in found if s.knob in scope]
+    better = [s for s in found if s.to_dict()["suggested"] not in (None, s.current)]
+    s = (named or better or found)[0]
+    try:
+        chosen = choose(s.knob, s.ranked, None, s.current)
+    except QueryError:
+        return s.knob, s.evidence
+    return s.knob, suggestion_text(s.knob, chosen, s.ranked, s.current, s.evidence, s.stamp)
