@@ -74,6 +74,13 @@ def _add_start(rsub: argparse._SubParsersAction) -> None:
         + ", ".join(HARDWARE_CHECKLIST),
     )
     add_form_args(s)
+    s.add_argument(
+        "--from-suggestion",
+        metavar="KNOB[=VALUE]",
+        help="start from a costmodel suggestion (`pto-tui suggest`): its ranking becomes the "
+        "evidence, the knob is in scope; VALUE defaults to the best-ranked one",
+    )
+    s.add_argument("--pto-isa", metavar="PATH", help="pto-isa checkout for --from-suggestion")
     s.add_argument("--title", default="", help="short title for tables and the chart")
     s.add_argument("--phase", default=None)
     s.add_argument("--based-on", type=int, default=None, help="base round (default: the frontier)")
@@ -148,9 +155,15 @@ def _add_run(rsub: argparse._SubParsersAction) -> None:
 
 def cmd_start(args: argparse.Namespace) -> int:
     pre = pre_edit_from_args(args)
+    title = args.title
+    if args.from_suggestion:
+        from pto_tui.cli.suggest_cmd import apply_suggestion  # loads the costmodel only here
+
+        suggested = apply_suggestion(args, pre)
+        title = title or suggested
     with open_campaign(args, write=True, command="pto-tui round start") as campaign:
         record = campaign.start_round(
-            pre, phase=args.phase, based_on=args.based_on, title=args.title, restore=args.restore
+            pre, phase=args.phase, based_on=args.based_on, title=title, restore=args.restore
         )
         folder = campaign.layout.round_dir(record.number)
         warnings = campaign.warnings

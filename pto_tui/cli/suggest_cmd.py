@@ -7,10 +7,16 @@ import asyncio
 import sys
 
 from pto_tui.cli.commands import HELP
-from pto_tui.cli.common import load_project_file, print_json
+from pto_tui.cli.common import load_project_file, open_campaign, print_json
+from pto_tui.core.costmodel.review import review_text
+from pto_tui.core.project.config import ProjectConfig
+from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.rounds.records import PreEdit
 from pto_tui.costmodel import CostmodelCache, make_engine
+from pto_tui.costmodel.engine import Engine
+from pto_tui.costmodel.review import review_rounds
 from pto_tui.costmodel.service import resolve_settings
-from pto_tui.costmodel.suggest import suggest
+from pto_tui.costmodel.suggest import pick_suggestion, suggest
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,17 +32,50 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--engine", choices=("builtin", "external"))
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     parser.add_argument("--no-cache", action="store_true", help="recompute")
+    parser.add_argument(
+        "--review", action="store_true",
+        help="predicted against measured: per closed round that changed a ranked knob, the "
+             "predicted cycles-per-work ratio (new/old) against the measured speedup, and per "
+             "knob whether the guidance held")
     parser.set_defaults(handler=run_suggest)
+
+
+def _engine(args: argparse.Namespace, layout: ProjectLayout, config: ProjectConfig,
+            no_cache: bool = False) -> tuple[Engine, CostmodelCache | None]:
+    settings = resolve_settings(config.costmodel, layout.root, layout.cache_dir / "costmodel.json",
+                                engine=getattr(args, "engine", None),
+                                pto_isa=getattr(args, "pto_isa", None))
+    engine = make_engine(settings.engine, pto_isa=settings.pto_isa, tool=settings.tool,
+                         compiler=settings.compiler)
+    return engine, None if no_cache else CostmodelCache(settings.cache_path)
+
+
+def apply_suggestion(args: argparse.Namespace, pre: PreEdit) -> str:
+    """`round start --from-suggestion`: the suggestion's evidence first in the Pre-Edit
+    evidence (any --evidence given follows it), the knob in scope; the default title."""
+    layout, project = load_project_file(args)
+    engine, cache = _engine(args, layout, project.config)
+    pick = asyncio.run(pick_suggestion(layout.workspace, project.config, engine, cache,
+                                       args.from_suggestion))
+    pre.evidence = pick.evidence + (f"\n{pre.evidence}" if pre.evidence.strip() else "")
+    if pick.knob not in pre.scope:
+        pre.scope.append(pick.knob)
+    return f"{pick.knob} {pick.current} -> {pick.value} (costmodel)"
 
 
 def run_suggest(args: argparse.Namespace) -> int:
     layout, project = load_project_file(args)
     config = project.config
-    settings = resolve_settings(config.costmodel, layout.root, layout.cache_dir / "costmodel.json",
-                                engine=args.engine, pto_isa=args.pto_isa)
-    engine = make_engine(settings.engine, pto_isa=settings.pto_isa, tool=settings.tool,
-                         compiler=settings.compiler)
-    cache = None if args.no_cache else CostmodelCache(settings.cache_path)
+    engine, cache = _engine(args, layout, config, args.no_cache)
+    if args.review:
+        with open_campaign(args, write=False) as campaign:
+            rounds = campaign.rounds()
+        reviews = asyncio.run(review_rounds(layout.workspace, config, rounds, engine, cache))
+        if args.json:
+            print_json({"review": [k.to_dict() for k in reviews]})
+        else:
+            sys.stdout.write(review_text(reviews))
+        return 0
     found = asyncio.run(suggest(layout.workspace, config, engine, cache, args.knob))
     if args.json:
         print_json({"suggestions": [s.to_dict() for s in found]})

@@ -6,6 +6,7 @@ knob's queries for every allowed value, runs them with the cache in front, and r
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,13 +15,18 @@ from pathlib import Path
 from pto_tui.core.costmodel.guidance import (
     Candidate,
     Plan,
+    Step,
     attention_plan,
     candidate_values,
+    choose,
     evidence_text,
     rank,
+    suggestion_text,
 )
+from pto_tui.core.costmodel.query import QueryError
 from pto_tui.core.errors import InputError
-from pto_tui.core.project.config import ProjectConfig
+from pto_tui.core.operators.case_strings import workload_shape
+from pto_tui.core.project.config import ProjectConfig, operator_folder
 from pto_tui.costmodel.cache import CostmodelCache
 from pto_tui.costmodel.engine import Engine
 from pto_tui.costmodel.service import run_queries
@@ -66,8 +72,18 @@ def read_sources(folder: Path) -> dict[str, str]:
     return out
 
 
+def _step(entry: object, marker: Path) -> Step:
+    if isinstance(entry, str):
+        return Step(entry)
+    if isinstance(entry, dict) and isinstance(entry.get("query"), str):
+        return Step(entry["query"], str(entry.get("repeat", "1")))
+    raise InputError(f"{marker}: [costmodel] queries: each entry is a query line or "
+                     "{query = \"...\", repeat = \"{TILE_S1}/{CUBE_S1}\"}")
+
+
 def declared_plan(folder: Path, knobs: Sequence[str]) -> Plan | None:
-    """`[costmodel] queries = [...]`, `work = "..."` in the operator's marker."""
+    """`[costmodel] queries = [...]`, `work = "..."`, optional `constants = {NAME = n}` in
+    the operator's marker; a query may be a table with the times it repeats per step."""
     marker = next(iter(sorted(folder.rglob(MARKER), key=lambda p: len(p.parts))), None)
     if marker is None:
         return None
@@ -79,20 +95,47 @@ def declared_plan(folder: Path, knobs: Sequence[str]) -> Plan | None:
     if not isinstance(section, dict) or "queries" not in section:
         return None
     queries, work = section.get("queries"), section.get("work", "1")
-    if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
+    if not isinstance(queries, list):
         raise InputError(f"{marker}: [costmodel] queries must be a list of query lines")
-    used = tuple(k for k in knobs if any(f"{{{k}}}" in q for q in queries))
-    return Plan(tuple(queries), str(work), f"declared in {MARKER}", used)
+    steps = tuple(_step(q, marker) for q in queries)
+    constants = section.get("constants", {})
+    if not isinstance(constants, dict) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in constants.values()):
+        raise InputError(f"{marker}: [costmodel] constants must map names to whole numbers")
+    texts = " ".join(f"{s.template} {s.repeat}" for s in steps)
+    used = tuple(k for k in knobs if re.search(rf"\b{re.escape(k)}\b", texts))
+    return Plan(steps, str(work), f"declared in {MARKER}", used, dict(constants))
 
 
 def plan_for(folder: Path, config: ProjectConfig) -> Plan | None:
-    names = [*config.tunables, *config.case.shape]
+    names = [*config.tunables, *workload_shape(config.case, config.operator)]
+    own = folder / operator_folder(config)
+    sources = own if own.is_dir() else folder
     return declared_plan(folder, list(config.tunables)) or attention_plan(
-        read_sources(folder), names, config.case.dtype)
+        read_sources(sources), names, config.case.dtype)
 
 
-async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
-                  cache: CostmodelCache | None, only: str = "") -> list[KnobSuggestion]:
+def base_values(config: ProjectConfig) -> dict[str, int]:
+    """The case's shape and the tunables' current values, as numbers."""
+    shape = workload_shape(config.case, config.operator)
+    base = {k: int(v) for k, v in shape.items() if isinstance(v, int) and not isinstance(v, bool)}
+    base.update({k: int(t.value) for k, t in config.tunables.items()
+                 if isinstance(t.value, int) and not isinstance(t.value, bool)})
+    return base
+
+
+async def costed(plan: Plan, knob: str, values: Sequence[int], base: dict[str, int],
+                 engine: Engine, cache: CostmodelCache | None) -> list[Candidate]:
+    """Each value of the knob with the costmodel's cycles (the others at base), unranked."""
+    options = candidate_values(plan, knob, values, base)
+    results = await run_queries([q for _, qs, _, _ in options for q, _ in qs], engine, cache)
+    by_key = {r.query.key: r for r in results}
+    return [Candidate(knob, value, tuple(by_key[q.key] for q, _ in qs), work,
+                      tuple(n for _, n in qs), problem)
+            for value, qs, work, problem in options]
+
+
+def require_plan(folder: Path, config: ProjectConfig) -> Plan:
     plan = plan_for(folder, config)
     if plan is None:
         raise InputError(
@@ -100,8 +143,13 @@ async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
             "attention step with tile knobs",
             hint=f"declare one in {MARKER}: [costmodel] queries = [\"TMATMUL half half float "
                  "--m {ROWS} --k {HEAD} --n {COLS}\", ...], work = \"{ROWS}*{COLS}\"")
-    base = {k: int(v) for k, v in config.case.shape.items() if isinstance(v, int)}
-    base.update({k: int(t.value) for k, t in config.tunables.items() if isinstance(t.value, int)})
+    return plan
+
+
+async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
+                  cache: CostmodelCache | None, only: str = "") -> list[KnobSuggestion]:
+    plan = require_plan(folder, config)
+    base = base_values(config)
     stamp = (await engine.stamp()).short()
     out = []
     for knob in plan.knobs:
@@ -113,10 +161,60 @@ async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
             allowed = around(base.get(knob))
         if not allowed:
             continue
-        options = candidate_values(plan, knob, allowed, base)
-        results = await run_queries([q for _, qs, _ in options for q in qs], engine, cache)
-        by_key = {r.query.key: r for r in results}
-        candidates = [Candidate(knob, value, tuple(by_key[q.key] for q in qs), work)
-                      for value, qs, work in options]
+        candidates = await costed(plan, knob, allowed, base, engine, cache)
         out.append(KnobSuggestion(knob, base.get(knob), tuple(rank(candidates)), plan, stamp))
     return out
+
+
+@dataclass(frozen=True)
+class Pick:
+    """A suggestion a round starts from: the knob, the value and the evidence text."""
+
+    knob: str
+    current: int | None
+    value: int
+    evidence: str
+
+
+def parse_pick(text: str) -> tuple[str, int | None]:
+    knob, sep, value = text.partition("=")
+    knob = knob.strip()
+    if not knob or (sep and not value.strip().isdigit()):
+        raise InputError(f"--from-suggestion expects KNOB or KNOB=VALUE (a whole number), "
+                         f"got {text!r}")
+    return knob, int(value) if sep else None
+
+
+async def pick_suggestion(folder: Path, config: ProjectConfig, engine: Engine,
+                          cache: CostmodelCache | None, text: str) -> Pick:
+    """Rank the knob (the cache answers what was queried before) and choose the value."""
+    knob, value = parse_pick(text)
+    found = await suggest(folder, config, engine, cache, knob)
+    if not found:
+        raise InputError(f"{knob} is not a tile knob the costmodel plan ranks",
+                         hint="`pto-tui suggest` lists the knobs it ranks")
+    s = found[0]
+    try:
+        chosen = choose(knob, s.ranked, value, s.current)
+    except QueryError as error:
+        raise InputError(str(error)) from None
+    text = suggestion_text(knob, chosen, s.ranked, s.current, s.evidence, s.stamp)
+    return Pick(knob, s.current, chosen.value, text)
+
+
+async def form_suggestion(folder: Path, config: ProjectConfig, engine: Engine,
+                          cache: CostmodelCache | None, scope: Sequence[str]) -> tuple[str, str]:
+    """(knob, evidence) for the Pre-Edit form: the first ranked knob the scope names, else
+    the first whose best value is not the current one, else the first ranked; led by the
+    suggestion when the costmodel ranks another value first."""
+    found = await suggest(folder, config, engine, cache)
+    if not found:
+        raise InputError("no tile knob with allowed values is used by the costmodel plan")
+    named = [s for s in found if s.knob in scope]
+    better = [s for s in found if s.to_dict()["suggested"] not in (None, s.current)]
+    s = (named or better or found)[0]
+    try:
+        chosen = choose(s.knob, s.ranked, None, s.current)
+    except QueryError:
+        return s.knob, s.evidence
+    return s.knob, suggestion_text(s.knob, chosen, s.ranked, s.current, s.evidence, s.stamp)

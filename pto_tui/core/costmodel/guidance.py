@@ -19,9 +19,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from pto_tui.core.costmodel.plan import Plan, Step, step_queries, work_units
 from pto_tui.core.costmodel.query import Query, QueryError
 from pto_tui.core.costmodel.results import CycleResult
-from pto_tui.core.costmodel.sweep import parse_query_text
+from pto_tui.core.costmodel.subtile import sub_tiling
+
+__all__ = ["ATTENTION_ROLES", "Candidate", "Plan", "Step", "attention_plan", "candidate_values",
+           "choose", "evidence_text", "rank", "suggestion_text"]
 
 ATTENTION_ROLES: dict[str, tuple[str, ...]] = {
     "rows": ("CUBE_S0", "BLOCK_M", "TILE_M", "BR", "TILE_Q", "BLOCK_Q", "Q_TILE", "TILE_S0"),
@@ -31,17 +35,6 @@ ATTENTION_ROLES: dict[str, tuple[str, ...]] = {
 DTYPES = {"float32": "float", "fp32": "float", "float": "float", "float16": "half",
           "fp16": "half", "half": "half", "bfloat16": "bf16", "bf16": "bf16"}
 _CALL = re.compile(r"\b(TMATMUL|TROWMAX|TROWSUM|TEXP)\s*[(<]")
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)\}")
-
-
-@dataclass(frozen=True)
-class Plan:
-    """The queries one step of the operator runs, as templates, and where they came from."""
-
-    templates: tuple[str, ...]
-    work: str  # an expression of placeholders: the units of work one step does
-    source: str  # "declared in <file>" or "derived from <file>: ..."
-    knobs: tuple[str, ...]  # the tunables the templates use
 
 
 def attention_plan(sources: Mapping[str, str], names: Sequence[str], dtype: str) -> Plan | None:
@@ -61,6 +54,12 @@ def attention_plan(sources: Mapping[str, str], names: Sequence[str], dtype: str)
     if "TMATMUL" not in calls or not calls & {"TROWMAX", "TEXP", "TROWSUM"}:
         return None
     dt = DTYPES.get(dtype.lower(), "half")
+    where = (f"derived from {', '.join(files[:3])}: attention step ({' '.join(sorted(calls))}); "
+             f"tile {rows} x {cols}, head {head}")
+    sub = sub_tiling(sources, rows, cols, head, dt, names)
+    if sub is not None:
+        steps, constants, note = sub
+        return Plan(steps, f"{{{rows}}}*{{{cols}}}", f"{where}; {note}", (rows, cols), constants)
     r, c, d = f"{{{rows}}}", f"{{{cols}}}", f"{{{head}}}"
     templates = (
         f"TMATMUL {dt} {dt} float --m {r} --k {d} --n {c}",  # S = Q K^T
@@ -69,27 +68,21 @@ def attention_plan(sources: Mapping[str, str], names: Sequence[str], dtype: str)
         f"TROWSUM float -r {r} -c {c}",
         f"TMATMUL {dt} {dt} float --m {r} --k {c} --n {d}",  # O += P V
     )
-    return Plan(templates, f"{r}*{c}",
-                f"derived from {', '.join(files[:3])}: attention step "
-                f"({' '.join(sorted(calls))}); tile {rows} x {cols}, head {head}", (rows, cols))
+    return Plan(tuple(Step(t) for t in templates), f"{r}*{c}", where, (rows, cols))
 
 
-def fill(template: str, values: Mapping[str, int]) -> list[Query]:
-    def value(match: re.Match[str]) -> str:
-        name = match[1]
-        if name not in values:
-            raise QueryError(f"costmodel template {template!r}: no value for {{{name}}}")
-        return str(values[name])
-
-    return parse_query_text(_PLACEHOLDER.sub(value, template))
-
-
-def work_units(expr: str, values: Mapping[str, int]) -> int:
-    total = 1
-    for factor in expr.split("*"):
-        name = factor.strip().strip("{}")
-        total *= values[name] if name in values else int(factor)
-    return total
+def candidate_values(plan: Plan, knob: str, allowed: Sequence[int], base: Mapping[str, int]
+                     ) -> list[tuple[int, list[tuple[Query, int]], int, str]]:
+    """(value, its queries with their repeats, its work units, why it cannot be costed)
+    for each allowed value, the other knobs at base."""
+    out = []
+    for value in allowed:
+        values = {**plan.constants, **base, knob: value}
+        try:
+            out.append((value, step_queries(plan, values), work_units(plan.work, values), ""))
+        except QueryError as error:
+            out.append((value, [], 0, str(error)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -100,17 +93,22 @@ class Candidate:
     value: int
     queries: tuple[CycleResult, ...]
     work: int
+    repeats: tuple[int, ...] = ()  # times per step of each query (1 when empty)
+    problem: str = ""  # the plan cannot be costed at this value (an uneven sub-tile)
+
+    def times(self, i: int) -> int:
+        return self.repeats[i] if i < len(self.repeats) else 1
 
     @property
     def refused(self) -> str:
         bad = [r for r in self.queries if not r.ok]
-        return "; ".join(f"{r.label}: {r.error.splitlines()[0]}" for r in bad)
+        return self.problem or "; ".join(f"{r.label}: {r.error.splitlines()[0]}" for r in bad)
 
     @property
     def cycles(self) -> int | None:
         if self.refused:
             return None
-        return sum(r.cycles or 0 for r in self.queries)
+        return sum((r.cycles or 0) * self.times(i) for i, r in enumerate(self.queries))
 
     @property
     def per_unit(self) -> float | None:
@@ -122,20 +120,10 @@ class Candidate:
             "value": self.value, "cycles": self.cycles, "work": self.work,
             "cycles_per_unit": self.per_unit, "refused": self.refused or None,
             "queries": [{"query": r.query.key, "label": r.label, "cycles": r.cycles,
-                         "error": r.error or None, "oversized": r.oversized}
-                        for r in self.queries],
+                         "repeat": self.times(i), "error": r.error or None,
+                         "oversized": r.oversized}
+                        for i, r in enumerate(self.queries)],
         }
-
-
-def candidate_values(plan: Plan, knob: str, allowed: Sequence[int],
-                     base: Mapping[str, int]) -> list[tuple[int, list[Query], int]]:
-    """(value, its queries, its work units) for each allowed value, others at base."""
-    out = []
-    for value in allowed:
-        values = {**base, knob: value}
-        queries = [q for t in plan.templates for q in fill(t, values)]
-        out.append((value, queries, work_units(plan.work, values)))
-    return out
 
 
 def rank(candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -157,5 +145,40 @@ def evidence_text(knob: str, ranked: Sequence[Candidate], plan: Plan, stamp: str
             lines.append(f"{i}. {knob}={c.value}{mark}: {c.cycles} cycles per step, "
                          f"{c.per_unit:.4g} cycles per unit of work ({c.work} units)")
     lines.append("")
-    lines.append("Queries per step: " + "; ".join(f"`{t}`" for t in plan.templates))
+    lines.append("Queries per step: " + "; ".join(s.describe() for s in plan.steps))
     return "\n".join(lines) + "\n"
+
+
+def choose(knob: str, ranked: Sequence[Candidate], value: int | None,
+           current: int | None) -> Candidate:
+    """The candidate a round starts from: `value`, or the best when None. Refused values,
+    values the ranking does not hold and the current value are errors that say why."""
+    fits = [c for c in ranked if c.per_unit is not None]
+    if value is None:
+        better = [c for c in fits if c.value != current]
+        if not fits or fits[0].value == current:
+            raise QueryError(f"the costmodel ranks the current {knob}={current} best: "
+                             "no suggestion to start a round from"
+                             + (f" (next: {better[0].value})" if better else ""))
+        return fits[0]
+    chosen = next((c for c in ranked if c.value == value), None)
+    if chosen is None:
+        raise QueryError(f"{knob}={value} is not in the costmodel's ranking; ranked: "
+                         + ", ".join(str(c.value) for c in ranked))
+    if chosen.per_unit is None:
+        raise QueryError(f"{knob}={value} is refused by the costmodel: {chosen.refused}")
+    if value == current:
+        raise QueryError(f"{knob} is already {value}: a round changes it")
+    return chosen
+
+
+def suggestion_text(knob: str, chosen: Candidate, ranked: Sequence[Candidate],
+                    current: int | None, evidence: str, stamp: str) -> str:
+    """The Pre-Edit evidence of a round started from a suggestion: the choice and its
+    predicted ratio first (notes.md shows it), then the whole ranking."""
+    now = next((c for c in ranked if c.value == current and c.per_unit is not None), None)
+    ratio = (f"; predicted {chosen.per_unit / now.per_unit:.3g}x the cycles per unit of work "
+             f"of {knob}={current}" if now and now.per_unit and chosen.per_unit else "")
+    place = [c.value for c in ranked].index(chosen.value) + 1
+    return (f"Suggestion: {knob} {current} -> {chosen.value} (costmodel rank {place} of "
+            f"{len(ranked)}, {stamp}{ratio}).\n\n{evidence}")

@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit
@@ -41,7 +42,15 @@ class PreEditForm(VerticalScroll, can_focus=False):
 
     BINDINGS = [
         Binding("ctrl+s", "start", "Start round", id="preedit.start"),
+        Binding("ctrl+g", "suggest", "Costmodel ranking", id="preedit.suggest"),
     ]
+
+    class SuggestRequested(Message):
+        """Rank the tile knobs by the costmodel and insert the chosen knob's evidence."""
+
+        def __init__(self, scope: list[str]) -> None:
+            super().__init__()
+            self.scope = scope
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -64,6 +73,7 @@ class PreEditForm(VerticalScroll, can_focus=False):
         yield Static(id="pe-class-meaning", classes="hint")
         yield Label("Evidence (costmodel results attach here)", classes="field")
         yield TextArea(id="pe-evidence", soft_wrap=True, show_line_numbers=False)
+        yield Button("Costmodel ranking of the tile knobs (ctrl+g)", id="pe-suggest")
         for key, label, placeholder in LINE_FIELDS:
             yield Label(label, classes="field")
             yield Input(id=f"pe-{key}", placeholder=placeholder)
@@ -159,6 +169,14 @@ class PreEditForm(VerticalScroll, can_focus=False):
         area.load_text(joined)
         self.update_gates()
 
+    def attach_suggestion(self, knob: str, text: str) -> None:
+        """The ranking into the evidence, the knob into the scope."""
+        scope = self.query_one("#pe-scope", Input)
+        items = [item.strip() for item in scope.value.split(",") if item.strip()]
+        if knob not in items:
+            scope.value = ", ".join([*items, knob])
+        self.attach_evidence(text)
+
     def clear(self) -> None:
         for widget in self.query(Input):
             widget.value = ""
@@ -189,6 +207,13 @@ class PreEditForm(VerticalScroll, can_focus=False):
         if event.button.id == "pe-start":
             event.stop()
             self.action_start()
+        elif event.button.id == "pe-suggest":
+            event.stop()
+            self.action_suggest()
+
+    def action_suggest(self) -> None:
+        self.app.notify("ranking the tile knobs by the costmodel...", title="costmodel")
+        self.post_message(self.SuggestRequested(self.pre_edit().scope))
 
     def action_start(self) -> None:
         self.update_gates()

@@ -12,6 +12,7 @@ from typing import TypeVar
 from rich.console import Group
 from rich.syntax import Syntax
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -217,6 +218,29 @@ class RoundPane(Vertical):
             self.app.notify(f"{iter_name(record.number)} started: now make the change",
                             title="round")
             self.query_one(PreEditForm).clear()
+
+    def on_pre_edit_form_suggest_requested(self, event: PreEditForm.SuggestRequested) -> None:
+        event.stop()
+        self.rank_for_form(event.scope)
+
+    @work(exclusive=True, group="suggest", exit_on_error=False)
+    async def rank_for_form(self, scope: list[str]) -> None:
+        """`pto-tui suggest` in a worker; its chosen knob's evidence goes into the form."""
+        from pto_tui.costmodel import CostmodelCache, make_engine
+        from pto_tui.costmodel.service import resolve_settings
+        from pto_tui.costmodel.suggest import form_suggestion
+
+        layout, config = self.session.layout, self.campaign.config
+        settings = resolve_settings(config.costmodel, layout.root, layout.cache_dir / "costmodel.json")
+        try:
+            engine = make_engine(settings.engine, pto_isa=settings.pto_isa, tool=settings.tool,
+                                 compiler=settings.compiler)
+            knob, text = await form_suggestion(layout.workspace, config, engine,
+                                               CostmodelCache(settings.cache_path), scope)
+        except PtoError as error:
+            self.app.report_error(error, title="costmodel ranking")  # type: ignore[attr-defined]
+            return
+        self.query_one(PreEditForm).attach_suggestion(knob, text)
 
     def attach_evidence(self, text: str) -> None:
         self.query_one(PreEditForm).attach_evidence(text)
