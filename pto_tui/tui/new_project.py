@@ -60,7 +60,7 @@ def build_spec(a: Answers) -> NewProject:
     """The wizard's answers through the same core planning as `pto-tui new`."""
     if a.kind is None:
         raise InputError("choose the operator kind (the classification was unclear)")
-    spec, candidate = plan_project(
+    spec, _candidate = plan_project(
         ProjectAnswers(
             source=a.source,
             kind=a.kind,
@@ -82,12 +82,7 @@ def build_spec(a: Answers) -> NewProject:
             requirements=a.requirements,
         )
     )
-    listed = candidate.cases if candidate is not None else []
-    if listed and a.case is None and not a.case_spec.strip():
-        names = ", ".join(f"{c.name} ({c.spec})" if c.spec else c.name for c in listed)
-        raise InputError(f"the operator lists cases: choose one in step 3 (or write a case "
-                         f"string): {names}", key="case")
-    return spec
+    return spec  # an operator that lists cases needs one chosen: the core refuses to guess
 
 
 def create(a: Answers, projects_root: Path) -> Path:

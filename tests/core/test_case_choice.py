@@ -16,7 +16,7 @@ def test_new_without_a_case_lists_the_operators_cases(
     assert cli("new", FIXTURES / "attention_dsl", "--projects-root", projects) == 2
     err = capsys.readouterr().err
     assert "no case chosen; the operator lists:" in err
-    assert "attention_s1024" in err and "attention_s4096" in err and "--case NAME" in err
+    assert "attention_s1024" in err and "attention_s4096" in err and "new --case NAME" in err
     assert not (projects / "attention_dsl").exists()
     chosen = ("--case", "attention_s4096")
     assert cli("new", FIXTURES / "attention_dsl", "--projects-root", projects, *chosen) == 0

@@ -112,7 +112,7 @@ async def test_wizard_refuses_a_project_without_a_case_when_cases_are_listed(
         await pilot.press("f", "a", "enter")  # classify ./fa: it lists two cases
         await pilot.press("ctrl+s")
         result = static_text(app.screen.query_one("#wz-result", Static))
-        assert "the operator lists cases: choose one" in result
+        assert "no case chosen; the operator lists:" in result
         assert "case_float_H_64_S0_256_S1_1024 (64,256,1024)" in result
         assert "case_float_H_128_S0_128_S1_1024" in result
         assert not (tmp_path / "projects").exists()

@@ -135,7 +135,7 @@ def _listed_case(answers: ProjectAnswers, candidate: Candidate | None) -> CaseCo
         choices = "\n  ".join(f"{c.name}{f' ({c.spec})' if c.spec else ''}" for c in cases)
         raise InputError(
             f"no case chosen; the operator lists:\n  {choices}",
-            hint="choose one with --case NAME, or give your own with --shape K=V / --case-spec",
+            hint="choose one (new --case NAME; the wizard's case list), or give a shape or case string",
         )
     if answers.case_name:
         cases = candidate.cases if candidate else ()

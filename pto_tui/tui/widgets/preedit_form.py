@@ -73,7 +73,9 @@ class PreEditForm(VerticalScroll, can_focus=False):
         yield Static(id="pe-class-meaning", classes="hint")
         yield Label("Evidence (costmodel results attach here)", classes="field")
         yield TextArea(id="pe-evidence", soft_wrap=True, show_line_numbers=False)
-        yield Button("Costmodel ranking of the tile knobs (ctrl+g)", id="pe-suggest")
+        suggest = Button("Costmodel ranking of the tile knobs (ctrl+g)", id="pe-suggest")
+        suggest.can_focus = False  # ctrl+g from any field: no extra stop between the text fields
+        yield suggest
         for key, label, placeholder in LINE_FIELDS:
             yield Label(label, classes="field")
             yield Input(id=f"pe-{key}", placeholder=placeholder)
