@@ -107,8 +107,8 @@ class ProjectScreen(Screen[None]):
             f" · {config.operator.kind.value} · {config.case.describe() or 'no case'}"
             f" · {config.target.label}",
         )
-        if config.target.simulated:
-            text.append("  SIMULATED timings (cpu-sim)", style="bold")
+        if config.target.simulated:  # first, so a narrow terminal still shows it
+            text = Text.assemble(("SIMULATED timings (cpu-sim) · ", "bold"), text)
         if self.session.read_only:
             text.append("  READ-ONLY (locked by another pto-tui)", style="bold red")
         self.query_one("#topbar", Static).update(text)
