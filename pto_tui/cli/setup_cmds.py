@@ -22,16 +22,15 @@ from pto_tui.core.campaign.scaffold import (
     NewProject,
     ProjectAnswers,
     create_project,
-    merge_tunables,
     parse_target,
     plan_project,
 )
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import Candidate, ScanResult, scan
-from pto_tui.core.operators.tunables import discover
-from pto_tui.core.project.config import CPU_SIM, NPU, Tunable
+from pto_tui.core.project.config import CPU_SIM, NPU
 from pto_tui.core.rounds.importer import import_project
 from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.mcp import payloads
 
 NEW_DESCRIPTION = (
     "Create a project: classify the operator, copy it into the workspace, "
@@ -139,25 +138,6 @@ def _print_candidate(console: Console, c: Candidate) -> None:
         console.print(f"    case: {case.name}" + (f"  {case.spec}" if case.spec else ""))
 
 
-def _tunable_json(t: Tunable) -> dict[str, object]:
-    return {
-        "name": t.name,
-        "kind": t.kind,
-        "value": t.value,
-        "default": t.default,
-        "allowed": list(t.allowed),
-        "file": t.where.split(":", 1)[0],
-        "where": t.where,
-    }
-
-
-def _candidate_json(c: Candidate) -> dict[str, object]:
-    """The candidate with its tunables: declared in the marker, else discovered in the source."""
-    data = c.to_json()
-    data["tunables"] = [_tunable_json(t) for t in merge_tunables(discover(c.path), c)]
-    return data
-
-
 def _print_skipped(console: Console, result: ScanResult, verbose: bool) -> None:
     if verbose:
         console.print(f"left out ({len(result.skipped)}):")
@@ -170,14 +150,7 @@ def _print_skipped(console: Console, result: ScanResult, verbose: bool) -> None:
 def cmd_scan(args: argparse.Namespace) -> int:
     result = scan(args.dir)
     if args.json:
-        print_json(
-            {
-                "root": str(result.root),
-                "candidates": [_candidate_json(c) for c in result.candidates],
-                "skipped": [s.to_json() for s in result.skipped],
-                "warnings": result.warnings,
-            }
-        )
+        print_json(payloads.scan(result))
         return 0
     console = make_console()
     if not result.candidates:
@@ -235,26 +208,9 @@ def _commands_from_args(items: list[str]) -> dict[str, str]:
 
 def cmd_new(args: argparse.Namespace) -> int:
     spec, candidate = plan_project(_answers_from_args(args))
-    name, kind = spec.operator.name, spec.operator.kind
     root = create_project(spec, args.projects_root, overwrite=args.overwrite)
     if args.json:
-        print_json(
-            {
-                "project": str(root),
-                "operator": name,
-                "kind": kind.value,
-                "classification": candidate.to_json() if candidate else None,
-                "tunables": [t.name for t in spec.tunables],
-                "workload_knobs": dict(spec.case.knobs),
-                "cases": list(spec.cases),
-                "case": spec.case.name,
-                "repository": spec.operator.repository,
-                "path": spec.operator.path,
-                "family": spec.operator.family,
-                "commands": spec.commands,
-                "command_origins": spec.origins,
-            }
-        )
+        print_json(payloads.new(root, spec, candidate))
         return 0
     console = make_console()
     if candidate:
