@@ -82,8 +82,9 @@ def _step(entry: object, marker: Path) -> Step:
 
 
 def declared_plan(folder: Path, knobs: Sequence[str]) -> Plan | None:
-    """`[costmodel] queries = [...]`, `work = "..."`, optional `constants = {NAME = n}` in
-    the operator's marker; a query may be a table with the times it repeats per step."""
+    """`[costmodel] queries = [...]`, `work = "..."`, optional `constants = {NAME = n}` and
+    `overlap = false` (a kernel that does not pipeline its cube and vector work) in the
+    operator's marker; a query may be a table with the times it repeats per step."""
     marker = next(iter(sorted(folder.rglob(MARKER), key=lambda p: len(p.parts))), None)
     if marker is None:
         return None
@@ -102,9 +103,13 @@ def declared_plan(folder: Path, knobs: Sequence[str]) -> Plan | None:
     if not isinstance(constants, dict) or not all(
             isinstance(v, int) and not isinstance(v, bool) for v in constants.values()):
         raise InputError(f"{marker}: [costmodel] constants must map names to whole numbers")
+    overlap = section.get("overlap", True)
+    if not isinstance(overlap, bool):
+        raise InputError(f"{marker}: [costmodel] overlap must be true or false (whether the "
+                         "kernel runs its matmuls and vector instructions in parallel)")
     texts = " ".join(f"{s.template} {s.repeat}" for s in steps)
     used = tuple(k for k in knobs if re.search(rf"\b{re.escape(k)}\b", texts))
-    return Plan(steps, str(work), f"declared in {MARKER}", used, dict(constants))
+    return Plan(steps, str(work), f"declared in {MARKER}", used, dict(constants), overlap)
 
 
 def plan_for(folder: Path, config: ProjectConfig) -> Plan | None:
@@ -131,7 +136,7 @@ async def costed(plan: Plan, knob: str, values: Sequence[int], base: dict[str, i
     results = await run_queries([q for _, qs, _, _ in options for q, _ in qs], engine, cache)
     by_key = {r.query.key: r for r in results}
     return [Candidate(knob, value, tuple(by_key[q.key] for q, _ in qs), work,
-                      tuple(n for _, n in qs), problem)
+                      tuple(n for _, n in qs), problem, plan.overlap)
             for value, qs, work, problem in options]
 
 

@@ -91,9 +91,24 @@ def test_a_declared_step_repeats_in_the_ranking(tmp_path: Path, stub_root: Path,
     for c in tile["ranking"]:
         mm, exp = c["queries"]
         assert mm["repeat"] == c["value"] // 64 and exp["repeat"] == 1
-        if c["cycles"] is not None:
-            assert c["cycles"] == mm["cycles"] * mm["repeat"] + exp["cycles"]
+        if c["cycles"] is not None:  # the cube and the vector cores overlap: the longer sum
+            assert c["cube_cycles"] == mm["cycles"] * mm["repeat"]
+            assert c["vector_cycles"] == exp["cycles"]
+            assert c["cycles"] == max(c["cube_cycles"], c["vector_cycles"]) and c["overlap"]
     assert "x {TILE_S1}/{CHUNK}" in tile["evidence"]
+    assert "longer of the cube and vector sums" in tile["evidence"]
+    marker.write_text(marker.read_text().replace("[costmodel]\n", "[costmodel]\noverlap = false\n"))
+    assert main(["--project", str(root), "suggest", "--pto-isa", str(stub_root), "--json",
+                 "--knob", "TILE_S1"]) == 0
+    (tile,) = json.loads(capsys.readouterr().out)["suggestions"]
+    for c in tile["ranking"]:
+        if c["cycles"] is not None:  # declared not overlapped: added
+            assert c["cycles"] == c["cube_cycles"] + c["vector_cycles"] and not c["overlap"]
+    assert "added (not overlapped)" in tile["evidence"]
+    marker.write_text(marker.read_text().replace("overlap = false", "overlap = 'no'"))
+    assert main(["--project", str(root), "suggest", "--pto-isa", str(stub_root)]) == 2
+    assert "overlap must be true or false" in capsys.readouterr().err
+    marker.write_text(marker.read_text().replace("overlap = 'no'\n", ""))
     marker.write_text(marker.read_text().replace("constants = {CHUNK = 64}", "constants = {CHUNK = 'x'}"))
     assert main(["--project", str(root), "suggest", "--pto-isa", str(stub_root)]) == 2
     assert "constants must map names to whole numbers" in capsys.readouterr().err

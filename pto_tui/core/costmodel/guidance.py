@@ -95,6 +95,7 @@ class Candidate:
     work: int
     repeats: tuple[int, ...] = ()  # times per step of each query (1 when empty)
     problem: str = ""  # the plan cannot be costed at this value (an uneven sub-tile)
+    overlap: bool = True  # the cube and vector sums overlap (see plan.Plan.overlap)
 
     def times(self, i: int) -> int:
         return self.repeats[i] if i < len(self.repeats) else 1
@@ -104,11 +105,17 @@ class Candidate:
         bad = [r for r in self.queries if not r.ok]
         return self.problem or "; ".join(f"{r.label}: {r.error.splitlines()[0]}" for r in bad)
 
+    def unit_cycles(self, cube: bool) -> int:
+        """The cycles per step on the cube core (matmuls) or on the vector cores (the rest)."""
+        return sum((r.cycles or 0) * self.times(i) for i, r in enumerate(self.queries)
+                   if r.query.is_matmul == cube)
+
     @property
     def cycles(self) -> int | None:
         if self.refused:
             return None
-        return sum((r.cycles or 0) * self.times(i) for i, r in enumerate(self.queries))
+        cube, vector = self.unit_cycles(True), self.unit_cycles(False)
+        return max(cube, vector) if self.overlap else cube + vector
 
     @property
     def per_unit(self) -> float | None:
@@ -119,6 +126,9 @@ class Candidate:
         return {
             "value": self.value, "cycles": self.cycles, "work": self.work,
             "cycles_per_unit": self.per_unit, "refused": self.refused or None,
+            "cube_cycles": None if self.refused else self.unit_cycles(True),
+            "vector_cycles": None if self.refused else self.unit_cycles(False),
+            "overlap": self.overlap,
             "queries": [{"query": r.query.key, "label": r.label, "cycles": r.cycles,
                          "repeat": self.times(i), "error": r.error or None,
                          "oversized": r.oversized}
@@ -142,11 +152,19 @@ def evidence_text(knob: str, ranked: Sequence[Candidate], plan: Plan, stamp: str
         if c.per_unit is None:
             lines.append(f"- {knob}={c.value}{mark}: refused: {c.refused}")
         else:
-            lines.append(f"{i}. {knob}={c.value}{mark}: {c.cycles} cycles per step, "
-                         f"{c.per_unit:.4g} cycles per unit of work ({c.work} units)")
+            lines.append(f"{i}. {knob}={c.value}{mark}: {c.cycles} cycles per step "
+                         f"({_split(c)}), {c.per_unit:.4g} cycles per unit of work "
+                         f"({c.work} units)")
     lines.append("")
     lines.append("Queries per step: " + "; ".join(s.describe() for s in plan.steps))
+    lines.append("A step costs " + ("the longer of the cube and vector sums (they run in "
+                                    "parallel)" if plan.overlap else
+                                    "the cube and vector sums added (not overlapped)"))
     return "\n".join(lines) + "\n"
+
+
+def _split(c: Candidate) -> str:
+    return f"cube {c.unit_cycles(True)}, vector {c.unit_cycles(False)}"
 
 
 def choose(knob: str, ranked: Sequence[Candidate], value: int | None,

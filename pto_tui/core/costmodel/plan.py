@@ -10,6 +10,10 @@ joined by `*` and `/`, evaluated exactly left to right:
 A step that repeats runs its query `repeat` times per step of work: a kernel that runs
 a TILE_S1-wide step as TILE_S1/CUBE_S1 matmuls of CUBE_S1 columns is costed as that,
 not as one matmul on a tile that would not fit on chip.
+
+The matmuls run on the cube core and the other instructions on the vector cores, which
+work in parallel; a plan that overlaps them (the default, what a pipelined kernel does)
+costs a step as the longer of the two sums.
 """
 
 from __future__ import annotations
@@ -46,6 +50,9 @@ class Plan:
     source: str  # "declared in <file>" or "derived from <file>: ..."
     knobs: tuple[str, ...]  # the tunables the templates use
     constants: Mapping[str, int] = field(default_factory=dict)  # read from the source
+    # The cube (matmuls) and the vector cores (the rest) run in parallel on A2/A3: a kernel
+    # that pipelines them takes the longer of the two per step, not their sum.
+    overlap: bool = True
 
     @property
     def templates(self) -> tuple[str, ...]:
