@@ -11,7 +11,7 @@ from pto_tui.core.project.config import ProjectConfig
 from pto_tui.core.rounds.records import Round
 from pto_tui.costmodel.cache import CostmodelCache
 from pto_tui.costmodel.engine import Engine
-from pto_tui.costmodel.suggest import base_values, costed, require_plan
+from pto_tui.costmodel.suggest import base_values, costed, plan_of, require_plans
 
 
 def _whole(value: object) -> int | None:
@@ -27,7 +27,7 @@ async def review_rounds(folder: Path, config: ProjectConfig, rounds: Sequence[Ro
     """Each closed round's change of a knob the plan ranks: the knob at its old and new
     value, the other parameters as the round had them (its snapshot), measured against
     the median of the round it was based on."""
-    plan = require_plan(folder, config)
+    plans = require_plans(folder, config)
     by_number = {r.number: r for r in rounds}
     changes: list[KnobChange] = []
     for r in rounds:
@@ -36,7 +36,8 @@ async def review_rounds(folder: Path, config: ProjectConfig, rounds: Sequence[Ro
         based = by_number.get(r.changes.based_on) if r.changes.based_on is not None else None
         for p in r.changes.parameters:
             old, new = _whole(p.old), _whole(p.new)
-            if p.name not in plan.knobs or old is None or new is None:
+            plan = plan_of(plans, p.name)
+            if plan is None or old is None or new is None:
                 continue
             base = {**base_values(config), **_numbers(r.changes.snapshot)}
             found = {c.value: c for c in

@@ -24,16 +24,16 @@ from pto_tui.core.costmodel.guidance import (
     suggestion_text,
 )
 from pto_tui.core.costmodel.query import QueryError
+from pto_tui.core.costmodel.stages import matmul_stage_plans
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.case_strings import workload_shape
-from pto_tui.core.project.config import ProjectConfig, operator_folder
+from pto_tui.core.project.config import ProjectConfig
 from pto_tui.costmodel.cache import CostmodelCache
 from pto_tui.costmodel.engine import Engine
 from pto_tui.costmodel.service import run_queries
+from pto_tui.costmodel.sources import plan_sources
 
-SOURCE_SUFFIXES = (".cpp", ".cc", ".h", ".hpp", ".py")
 MARKER = "pto-operator.toml"
-MAX_SOURCE_BYTES = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -62,14 +62,6 @@ def around(value: int | None) -> list[int]:
     if not value or value & (value - 1):
         return []
     return [v for v in (value // 4, value // 2, value, value * 2, value * 4) if v >= 16]
-
-
-def read_sources(folder: Path) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and path.suffix in SOURCE_SUFFIXES and path.stat().st_size < MAX_SOURCE_BYTES:
-            out[str(path.relative_to(folder))] = path.read_text(encoding="utf-8", errors="replace")
-    return out
 
 
 def _step(entry: object, marker: Path) -> Step:
@@ -112,12 +104,18 @@ def declared_plan(folder: Path, knobs: Sequence[str]) -> Plan | None:
     return Plan(steps, str(work), f"declared in {MARKER}", used, dict(constants), overlap)
 
 
-def plan_for(folder: Path, config: ProjectConfig) -> Plan | None:
+def plans_for(folder: Path, config: ProjectConfig) -> list[Plan]:
+    """The declared plan, else the attention step read from the source, else the matmul
+    stages named by base-tile knobs."""
+    declared = declared_plan(folder, list(config.tunables))
+    if declared is not None:
+        return [declared]
     names = [*config.tunables, *workload_shape(config.case, config.operator)]
-    own = folder / operator_folder(config)
-    sources = own if own.is_dir() else folder
-    return declared_plan(folder, list(config.tunables)) or attention_plan(
-        read_sources(sources), names, config.case.dtype)
+    sources = plan_sources(folder, config)
+    attention = attention_plan(sources, names, config.case.dtype)
+    if attention is not None:
+        return [attention]
+    return matmul_stage_plans(sources, list(config.tunables), config.case.dtype)
 
 
 def base_values(config: ProjectConfig) -> dict[str, int]:
@@ -140,24 +138,29 @@ async def costed(plan: Plan, knob: str, values: Sequence[int], base: dict[str, i
             for value, qs, work, problem in options]
 
 
-def require_plan(folder: Path, config: ProjectConfig) -> Plan:
-    plan = plan_for(folder, config)
-    if plan is None:
+def require_plans(folder: Path, config: ProjectConfig) -> list[Plan]:
+    plans = plans_for(folder, config)
+    if not plans:
         raise InputError(
             f"no costmodel plan for the operator in {folder}: its source shows no "
-            "attention step with tile knobs",
+            "attention step with tile knobs and no matmul stage with *_BASE_M/N/K knobs",
             hint=f"declare one in {MARKER}: [costmodel] queries = [\"TMATMUL half half float "
                  "--m {ROWS} --k {HEAD} --n {COLS}\", ...], work = \"{ROWS}*{COLS}\"")
-    return plan
+    return plans
+
+
+def plan_of(plans: Sequence[Plan], knob: str) -> Plan | None:
+    """The plan that ranks a knob (a knob belongs to one stage)."""
+    return next((p for p in plans if knob in p.knobs), None)
 
 
 async def suggest(folder: Path, config: ProjectConfig, engine: Engine,
                   cache: CostmodelCache | None, only: str = "") -> list[KnobSuggestion]:
-    plan = require_plan(folder, config)
+    plans = require_plans(folder, config)
     base = base_values(config)
     stamp = (await engine.stamp()).short()
     out = []
-    for knob in plan.knobs:
+    for plan, knob in ((p, k) for p in plans for k in p.knobs):
         if only and knob != only:
             continue
         tunable = config.tunables.get(knob)

@@ -43,7 +43,7 @@ def test_variants_with_fields_and_labels(repo: Path) -> None:
     assert [v.label for v in model.variants] == ["b1_n1_s128_d64", "b1_n1_s256_d64"]
     first = model.variants[0]
     assert first.fields["seq_len"] == 128 and first.fields["dtype"] == "float16"  # class default
-    assert first.where == f"{FA}/runtime.py:28"
+    assert first.where == f"{FA}/runtime.py:32"
 
 
 def test_positional_variant_fields_and_fallback_label(repo: Path) -> None:

@@ -177,3 +177,23 @@ def test_only_the_operator_folder_and_related_files_are_editable(
 def test_related_file_must_exist(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert new(tmp_path, "--case", "flash_attention_score", "--related", "python/nope.py") == 2
     assert "related file not found" in capsys.readouterr().err
+
+
+def test_a_variant_s_settings_are_options_not_dimensions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The real runtime's variants carry a seed of 0, a float scale, a layout name and a
+    keep probability beside the dimensions: those are the case's options."""
+    source = repository(tmp_path) / FA
+    out = cli_json(
+        capsys, "new", source, "--projects-root", tmp_path / "projects", "--case", "b1_n1_s128_d64"
+    )
+    assert isinstance(out, dict)
+    data = tomllib.loads((Path(out["project"]) / "project.toml").read_text())
+    case = data["case"]
+    assert case["shape"] == {"batch": 1, "heads": 1, "seq_len": 128, "head_dim": 64}
+    options = case["options"]
+    assert options["seed"] == 0 and options["input_scale"] == 0.125
+    assert options["input_layout"] == "BNSD" and options["keep_prob"] == 1.0
+    assert options["sparse_mode"] == 0 and options["variant"] == "b1_n1_s128_d64"
+    assert case["dtype"] == "float16"

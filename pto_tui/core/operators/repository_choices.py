@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from pto_tui.core.operators.repository import OperatorInRepository
 from pto_tui.core.project.config import NPU, CaseConfig, Scalar, Tunable, command_texts, default_commands
+from pto_tui.core.project.sections import MAX_DIMENSION
 from pto_tui.core.vocabulary import OperatorKind
 
 
@@ -54,13 +55,28 @@ def case_config(
     if chosen.source == "variant":
         options["variant"] = chosen.name
     dtype = variant_fields.get("dtype")
+    shape, settings = split_variant(variant_fields)
+    options.update(settings)
     return CaseConfig(
         name=chosen.name,
-        shape={k: v for k, v in variant_fields.items() if k != "dtype"},
+        shape=shape,
         dtype=str(dtype) if dtype else "float16",
         options=options,
         knobs=knobs,
     )
+
+
+def split_variant(fields: dict[str, Scalar]) -> tuple[dict[str, Scalar], dict[str, Scalar]]:
+    """(shape, options) of a variant's fields: dimensions are whole numbers of at least 1;
+    the rest (a seed of 0, a scale, a layout name, a probability) are the case's options."""
+    shape: dict[str, Scalar] = {}
+    options: dict[str, Scalar] = {}
+    for key, value in fields.items():
+        if key == "dtype":
+            continue
+        is_dimension = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_DIMENSION
+        (shape if is_dimension else options)[key] = value
+    return shape, options
 
 
 @dataclass(frozen=True)
