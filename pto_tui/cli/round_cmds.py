@@ -9,6 +9,7 @@ from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, finish, open_campaign, parse_scalar, print_json
 from pto_tui.cli.measurement_args import add_measurement_args, measurement_from_args
 from pto_tui.cli.pre_edit_args import add_form_args, pre_edit_from_args
+from pto_tui.cli.rerun_cmd import add_rerun
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.render import format_duration
@@ -42,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     _add_close(rsub)
     _add_run(rsub)
+    add_rerun(rsub)
 
     s = rsub.add_parser(
         "confirm",
