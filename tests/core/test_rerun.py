@@ -3,10 +3,13 @@ linked to it, through round start's gates, with the original left as it was."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import tomllib
 from pathlib import Path
+from typing import Any
 
+import jsonschema
 import pytest
 
 from pto_tui.core.project.layout import ProjectLayout
@@ -18,6 +21,11 @@ HANDWRITTEN = Path(__file__).resolve().parents[1] / "fixtures" / "handwritten" /
 CPP = "workspace/kernel/fa_kernel.cpp"
 BARRIER = "    pipe_barrier(PIPE_ALL);\n"
 NOISY = "80,95,70"  # spread 31% > max_spread 10%: inconclusive
+SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "json"
+
+
+def _validate(name: str, data: Any) -> None:
+    jsonschema.validate(data, json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8")))
 
 
 def _campaign_with_inconclusive_round(tmp_path: Path) -> Path:
@@ -48,6 +56,7 @@ def test_rerun_opens_a_linked_round_with_the_same_change(
     assert original["verdict"] == "inconclusive"
 
     record = cli_json(capsys, *p, "round", "rerun", "1")
+    _validate("round", record)
     assert (record["number"], record["status"], record["rerun_of"]) == (3, "open", 1)
     assert record["title"] == "rerun of iter-001: TILE_S1 512 without the barrier"
     assert record["pre_edit"] == original["pre_edit"]
@@ -69,6 +78,9 @@ def test_rerun_opens_a_linked_round_with_the_same_change(
     assert cli(*p, "round", "close") == 0
     assert (root / "runs/iter-001/round.toml").read_bytes() == original_toml
     shown = cli_json(capsys, *p, "show", "1")
+    _validate("show", shown)
+    _validate("show", cli_json(capsys, *p, "show", "3"))
+    _validate("rounds", cli_json(capsys, *p, "rounds"))
     assert shown["reruns"] == [3] and shown["record"]["verdict"] == "inconclusive"
     assert cli_json(capsys, *p, "show", "3")["rerun_of"] == 1
     capsys.readouterr()
