@@ -32,6 +32,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("rounds", _READING, "the round table"),
     Command("show", _READING, "one round: record and notes"),
     Command(
+        "diff",
+        "pto_tui.cli.diff_cmd",
+        "what changed in a round: parameters, duration with its noise, TFLOPS, the patch",
+    ),
+    Command(
         "baseline",
         _RECORDING,
         "iter-000, the initial PTO measurement: measured on the target, or given with --build",

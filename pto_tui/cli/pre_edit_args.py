@@ -92,3 +92,30 @@ def pre_edit_from_args(args: argparse.Namespace) -> PreEdit:
         args.new_direction if args.new_direction is not None else form.get("new_direction", "")
     )
     return pre
+
+
+_LAST = "last"
+
+
+def add_prefill_arg(s: argparse.ArgumentParser) -> None:
+    s.add_argument(
+        "--prefill",
+        nargs="?",
+        const=_LAST,
+        default=None,
+        metavar="N",
+        help="fill the answers not given here from round N (default: the last closed round): "
+        "kernel, bottleneck class, evidence, correctness plan and the checklist notes; the "
+        "hypothesis and what follows from it stay yours to give",
+    )
+
+
+def prefill_number(args: argparse.Namespace) -> int | None:
+    """The round --prefill names (None: the last closed one); only call when it is given."""
+    text = args.prefill
+    if text == _LAST:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(f"--prefill expects a round number, got {text!r}") from None

@@ -17,6 +17,7 @@ from pto_tui.core.rounds.export import export_rows
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.records import verdict_label
 from pto_tui.core.rounds.render import SIMULATED_NOTE, format_duration, timing_text
+from pto_tui.core.rounds.reruns import reruns_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -151,10 +152,24 @@ def cmd_show(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         record = campaign.round(args.number)
         folder = campaign.layout.round_dir(args.number)
+        reruns = reruns_of(campaign.rounds(), args.number)
     notes = folder / "notes.md"
     if args.json:
-        print_json({"record": round_to_dict(record), "folder": str(folder), "tampered": record.tampered})
+        print_json(
+            {
+                "record": round_to_dict(record),
+                "folder": str(folder),
+                "tampered": record.tampered,
+                "rerun_of": record.rerun_of,
+                "reruns": reruns,
+            }
+        )
         return 0
+    # the link both ways: the original's notes were written before its rerun existed
+    if record.rerun_of is not None:
+        print(f"rerun of iter-{record.rerun_of:03d}")
+    if reruns:
+        print("rerun as " + ", ".join(f"iter-{n:03d}" for n in reruns))
     if record.tampered:
         # the notes on disk may be what was changed: the record as closed is shown too
         print(f"!tampered iter-{record.number:03d}: " + "; ".join(record.tampered))

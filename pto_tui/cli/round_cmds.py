@@ -8,7 +8,14 @@ import sys
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, finish, open_campaign, parse_scalar, print_json
 from pto_tui.cli.measurement_args import add_measurement_args, measurement_from_args
-from pto_tui.cli.pre_edit_args import add_form_args, pre_edit_from_args
+from pto_tui.cli.pre_edit_args import (
+    add_form_args,
+    add_prefill_arg,
+    pre_edit_from_args,
+    prefill_number,
+)
+from pto_tui.cli.rerun_cmd import add_rerun
+from pto_tui.core.campaign.prefill import LEFT_FOR_THE_USER, Prefill, prefill
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.render import format_duration
@@ -29,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     s = rsub.add_parser("gates", help="show what still blocks a round with these answers")
     add_form_args(s)
+    add_prefill_arg(s)
     add_json_flag(s)
     s.set_defaults(handler=cmd_gates)
 
@@ -42,6 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     _add_close(rsub)
     _add_run(rsub)
+    add_rerun(rsub)
 
     s = rsub.add_parser(
         "confirm",
@@ -81,6 +90,7 @@ def _add_start(rsub: argparse._SubParsersAction) -> None:
         "evidence, the knob is in scope; VALUE defaults to the best-ranked one",
     )
     s.add_argument("--pto-isa", metavar="PATH", help="pto-isa checkout for --from-suggestion")
+    add_prefill_arg(s)
     s.add_argument("--title", default="", help="short title for tables and the chart")
     s.add_argument("--phase", default=None)
     s.add_argument("--based-on", type=int, default=None, help="base round (default: the frontier)")
@@ -162,6 +172,8 @@ def cmd_start(args: argparse.Namespace) -> int:
         suggested = apply_suggestion(args, pre)
         title = title or suggested
     with open_campaign(args, write=True, command="pto-tui round start") as campaign:
+        if args.prefill is not None:
+            pre = prefill(campaign.current_rounds(), pre, prefill_number(args)).pre_edit
         record = campaign.start_round(
             pre, phase=args.phase, based_on=args.based_on, title=title, restore=args.restore
         )
@@ -180,15 +192,30 @@ def cmd_start(args: argparse.Namespace) -> int:
 def cmd_gates(args: argparse.Namespace) -> int:
     pre = pre_edit_from_args(args)
     with open_campaign(args, write=False) as campaign:
-        findings = campaign.gates(pre)
+        rounds = campaign.current_rounds()
+        drafted = prefill(rounds, pre, prefill_number(args)) if args.prefill is not None else None
+        findings = campaign.gates(drafted.pre_edit if drafted else pre, rounds)
+    listed = [{"rule": f.rule, "message": f.message} for f in findings]
+    if drafted is not None:
+        _print_prefill(args, drafted, listed)
     if args.json:
-        print_json([{"rule": f.rule, "message": f.message} for f in findings])
+        if drafted is None:
+            print_json(listed)
     elif findings:
         for f in findings:
             print(f.render())
     else:
         print("all gates pass: the round may start")
     return 1 if findings else 0
+
+
+def _print_prefill(args: argparse.Namespace, drafted: Prefill, listed: list[dict[str, str]]) -> None:
+    """`round gates --prefill`: the drafted answers, then what still blocks (as gates)."""
+    if args.json:
+        print_json({"schema_version": 1, **drafted.to_json(), "findings": listed})
+        return
+    print(f"prefilled from iter-{drafted.source:03d}: " + (", ".join(drafted.filled) or "nothing"))
+    print("left for you: " + ", ".join(LEFT_FOR_THE_USER))
 
 
 def cmd_changes(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pto_tui.core.campaign import amendments, checks, measuring
+from pto_tui.core.campaign import amendments, checks, measuring, rerun
 from pto_tui.core.campaign.changes import ChangeRecorder
 from pto_tui.core.campaign.closing import RoundClosing
 from pto_tui.core.campaign.context import CampaignContext, now_text
@@ -104,10 +104,15 @@ class Campaign(CampaignContext):
         based_on: int | None = None,
         title: str = "",
         restore: bool = False,
+        rerun_of: int | None = None,
     ) -> Round:
         return self._opening.start_round(
-            pre, phase=phase, based_on=based_on, title=title, restore=restore
+            pre, phase=phase, based_on=based_on, title=title, restore=restore, rerun_of=rerun_of
         )
+
+    def rerun_round(self, number: int) -> Round:
+        """Open the next round as a rerun of the inconclusive round `number` (see `rerun`)."""
+        return rerun.rerun_round(self, number)
 
     def set_phase(self, phase: str) -> None:
         self._opening.set_phase(phase)

@@ -112,9 +112,11 @@ class RoundOpening:
         based_on: int | None = None,
         title: str = "",
         restore: bool = False,
+        rerun_of: int | None = None,
     ) -> Round:
         """Open the next round once every gate passes. `restore` resets the workspace
-        to the base round's snapshot first (start again from the best)."""
+        to the base round's snapshot first (start again from the best); `rerun_of` links
+        it to the inconclusive round it measures again (see `rerun`)."""
         campaign = self.campaign
         campaign.require_write()
         rounds = campaign.current_rounds()
@@ -134,6 +136,7 @@ class RoundOpening:
             title=title,
             pre_edit=pre,
             base_snapshot=base.snapshot,
+            rerun_of=rerun_of,
         )
         record.changes.based_on = base.number
         record.changes.snapshot = dict(base.changes.snapshot) or campaign.parameter_snapshot()

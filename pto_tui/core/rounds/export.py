@@ -72,6 +72,7 @@ class ExportRow:
     closed_at: str = ""
     target_mode: str = ""  # npu | cpu-sim | demo when measured
     simulated: bool = False  # timings from a CPU simulation, not an NPU
+    rerun_of: int | None = None  # the inconclusive round this one measures again
 
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ExportRow))
@@ -116,6 +117,7 @@ def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | 
         closed_at=record.closed_at,
         target_mode=m.target_mode,
         simulated=record.simulated,
+        rerun_of=record.rerun_of,
     )
 
 

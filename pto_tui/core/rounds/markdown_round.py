@@ -23,6 +23,7 @@ from pto_tui.core.rounds.markdown_read import (
     tflops_in,
 )
 from pto_tui.core.rounds.records import CLOSED, Changes, Measurement, ParamChange, PreEdit, Round
+from pto_tui.core.rounds.reruns import parse_rerun_title
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, PRE_EDIT_FIELDS, ChangeKind, Verdict
 
 VERDICT_WORDS = {
@@ -75,6 +76,7 @@ def round_from_markdown(
     record.stability = stability.value.split()[0].lower() if stability and stability.value else ""
     if row is not None:
         record.title = row.hypothesis if row.hypothesis != "-" else ""
+        record.rerun_of = parse_rerun_title(record.title)[0]
         record.measurement = measurement_from(row, layout.iterations, problems)
         if number > 0:
             record.verdict = verdict_from(row, layout.iterations, problems)
@@ -83,7 +85,7 @@ def round_from_markdown(
         problems += conflicts(row, notes, layout.iterations)
     _performance_from_notes(record, notes)
     if not record.pre_edit.hypothesis and record.title:
-        record.pre_edit.hypothesis = record.title
+        record.pre_edit.hypothesis = parse_rerun_title(record.title)[1]
     return record
 
 
@@ -218,7 +220,9 @@ def conflicts(row: TableRow, notes: Notes, iterations: Path) -> list[str]:
 
     hypothesis = notes.value("Pre-Edit", "hypothesis")
     titled = row.hypothesis not in ("", "-", "baseline")
-    if hypothesis and titled and not same_hypothesis(row.hypothesis, hypothesis.value):
+    # a rerun's row names the round it reruns first: the rest is the hypothesis
+    short = parse_rerun_title(row.hypothesis)[1]
+    if hypothesis and titled and not same_hypothesis(short, hypothesis.value):
         differ("hypothesis", row.hypothesis, hypothesis, hypothesis.value)
     result = notes.value("Post-Run", "result")
     if (

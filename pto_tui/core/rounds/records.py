@@ -131,6 +131,7 @@ class Round:
     review_confirmation: str = ""  # who, when and why the held round was confirmed
     analysis: str = ""
     next: str = ""
+    rerun_of: int | None = None  # the inconclusive round this one measures again
     base_snapshot: str = ""  # workspace snapshot the round's diff is taken against
     snapshot: str = ""  # workspace snapshot at close (what was measured)
     environment: EnvironmentNotes | None = None  # the latest environment round

@@ -62,6 +62,16 @@ def format_duration(us: float | None) -> str:
     return f"{us:.1f} us"
 
 
+def format_durations(values: Sequence[float | None]) -> list[str]:
+    """Several durations (microseconds) in one unit, chosen by the largest as
+    format_duration chooses it, so a column or a sentence never mixes us and ms."""
+    known = [v for v in values if v is not None]
+    in_ms = bool(known) and max(known) >= 10_000
+    return [
+        "-" if v is None else (f"{v / 1000:.3f} ms" if in_ms else f"{v:.1f} us") for v in values
+    ]
+
+
 def _cell(text: str) -> str:
     """Table cells cannot hold newlines or pipes."""
     return " ".join(text.replace("|", "/").split()) or "-"
@@ -281,6 +291,12 @@ def render_notes(record: Round) -> str:
     lines = [f"# Iter {record.number}", ""]
     if record.phase:
         lines += [f"Phase: {record.phase}", ""]
+    if record.rerun_of is not None:
+        lines += [
+            f"Rerun of: {round_dir_name(record.rerun_of)} (inconclusive; the same change "
+            "measured again)",
+            "",
+        ]
     lines += _pre_edit_lines(record.pre_edit)
     lines += ["", *_changes_lines(record.changes)]
     lines += ["", *_post_run_lines(record)]

@@ -1,0 +1,135 @@
+"""Rerunning an inconclusive round: the same change measured again, as a new round
+linked to it (`rerun_of`), the history kept.
+
+The rerun goes through `round start`'s own code path (every gate, the phase, the base
+round, the number) with the original's Pre-Edit answers, based on the round the
+original was based on; then the workspace is put into the original's measured state
+(its closing snapshot) and the changes are recorded as `round changes` records them
+(scope, protected files, high-risk detection). The original round is not touched.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Protocol
+
+from pto_tui.core.errors import InputError
+from pto_tui.core.project.config import ProjectConfig, Scalar
+from pto_tui.core.rounds.records import PreEdit, Round
+from pto_tui.core.rounds.reruns import rerun_title
+from pto_tui.core.rules.gates import Finding, refuse
+from pto_tui.core.vocabulary import ChangeKind, Verdict
+from pto_tui.core.workspace.snapshots import SnapshotStore
+
+
+class Campaign(Protocol):
+    """What a rerun needs of `campaign.Campaign` (not imported: that module composes this one)."""
+
+    snapshots: SnapshotStore
+
+    @property
+    def config(self) -> ProjectConfig: ...
+
+    def require_write(self) -> None: ...
+
+    def round(self, number: int) -> Round: ...
+
+    def start_round(
+        self,
+        pre: PreEdit,
+        *,
+        phase: str | None = None,
+        based_on: int | None = None,
+        title: str = "",
+        restore: bool = False,
+        rerun_of: int | None = None,
+    ) -> Round: ...
+
+    def record_changes(
+        self,
+        number: int | None = None,
+        *,
+        kind: ChangeKind | None = None,
+        description: str = "",
+        parameters: dict[str, Scalar] | None = None,
+        bug_fix: str = "",
+        risk_justification: str = "",
+        tolerance_approval: str = "",
+        discipline_approval: str = "",
+    ) -> Round: ...
+
+
+# only a round the numbers could not decide is measured again as the same change; a
+# decided one stays decided (a new idea is a new round)
+RERUN_INCONCLUSIVE = "rerun-inconclusive-only"
+
+# tunables that do not live in the workspace's source: the closing snapshot cannot
+# bring their values back, so they are set again as `round changes --set` sets them
+_NOT_IN_SOURCE = ("env", "case")
+
+
+def rerun_findings(original: Round) -> list[Finding]:
+    """Why `original` cannot be rerun (empty: it can)."""
+    name = f"iter-{original.number:03d}"
+    if original.is_baseline:
+        return [Finding(RERUN_INCONCLUSIVE, f"{name} is the baseline: it has no change to rerun")]
+    if not original.is_closed:
+        return [Finding(RERUN_INCONCLUSIVE, f"{name} is still open: close it before rerunning it")]
+    verdict = original.effective_verdict()
+    if verdict is not Verdict.INCONCLUSIVE:
+        shown = verdict.value if verdict else "no verdict"
+        return [
+            Finding(
+                RERUN_INCONCLUSIVE,
+                f"{name} is {shown}, not inconclusive: only an inconclusive round is rerun "
+                "(start a new round to test a new idea)",
+            )
+        ]
+    return []
+
+
+def _check_restorable(original: Round) -> int:
+    """The base round of `original`; refused when its measured state cannot be rebuilt."""
+    name = f"iter-{original.number:03d}"
+    if not original.snapshot:
+        raise InputError(
+            f"{name} has no workspace snapshot (imported from Markdown): its change cannot be "
+            "put back; start a round by hand with `pto-tui round start`"
+        )
+    if original.changes.based_on is None:
+        raise InputError(f"{name} does not record the round it was based on: it cannot be rerun")
+    return original.changes.based_on
+
+
+def rerun_round(campaign: Campaign, number: int) -> Round:
+    """Open the next round as a rerun of the inconclusive round `number`: its Pre-Edit
+    answers, its base, its parameter values and its files; returns the open round."""
+    campaign.require_write()
+    original = campaign.round(number)
+    refuse(rerun_findings(original))
+    based_on = _check_restorable(original)
+    phase = original.phase if original.phase in campaign.config.phases else None
+    record = campaign.start_round(
+        copy.deepcopy(original.pre_edit),
+        phase=phase,
+        based_on=based_on,
+        title=rerun_title(original),
+        restore=True,
+        rerun_of=number,
+    )
+    campaign.snapshots.restore(original.snapshot)
+    tunables = campaign.config.tunables
+    requested = {
+        p.name: p.new
+        for p in original.changes.parameters
+        if p.name in tunables and tunables[p.name].kind in _NOT_IN_SOURCE
+    }
+    ch = original.changes
+    return campaign.record_changes(
+        record.number,
+        kind=ch.kind,
+        description=ch.description,
+        parameters=requested,
+        bug_fix=ch.bug_fix,
+        risk_justification=ch.risk_justification,
+    )

@@ -1,0 +1,180 @@
+"""What changed in a round against a reference round: parameters, the duration with its
+noise, TFLOPS, and the round's patch (`pto-tui diff`, the TUI's round comparison).
+
+The reference is the round it was based on (`previous`), the frontier (the best of the
+other rounds, as a verdict closing now would see it), or any round by number. The noise
+is judged by the verdict's own rule (`rules.verdict`): the limit is the larger of the
+noise floor and each side's measurement noise (half its spread), with the discipline
+the round closed under (the project's current one for an open round).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pto_tui.core.campaign.context import CampaignContext
+from pto_tui.core.campaign.status import frontier_of
+from pto_tui.core.errors import InputError
+from pto_tui.core.project.config import Scalar
+from pto_tui.core.rounds.records import Round, valid_samples
+from pto_tui.core.rules.verdict import sample_stats
+
+PREVIOUS = "previous"
+FRONTIER = "frontier"
+
+
+@dataclass(frozen=True)
+class ParamDiff:
+    name: str
+    before: Scalar | None  # None: the parameter is not in that round's snapshot
+    after: Scalar | None
+
+
+@dataclass(frozen=True)
+class Side:
+    """One round's duration samples, summed up."""
+
+    round: int
+    median_us: float | None
+    runs: int
+    spread: float | None  # (max - min) / median; None without valid samples
+    noise: float | None  # spread / 2; None with fewer than two samples
+    stability: str  # stable | noisy | "" (no valid samples)
+
+
+@dataclass(frozen=True)
+class DurationDelta:
+    before: Side
+    after: Side
+    delta: float | None  # after / before - 1: negative is faster
+    speedup: float | None  # before / after
+    noise_floor: float
+    max_spread: float
+    noise_limit: float  # max(noise floor, each side's noise): the verdict's limit
+    within_noise: bool | None  # |speedup - 1| at or below the limit; None when unknown
+
+
+@dataclass
+class RoundDiff:
+    round: int
+    against: int
+    against_how: str  # previous | frontier | round
+    parameters: list[ParamDiff] = field(default_factory=list)
+    duration: DurationDelta | None = None
+    tflops_before: float | None = None
+    tflops_after: float | None = None
+    tflops_delta: float | None = None  # after / before - 1
+    patch: str = ""  # the round's patch.diff
+    patch_against: int | None = None  # the round the patch is taken against (its base)
+    verdict: str = ""
+    verdict_reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema_version": 1, **asdict(self)}
+
+
+def reference_round(rounds: list[Round], record: Round, against: str = PREVIOUS) -> tuple[Round, str]:
+    """The round to compare `record` with, and how it was chosen."""
+    others = [r for r in rounds if r.number != record.number]
+    if against == PREVIOUS:
+        number = record.changes.based_on
+        if number is None:
+            raise InputError(
+                f"iter-{record.number:03d} does not record the round it was based on; "
+                "use --against frontier or --against N"
+            )
+        how = PREVIOUS
+    elif against == FRONTIER:
+        frontier = frontier_of(others)
+        if frontier is None:
+            raise InputError("there is no frontier yet: the baseline is not recorded")
+        return frontier, FRONTIER
+    else:
+        try:
+            number = int(against)
+        except ValueError:
+            raise InputError(
+                f"--against expects previous, frontier or a round number, got {against!r}"
+            ) from None
+        how = "round"
+    found = next((r for r in rounds if r.number == number), None)
+    if found is None:
+        raise InputError(f"no round {number} to compare iter-{record.number:03d} with")
+    return found, how
+
+
+def _side(record: Round, max_spread: float) -> Side:
+    valid = valid_samples(record.measurement.samples_us)
+    if not valid:
+        return Side(record.number, None, len(record.measurement.samples_us), None, None, "")
+    stats = sample_stats(valid)
+    stability = "noisy" if stats.spread > max_spread else "stable"
+    return Side(record.number, stats.median, stats.n, stats.spread, stats.noise, stability)
+
+
+def duration_delta(record: Round, reference: Round, noise_floor: float, max_spread: float) -> DurationDelta:
+    """The duration of `record` against `reference`, with each side's noise and the limit."""
+    before, after = _side(reference, max_spread), _side(record, max_spread)
+    noises = [n for n in (before.noise, after.noise) if n is not None]
+    limit = max([noise_floor, *noises])
+    if before.median_us is None or after.median_us is None:
+        return DurationDelta(before, after, None, None, noise_floor, max_spread, limit, None)
+    speedup = before.median_us / after.median_us
+    delta = after.median_us / before.median_us - 1
+    within = abs(speedup - 1) <= limit
+    return DurationDelta(before, after, delta, speedup, noise_floor, max_spread, limit, within)
+
+
+def parameter_diffs(record: Round, reference: Round) -> list[ParamDiff]:
+    """Parameters whose value differs between the two rounds' full snapshots."""
+    before, after = reference.changes.snapshot, record.changes.snapshot
+    names = sorted(set(before) | set(after))
+    return [ParamDiff(n, before.get(n), after.get(n)) for n in names if before.get(n) != after.get(n)]
+
+
+def what_changed(
+    record: Round,
+    reference: Round,
+    *,
+    patch: str,
+    noise_floor: float,
+    max_spread: float,
+    against_how: str = "round",
+) -> RoundDiff:
+    """What changed from `reference` to `record` (a pure function of the two records and
+    the round's patch text)."""
+    t_before, t_after = reference.measurement.tflops, record.measurement.tflops
+    verdict = record.effective_verdict()
+    return RoundDiff(
+        round=record.number,
+        against=reference.number,
+        against_how=against_how,
+        parameters=parameter_diffs(record, reference),
+        duration=duration_delta(record, reference, noise_floor, max_spread),
+        tflops_before=t_before,
+        tflops_after=t_after,
+        tflops_delta=(t_after / t_before - 1) if t_before and t_after is not None else None,
+        patch=patch,
+        patch_against=record.changes.based_on,
+        verdict=verdict.value if verdict else "",
+        verdict_reason=record.verdict_reason,
+    )
+
+
+def round_diff(campaign: CampaignContext, number: int, against: str = PREVIOUS) -> RoundDiff:
+    """`what_changed` for round `number` of a campaign, its patch read from patch.diff."""
+    record = campaign.reads.round(number)
+    rounds, campaign.problems = campaign.reads.current()
+    reference, how = reference_round(rounds, record, against)
+    patch_file = campaign.layout.round_dir(number) / "patch.diff"
+    patch = patch_file.read_text(encoding="utf-8", errors="replace") if patch_file.is_file() else ""
+    discipline = campaign.config.discipline
+    return what_changed(
+        record,
+        reference,
+        patch=patch,
+        noise_floor=record.discipline.get("noise_floor", discipline.noise_floor),
+        max_spread=record.discipline.get("max_spread", discipline.max_spread),
+        against_how=how,
+    )
