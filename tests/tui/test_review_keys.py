@@ -18,6 +18,7 @@ from pto_tui.tui.screens.help import HelpScreen
 from pto_tui.tui.widgets.rounds_pane import RoundsPane
 from tests.tui.keys import loaded, wait_for
 from tests.tui.projects import add_round, new_project
+from tests.tui.test_simulated_labels import _cpu_sim_project as cpu_sim_project
 from tests.tui.text import static_text
 
 
@@ -100,11 +101,28 @@ async def test_legend_of_the_marks_under_the_table(campaign_root: Path) -> None:
         legend = app.screen.query_one("#rounds-legend", Static)
         assert legend.region.height == 1 and legend.region.width > 0
         text = static_text(legend)
-        for mark in ("↑ frontier step", "★ frontier", "* amended", "▶ marked", "◆ reference",
-                     "! tampered", "(sim) simulated"):
+        for mark in ("↑ frontier step", "★ frontier", "* amended", "▶ marked", "◆ reference"):
             assert mark in text
+        assert "tampered" not in text and "simulated" not in text  # no round has them
+        assert len(text.rstrip()) <= 80
         table = app.screen.query_one("#rounds-table", DataTable)
         assert table.region.height >= table.row_count + 1  # every row and the header shown
+
+
+async def test_legend_names_tampered_and_simulated_marks_when_shown(tmp_path: Path) -> None:
+    """A cpu-sim project's timings are simulated; a closed record edited by hand is tampered."""
+    root = cpu_sim_project(tmp_path)
+    path = root / "runs/iter-000/round.toml"
+    text = path.read_text(encoding="utf-8")
+    assert 'title = "baseline"' in text
+    path.write_text(text.replace('title = "baseline"', 'title = "baseline (edited)"'),
+                    encoding="utf-8")
+    app = PtoApp(root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        assert any(r.tampered for r in app.session.snapshot.rounds)  # type: ignore[union-attr]
+        text = static_text(app.screen.query_one("#rounds-legend", Static))
+        assert "! tampered" in text and "(sim) simulated" in text
 
 
 async def test_export_csv_and_report_from_the_tui(campaign_root: Path) -> None:
@@ -142,7 +160,7 @@ async def test_pinned_reference_compared_with_the_cursor_round(campaign_root: Pa
         assert isinstance(app.screen, CompareScreen)
         assert (app.screen.a.number, app.screen.b.number, app.screen.pinned) == (1, 2, True)
         title = static_text(app.screen.query_one("#compare-title", Static))
-        assert "iter-001 (pinned reference)" in title
+        assert "iter-001 (reference) ↔ iter-002: only what differs" in title
         body = static_text(app.screen.query_one("#compare-table", Static))
         assert "kFaCvFifoSize" in body and "kFaTileS1" not in body  # diff only
         await pilot.press("d")  # full: every fact, the differing rows marked

@@ -12,16 +12,18 @@ from textual.widgets import Footer, Static
 
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.vocabulary import PRE_EDIT_FIELDS
-from pto_tui.tui.format import duration, iter_name, verdict_word
+from pto_tui.tui.format import duration_in, duration_unit, iter_name, verdict_word
 
 
 def _samples(values: list[float]) -> str:
     return ", ".join(f"{v:g}" for v in values) or "-"
 
 
-def round_facts(r: Round) -> list[tuple[str, str, str]]:
-    """(section, field, value) of everything worth comparing."""
+def round_facts(r: Round, unit: str = "") -> list[tuple[str, str, str]]:
+    """(section, field, value) of everything worth comparing (durations in `unit`,
+    e.g. the one both compared rounds are shown in; by default the round's own)."""
     m = r.measurement
+    unit = unit or duration_unit([m.median_us])
     facts = [
         ("round", "verdict", verdict_word(r)),
         ("round", "reason", r.verdict_reason or "-"),
@@ -39,7 +41,7 @@ def round_facts(r: Round) -> list[tuple[str, str, str]]:
     facts += [
         ("measurement", "build", m.build or "-"),
         ("measurement", "correctness", m.correctness or "-"),
-        ("measurement", "median", duration(m.median_us)),
+        ("measurement", "median", duration_in(m.median_us, unit)),
         ("measurement", "samples (us)", _samples(m.samples_us)),
         ("measurement", "TFLOPS", f"{m.tflops:.2f}" if m.tflops is not None else "-"),
         ("measurement", "problem", m.problem or "-"),
@@ -51,8 +53,9 @@ def round_facts(r: Round) -> list[tuple[str, str, str]]:
 
 def compared_rows(a: Round, b: Round) -> list[tuple[str, str, str, str, bool]]:
     """(section, field, a value, b value, differs) of every fact of either round."""
-    fa = {(s, f): v for s, f, v in round_facts(a)}
-    fb = {(s, f): v for s, f, v in round_facts(b)}
+    unit = duration_unit([a.measurement.median_us, b.measurement.median_us])
+    fa = {(s, f): v for s, f, v in round_facts(a, unit)}
+    fb = {(s, f): v for s, f, v in round_facts(b, unit)}
     keys = list(dict.fromkeys([*fa, *fb]))
     missing = {"files": "-", "parameters": "(unset)"}
     out = []
@@ -92,9 +95,9 @@ def compare_table(a: Round, b: Round, full: bool, pinned: bool = False) -> Table
 
 
 def compare_title(a: Round, b: Round, full: bool, pinned: bool) -> str:
-    left = iter_name(a.number) + (" (pinned reference)" if pinned else "")
+    left = iter_name(a.number) + (" (reference)" if pinned else "")
     what = f"every fact, {DIFFERS} where they differ" if full else "only what differs"
-    return f"compare {left} ↔ {iter_name(b.number)}: {what}  (d toggles)"
+    return f"compare {left} ↔ {iter_name(b.number)}: {what}"
 
 
 class CompareScreen(Screen[None]):

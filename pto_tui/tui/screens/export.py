@@ -18,9 +18,9 @@ from pto_tui.core.rounds.export import FORMATS, export_rows, render_export
 
 # (format, key, what it is)
 CHOICES: tuple[tuple[str, str, str], ...] = (
-    ("csv", "c", "CSV, one row a round (reads back with its reproducibility record)"),
+    ("csv", "c", "one row a round, with its reproducibility record"),
     ("md", "m", "Markdown table and reproducibility record"),
-    ("json", "j", "JSON (pto-tui.rounds/1), what `pto-tui rounds --json` shows"),
+    ("json", "j", "JSON (pto-tui.rounds/1)"),
 )
 assert tuple(fmt for fmt, _k, _w in CHOICES) == FORMATS
 
@@ -52,6 +52,7 @@ class ExportScreen(ModalScreen[str | None]):
         border: round $accent; background: $surface; padding: 0 1;
     }
     #export-buttons { height: auto; }
+    #export-buttons Button { min-width: 0; margin-right: 2; }
     """
     BINDINGS = [
         *(Binding(key, f"choose('{fmt}')", fmt, id=f"export.{fmt}") for fmt, key, _w in CHOICES),
@@ -67,14 +68,16 @@ class ExportScreen(ModalScreen[str | None]):
         for fmt, key, what in CHOICES:
             text.append(f"  {key}", style="bold")
             text.append(f"  {fmt:<5}{what}\n")
-        text.append(f"\nwritten to {self.where}/rounds.<format>", style="dim")
+        # the project's folder name only: the whole path is in the notice once written
+        text.append(f"\nwritten to {self.where.name}/rounds.<format>, as `pto-tui export`",
+                    style="dim")
         with Vertical(id="export-body"):
             yield Static(Text("Export the round table", style="bold"), id="export-title")
             yield Static(text, id="export-text")
             with Horizontal(id="export-buttons"):
                 for fmt, key, _what in CHOICES:
                     yield Button(f"{key} {fmt}", id=f"export-{fmt}", compact=True)
-                yield Button("esc cancel", id="export-", compact=True)
+                yield Button("esc", id="export-", compact=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

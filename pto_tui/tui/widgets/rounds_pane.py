@@ -33,20 +33,26 @@ COMPARE_MARK = "▶"
 PIN_MARK = "◆"
 FRONTIER_NOW = "★"
 FRONTIER_STEP = "↑"
-# one line under the table, every mark it can show (marks, not colours: NO_COLOR keeps them)
+# one line under the table: every mark it shows (marks, not colours: NO_COLOR keeps them);
+# the tampered and simulated marks only when a round has them (80 columns hold the rest)
 LEGEND = (
     (FRONTIER_STEP, "frontier step"), (FRONTIER_NOW, "frontier"), ("*", "amended"),
-    (COMPARE_MARK, "marked"), (PIN_MARK, "reference"), ("!", "tampered"), ("(sim)", "simulated"),
+    (COMPARE_MARK, "marked"), (PIN_MARK, "reference"),
 )
+TAMPERED_LEGEND = ("!", "tampered")
+SIMULATED_LEGEND = ("(sim)", "simulated")
 
 
-def legend_text() -> Text:
+def legend_text(tampered: bool = False, simulated: bool = False) -> Text:
+    items = [*LEGEND, *([TAMPERED_LEGEND] if tampered else []),
+             *([SIMULATED_LEGEND] if simulated else [])]
     text = Text(no_wrap=True, overflow="ellipsis")
-    for mark, meaning in LEGEND:
+    for mark, meaning in items:
         text.append(mark, style="bold")
         text.append(f" {meaning}  ", style="dim")
     text.rstrip()
     return text
+
 
 SORTS: tuple[tuple[str, Callable[[Round], object]], ...] = (
     ("iter", lambda r: r.number),
@@ -183,6 +189,8 @@ class RoundsPane(Vertical):
         if current_key is not None and current_key in {str(r.number) for r in rows}:
             table.move_cursor(row=table.get_row_index(current_key), animate=False)
         self._counts(len(rows))
+        self.query_one("#rounds-legend", Static).update(legend_text(
+            any(r.tampered for r in snap.rounds), any(r.simulated for r in snap.rounds)))
 
     def _mark_cell(self, number: int) -> Text:
         text = Text()
