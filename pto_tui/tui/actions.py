@@ -16,9 +16,24 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
 
-from pto_tui.tui.screens.help import describe_key
-
 EVERYWHERE = "Everywhere"
+
+_NAMES = {  # Textual's key names that are not what is on the key
+    "question_mark": "?",
+    "slash": "/",
+    "space": "space",
+    "escape": "esc",
+    "enter": "enter",
+    "exclamation_mark": "!",
+    "greater_than_sign": ">",
+    "less_than_sign": "<",
+}
+
+
+def describe_key(key: str) -> str:
+    """A key as a person types it ("?" rather than "question_mark")."""
+    return _NAMES.get(key, key)
+
 
 # binding id -> the id of the same action in another pane (the entry it joins)
 ALIASES: dict[str, str] = {

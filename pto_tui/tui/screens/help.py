@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
@@ -13,23 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-if TYPE_CHECKING:  # actions.py reads describe_key from here
-    from pto_tui.tui.actions import Action
-
-_NAMES = {
-    "question_mark": "?",
-    "slash": "/",
-    "space": "space",
-    "escape": "esc",
-    "enter": "enter",
-    "exclamation_mark": "!",
-    "greater_than_sign": ">",
-    "less_than_sign": "<",
-}
-
-
-def describe_key(key: str) -> str:
-    return _NAMES.get(key, key)
+from pto_tui.tui.actions import Action
 
 
 class HelpScreen(ModalScreen[None]):
