@@ -22,12 +22,17 @@ from textual.worker import Worker, WorkerState
 
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.layout import find_project_root
+from pto_tui.tui.actions import EVERYWHERE, run_action, screen_actions
 from pto_tui.tui.forms import TypingGuard
 from pto_tui.tui.keygate import KeyGate
 from pto_tui.tui.keys import load_keymap
-from pto_tui.tui.screens.help import HelpScreen, describe_key
+from pto_tui.tui.screens.help import HelpScreen
 from pto_tui.tui.screens.leave import KEEP, STOP, LeaveScreen, describe_job
 from pto_tui.tui.session import Session
+
+# Textual's palette entries that ours already are: ctrl+q quits (asking first while work
+# runs), `?` lists the keys, m maximises the log
+TEXTUAL_DUPLICATES = frozenset({"Quit", "Keys", "Maximize"})
 
 
 class PtoApp(App[int]):
@@ -195,31 +200,24 @@ class PtoApp(App[int]):
     # ------------------------------------------------------------ help and palette
 
     def action_help(self) -> None:
+        """?: this app's keys, by pane (the focused one first), and those that work everywhere."""
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
             return
-        focused = self.screen.focused
-        where = focused.__class__.__name__ if focused else self.screen.__class__.__name__
-        self.push_screen(HelpScreen(self.screen.active_bindings, where))
+        self.push_screen(HelpScreen(screen_actions(self.screen, by_pane=True)))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Every action reachable from here, with its key, then Textual's own."""
-        seen: set[str] = set()
-        for key, active in screen.active_bindings.items():
-            binding = active.binding
-            if not active.enabled or binding.action in seen or binding.action == "command_palette":
+        """Every action of this screen once (all panes), then Textual's own that are not ours."""
+        for action in screen_actions(screen):
+            if action.navigation:
                 continue
-            seen.add(binding.action)
-            title = binding.description or binding.action.replace("_", " ")
-            yield SystemCommand(
-                title,
-                f"key: {describe_key(key)}",
-                partial(self.run_action, binding.action, active.node),
-            )
-        extra = getattr(screen, "palette_commands", None)
-        if extra is not None:
-            yield from extra()
-        yield from super().get_system_commands(screen)
+            where = "" if action.group == EVERYWHERE else f" ({action.group} pane)"
+            title = action.title if action.group == EVERYWHERE else f"{action.group}: {action.title}"
+            yield SystemCommand(title, f"key: {action.key_text}{where}",
+                                partial(run_action, screen, action))
+        for command in super().get_system_commands(screen):
+            if command.title not in TEXTUAL_DUPLICATES:
+                yield command
 
 
 def run(args: argparse.Namespace) -> int:

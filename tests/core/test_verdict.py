@@ -132,3 +132,13 @@ def test_percents_show_enough_digits_to_see_why(
     value: float, limit: float, sign: str, shown: tuple[str, str]
 ) -> None:
     assert percents(value, limit, sign) == shown
+
+
+def test_kept_reason_prints_the_gain_and_noise_apart() -> None:
+    """Just above the 2% noise floor: not "+2.0% exceeds the noise 2.0%"."""
+    import re
+
+    result = verdict([98.03, 98.03, 98.03])  # gain +2.0096%
+    assert result.verdict is Verdict.KEPT
+    assert re.fullmatch(r"gain \+2\.0[1-9]% over the frontier exceeds the noise 2\.00%",
+                        result.reason), result.reason

@@ -109,7 +109,7 @@ async def test_help_lists_keys_of_the_focused_pane(campaign_root: Path) -> None:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         text = " ".join(static_text(w) for w in app.screen.query(Static))
-        assert "RoundsPane" in text and "Filter" in text and "rounds.filter" in text
+        assert "by pane (Rounds first)" in text and "Filter" in text and "rounds.filter" in text
         await pilot.press("escape")
         assert isinstance(app.screen.query_one(RoundsPane), RoundsPane)
 

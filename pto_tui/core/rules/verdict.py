@@ -185,7 +185,5 @@ def _judge_gain(
             Verdict.INCONCLUSIVE,
             f"gain {gain:+.1%} from a single measurement of {side}: repeat to confirm",
         )
-    return (
-        Verdict.KEPT,
-        f"gain {gain:+.1%} over the frontier exceeds the noise {max(noise, noise_floor):.1%}",
-    )
+    shown, limit = percents(gain, max(noise, noise_floor), "+")
+    return Verdict.KEPT, f"gain {shown} over the frontier exceeds the noise {limit}"

@@ -12,16 +12,18 @@ from textual.widgets import Footer, Static
 
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.vocabulary import PRE_EDIT_FIELDS
-from pto_tui.tui.format import duration, iter_name, verdict_word
+from pto_tui.tui.format import duration_in, duration_unit, iter_name, verdict_word
 
 
 def _samples(values: list[float]) -> str:
     return ", ".join(f"{v:g}" for v in values) or "-"
 
 
-def round_facts(r: Round) -> list[tuple[str, str, str]]:
-    """(section, field, value) of everything worth comparing."""
+def round_facts(r: Round, unit: str = "") -> list[tuple[str, str, str]]:
+    """(section, field, value) of everything worth comparing (durations in `unit`,
+    e.g. the one both compared rounds are shown in; by default the round's own)."""
     m = r.measurement
+    unit = unit or duration_unit([m.median_us])
     facts = [
         ("round", "verdict", verdict_word(r)),
         ("round", "reason", r.verdict_reason or "-"),
@@ -39,7 +41,7 @@ def round_facts(r: Round) -> list[tuple[str, str, str]]:
     facts += [
         ("measurement", "build", m.build or "-"),
         ("measurement", "correctness", m.correctness or "-"),
-        ("measurement", "median", duration(m.median_us)),
+        ("measurement", "median", duration_in(m.median_us, unit)),
         ("measurement", "samples (us)", _samples(m.samples_us)),
         ("measurement", "TFLOPS", f"{m.tflops:.2f}" if m.tflops is not None else "-"),
         ("measurement", "problem", m.problem or "-"),
@@ -49,53 +51,89 @@ def round_facts(r: Round) -> list[tuple[str, str, str]]:
     return facts
 
 
-def differences(a: Round, b: Round) -> list[tuple[str, str, str, str]]:
-    """(section, field, a value, b value) where the two rounds differ."""
-    fa = {(s, f): v for s, f, v in round_facts(a)}
-    fb = {(s, f): v for s, f, v in round_facts(b)}
+def compared_rows(a: Round, b: Round) -> list[tuple[str, str, str, str, bool]]:
+    """(section, field, a value, b value, differs) of every fact of either round."""
+    unit = duration_unit([a.measurement.median_us, b.measurement.median_us])
+    fa = {(s, f): v for s, f, v in round_facts(a, unit)}
+    fb = {(s, f): v for s, f, v in round_facts(b, unit)}
     keys = list(dict.fromkeys([*fa, *fb]))
     missing = {"files": "-", "parameters": "(unset)"}
     out = []
     for section, field in keys:
         va = fa.get((section, field), missing.get(section, "-"))
         vb = fb.get((section, field), missing.get(section, "-"))
-        if va != vb:
-            out.append((section, field, va, vb))
+        out.append((section, field, va, vb, va != vb))
     return out
+
+
+def differences(a: Round, b: Round) -> list[tuple[str, str, str, str]]:
+    """(section, field, a value, b value) where the two rounds differ."""
+    return [(s, f, va, vb) for s, f, va, vb, differs in compared_rows(a, b) if differs]
+
+
+DIFFERS = "≠"  # the mark of a differing row in the full view (readable without colour)
+
+
+def compare_table(a: Round, b: Round, full: bool, pinned: bool = False) -> Table | Text:
+    rows = [row for row in compared_rows(a, b) if full or row[4]]
+    if not rows:
+        return Text("the two rounds do not differ")
+    table = Table(expand=True, show_lines=False, box=None, padding=(0, 1))
+    table.add_column("", width=1, no_wrap=True)
+    table.add_column("field", style="bold", ratio=2)
+    table.add_column(iter_name(a.number) + (" (ref)" if pinned else ""), ratio=3)
+    table.add_column(iter_name(b.number), ratio=3)
+    section = ""
+    for sec, field, va, vb, differs in rows:
+        if sec != section:
+            table.add_row("", Text(sec, style="underline"), "", "")
+            section = sec
+        style = "bold" if full and differs else ("dim" if full else "")
+        table.add_row(Text(DIFFERS if full and differs else "", style="bold yellow"),
+                      field, Text(va, style=style), Text(vb, style=style))
+    return table
+
+
+def compare_title(a: Round, b: Round, full: bool, pinned: bool) -> str:
+    left = iter_name(a.number) + (" (reference)" if pinned else "")
+    what = f"every fact, {DIFFERS} where they differ" if full else "only what differs"
+    return f"compare {left} ↔ {iter_name(b.number)}: {what}"
 
 
 class CompareScreen(Screen[None]):
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back", id="compare.back"),
+        Binding("d", "toggle_full", "Diff only / full", id="compare.full"),
         Binding("j", "scroll('down')", "Down", show=False, id="compare.down"),
         Binding("k", "scroll('up')", "Up", show=False, id="compare.up"),
     ]
 
-    def __init__(self, a: Round, b: Round) -> None:
+    def __init__(self, a: Round, b: Round, *, pinned: bool = False) -> None:
         super().__init__()
         self.a = a
         self.b = b
+        self.pinned = pinned  # a is the pinned reference
+        self.full = False
 
     def compose(self) -> ComposeResult:
-        title = f"compare {iter_name(self.a.number)} ↔ {iter_name(self.b.number)}: only what differs"
-        yield Static(Text(title, style="bold"), classes="topbar")
-        diffs = differences(self.a, self.b)
-        table = Table(expand=True, show_lines=False, box=None, padding=(0, 1))
-        table.add_column("field", style="bold", ratio=2)
-        table.add_column(iter_name(self.a.number), ratio=3)
-        table.add_column(iter_name(self.b.number), ratio=3)
-        section = ""
-        for sec, field, va, vb in diffs:
-            if sec != section:
-                table.add_row(Text(sec, style="underline"), "", "")
-                section = sec
-            table.add_row(field, va, vb)
+        yield Static(id="compare-title", classes="topbar")
         with VerticalScroll(id="compare-body"):
-            yield Static(table if diffs else Text("the two rounds do not differ"))
+            yield Static(id="compare-table")
         yield Footer()
 
     def on_mount(self) -> None:
+        self._draw()
         self.query_one("#compare-body").focus()
+
+    def _draw(self) -> None:
+        title = compare_title(self.a, self.b, self.full, self.pinned)
+        self.query_one("#compare-title", Static).update(Text(title, style="bold"))
+        self.query_one("#compare-table", Static).update(
+            compare_table(self.a, self.b, self.full, self.pinned))
+
+    def action_toggle_full(self) -> None:
+        self.full = not self.full
+        self._draw()
 
     def action_scroll(self, where: str) -> None:
         body = self.query_one("#compare-body", VerticalScroll)

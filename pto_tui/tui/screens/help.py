@@ -1,62 +1,49 @@
-"""`?`: the keys of the focused pane (and the screen and app around it)."""
+"""`?`: this app's keys by pane (the focused pane first), then those that work everywhere."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import ActiveBinding, Binding
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-_NAMES = {
-    "question_mark": "?",
-    "slash": "/",
-    "space": "space",
-    "escape": "esc",
-    "enter": "enter",
-    "exclamation_mark": "!",
-    "greater_than_sign": ">",
-    "less_than_sign": "<",
-}
-
-
-def describe_key(key: str) -> str:
-    return _NAMES.get(key, key)
+from pto_tui.tui.actions import Action
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape,q,question_mark", "dismiss", "Close", id="help.close"),
+        Binding("j,down", "scroll('down')", "Down", show=False, id="help.down"),
+        Binding("k,up", "scroll('up')", "Up", show=False, id="help.up"),
     ]
 
-    def __init__(self, bindings: dict[str, ActiveBinding], where: str) -> None:
+    def __init__(self, actions: Sequence[Action]) -> None:
         super().__init__()
-        self.bindings = bindings
-        self.where = where
+        self.actions = list(actions)
 
     def compose(self) -> ComposeResult:
         table = Table(box=None, show_header=False, padding=(0, 1), expand=False)
         table.add_column("key", style="bold", no_wrap=True)
         table.add_column("action")
         table.add_column("id", style="dim", no_wrap=True)
-        groups: dict[str, list[tuple[str, Binding, bool]]] = {}
-        for key, active in self.bindings.items():
-            owner = active.node.__class__.__name__
-            groups.setdefault(owner, []).append((key, active.binding, active.enabled))
-        for owner, rows in groups.items():
-            table.add_row(Text(owner, style="underline"), "", "")
-            for key, binding, enabled in rows:
-                action = binding.description or binding.action
-                table.add_row(
-                    describe_key(key),
-                    Text(action, style="" if enabled else "dim"),
-                    binding.id or "",
-                )
+        group = None
+        for action in self.actions:
+            if action.group != group:
+                if group is not None:
+                    table.add_row("", "", "")
+                table.add_row(Text(action.group, style="bold underline"), "", "")
+                group = action.group
+            table.add_row(action.key_text, action.title, ", ".join(action.ids))
+        first = self.actions[0].group if self.actions else ""
         with VerticalScroll(id="help-body"):
-            yield Static(Text(f"Keys here ({self.where})", style="bold"), id="help-title")
-            yield Static(table)
+            yield Static(Text(f"Keys, by pane ({first} first)  ·  j/k scroll, esc closes",
+                              style="bold"), id="help-title")
+            yield Static(table, id="help-table")
             yield Static(
                 Text(
                     "tab/shift+tab move between panes and fields · digits jump to panes · "
@@ -64,6 +51,13 @@ class HelpScreen(ModalScreen[None]):
                     style="dim",
                 )
             )
+
+    def on_mount(self) -> None:
+        self.query_one("#help-body").focus()
+
+    def action_scroll(self, where: str) -> None:
+        body = self.query_one("#help-body", VerticalScroll)
+        body.scroll_down() if where == "down" else body.scroll_up()
 
     def action_dismiss(self) -> None:  # type: ignore[override]
         self.dismiss(None)

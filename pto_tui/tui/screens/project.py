@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import partial
 from pathlib import Path
 
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
@@ -40,7 +38,8 @@ SIDE_MIN_WIDTH = 110  # below this the side summary folds away
 class ProjectScreen(Screen[None]):
     BINDINGS = [
         *(
-            Binding(f"{i},f{i}", f"show_pane('{pid}')", title, show=False, id=f"pane.{pid}")
+            Binding(f"{i},f{i}", f"show_pane('{pid}')", f"Go to {title}", show=False,
+                    id=f"pane.{pid}")
             for i, (pid, title) in enumerate(PANES, 1)
         ),
         Binding("escape", "home", "Back", show=False, id="project.back"),
@@ -48,6 +47,8 @@ class ProjectScreen(Screen[None]):
         Binding("ctrl+w", "close_project", "Close project", show=False, id="project.close"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="project.reload"),
         Binding("w", "write_chart", "Chart", id="project.chart"),
+        Binding("X", "export", "Export rounds", show=False, id="project.export"),
+        Binding("R", "write_report", "Campaign report", show=False, id="project.report"),
     ]
 
     def __init__(self, session: Session) -> None:
@@ -158,6 +159,10 @@ class ProjectScreen(Screen[None]):
         if focus is not None:
             focus()
 
+    def pane_widgets(self) -> list[tuple[str, str, Widget]]:
+        """(id, title, widget) of each pane, in tab order (the palette and `?` read them)."""
+        return [(pid, title, self.query_one(f"#{pid}", Widget)) for pid, title in PANES]
+
     def on_show_pane(self, event: ShowPane) -> None:
         event.stop()
         self.action_show_pane(event.pane)
@@ -229,15 +234,43 @@ class ProjectScreen(Screen[None]):
         self.query_one(RoundPane).attach_evidence(event.text)
         self.action_show_pane("round")
 
-    def palette_commands(self) -> Iterable[SystemCommand]:
-        for i, (pid, title) in enumerate(PANES, 1):
-            yield SystemCommand(f"Go to {title}", f"key: {i}", partial(self.action_show_pane, pid))
-        yield SystemCommand("Reload the project", "key: ctrl+r", self.reload)
-        yield SystemCommand("Write the summary chart", "key: w", self.action_write_chart)
-        for step, key, title in (("environment", "E", "Run the environment round"),
-                                 ("reference", "T", "Measure the torch_npu baseline"),
-                                 ("baseline", "B", "Measure the iter-000 baseline"),
-                                 ("round", "r", "Run the open round")):
-            yield SystemCommand(title, f"key: {key} (Run pane)",
-                                partial(self.post_message, RunLoopStep(step)))
-        yield SystemCommand("Close the project", "key: ctrl+w", self.action_close_project)
+    # ------------------------------------------------------------ export and report
+
+    def action_export(self) -> None:
+        """X: the round table as csv / md / json (asked), into the project."""
+        from pto_tui.tui.screens.export import ExportScreen
+
+        def chosen(fmt: str | None) -> None:
+            if fmt:
+                self.write_export(fmt)
+
+        self.app.push_screen(ExportScreen(self.session.layout.root), chosen)
+
+    @work(exclusive=True, group="export", exit_on_error=False)
+    async def write_export(self, fmt: str) -> None:
+        import asyncio
+
+        from pto_tui.tui.screens.export import write_export
+
+        try:
+            path = await asyncio.to_thread(write_export, self.session.campaign, fmt)
+        except PtoError as error:
+            self.app.report_error(error, title="export")  # type: ignore[attr-defined]
+            return
+        self.app.notify(str(path), title=f"{fmt} export written", timeout=15)
+
+    @work(exclusive=True, group="report", exit_on_error=False)
+    async def action_write_report(self) -> None:
+        """R: REPORT.md (the chart drawn first when missing or out of date), as `pto-tui report`."""
+        import asyncio
+
+        from pto_tui.core.summary.campaign_report import write_campaign_report
+
+        self.app.notify("writing the campaign report…", title="report")
+        try:
+            result = await asyncio.to_thread(write_campaign_report, self.session.campaign)
+        except PtoError as error:
+            self.app.report_error(error, title="report")  # type: ignore[attr-defined]
+            return
+        drawn = f"\nchart drawn: {result.chart}" if result.chart_drawn else ""
+        self.app.notify(f"{result.path}{drawn}", title="campaign report written", timeout=15)

@@ -12,8 +12,9 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input, Static
 
 from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import timing_text
 from pto_tui.tui.format import (
+    duration_in,
+    duration_unit,
     iter_name,
     marked_verdict,
     ratio,
@@ -29,8 +30,29 @@ from pto_tui.tui.widgets.frontier_plot import FrontierPlot, PlotPoint
 COLUMNS = ("", "", "iter", "verdict", "duration", "TFLOPS", "x init", "x torch", "hypothesis",
            "class", "phase")
 COMPARE_MARK = "▶"
+PIN_MARK = "◆"
 FRONTIER_NOW = "★"
 FRONTIER_STEP = "↑"
+# one line under the table: every mark it shows (marks, not colours: NO_COLOR keeps them);
+# the tampered and simulated marks only when a round has them (80 columns hold the rest)
+LEGEND = (
+    (FRONTIER_STEP, "frontier step"), (FRONTIER_NOW, "frontier"), ("*", "amended"),
+    (COMPARE_MARK, "marked"), (PIN_MARK, "reference"),
+)
+TAMPERED_LEGEND = ("!", "tampered")
+SIMULATED_LEGEND = ("(sim)", "simulated")
+
+
+def legend_text(tampered: bool = False, simulated: bool = False) -> Text:
+    items = [*LEGEND, *([TAMPERED_LEGEND] if tampered else []),
+             *([SIMULATED_LEGEND] if simulated else [])]
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for mark, meaning in items:
+        text.append(mark, style="bold")
+        text.append(f" {meaning}  ", style="dim")
+    text.rstrip()
+    return text
+
 
 SORTS: tuple[tuple[str, Callable[[Round], object]], ...] = (
     ("iter", lambda r: r.number),
@@ -65,11 +87,15 @@ def matches(record: Round, query: str) -> bool:
 
 
 class RoundsPane(Vertical):
+    DEFAULT_CSS = """
+    #rounds-legend { height: 1; }
+    """
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="rounds.filter"),
         Binding("s", "sort", "Sort", id="rounds.sort"),
         Binding("S", "reverse", "Reverse", show=False, id="rounds.reverse"),
         Binding("space", "mark", "Mark", id="rounds.mark"),
+        Binding("P", "pin", "Pin reference", show=False, id="rounds.pin"),
         Binding("c", "compare", "Compare", id="rounds.compare"),
         Binding("p", "plot", "Plot", id="rounds.plot"),
         Binding("enter", "open", "Open", show=False, id="rounds.open"),
@@ -86,6 +112,7 @@ class RoundsPane(Vertical):
         self.sort_index = 0
         self.descending = False
         self.marked: list[int] = []
+        self.pinned: int | None = None  # the reference `c` compares the cursor round with
         self.query_text = ""
 
     def compose(self) -> ComposeResult:
@@ -94,6 +121,7 @@ class RoundsPane(Vertical):
         table: DataTable[str | Text] = DataTable(id="rounds-table", cursor_type="row")
         table.add_columns(*COLUMNS)
         yield table
+        yield Static(legend_text(), id="rounds-legend")
         yield FrontierPlot(id="rounds-plot", classes="hidden")
         yield Static(id="rounds-counts")
 
@@ -138,16 +166,18 @@ class RoundsPane(Vertical):
         steps = {r.number for r in snap.rounds
                  if r.is_closed and (r.is_baseline or verdict_word(r) == "kept")}
         rows = self.visible_rounds()
+        # one unit for the column, from all rounds (a filter does not change it)
+        unit = duration_unit([r.measurement.median_us for r in snap.rounds])
         for r in rows:
             median = r.measurement.median_us
             front = FRONTIER_NOW if r.number == st.frontier_round else (
                 FRONTIER_STEP if r.number in steps else "")
             table.add_row(
-                Text(COMPARE_MARK, style="bold cyan") if r.number in self.marked else "",
+                self._mark_cell(r.number),
                 Text(front, style="dark_orange"),
                 str(r.number),
                 _verdict_cell(r),
-                timing_text(median, r.simulated),
+                duration_in(median, unit) + (" (sim)" if r.simulated and median else ""),
                 tflops(r.measurement.tflops),
                 speed(ratio(st.baseline_us, median)),
                 speed(ratio(torch_us, median)),
@@ -159,6 +189,16 @@ class RoundsPane(Vertical):
         if current_key is not None and current_key in {str(r.number) for r in rows}:
             table.move_cursor(row=table.get_row_index(current_key), animate=False)
         self._counts(len(rows))
+        self.query_one("#rounds-legend", Static).update(legend_text(
+            any(r.tampered for r in snap.rounds), any(r.simulated for r in snap.rounds)))
+
+    def _mark_cell(self, number: int) -> Text:
+        text = Text()
+        if number == self.pinned:
+            text.append(PIN_MARK, style="bold magenta")
+        if number in self.marked:
+            text.append(COMPARE_MARK, style="bold cyan")
+        return text
 
     def _counts(self, shown: int) -> None:
         snap = self.snapshot
@@ -175,6 +215,8 @@ class RoundsPane(Vertical):
             text.append(f", filter '{self.query_text}'", style="dim")
         if self.marked:
             text.append("  marked " + " ".join(iter_name(n) for n in self.marked), style="cyan")
+        if self.pinned is not None:
+            text.append(f"  reference {iter_name(self.pinned)}", style="magenta")
         self.query_one("#rounds-counts", Static).update(text)
 
     # ------------------------------------------------------------ actions
@@ -244,22 +286,41 @@ class RoundsPane(Vertical):
             self.marked = [*self.marked, number][-2:]  # two rounds at most: the oldest goes
         self._fill()
 
+    def action_pin(self) -> None:
+        """P: the cursor round becomes the reference (P on it again unpins)."""
+        number = self.selected()
+        if number is None:
+            return
+        self.pinned = None if number == self.pinned else number
+        self._fill()
+
+    def compare_pair(self) -> tuple[int, int, bool] | None:
+        """(a, b, a is the pinned reference): two marked rounds, else the reference and
+        the cursor round, else one marked round and the cursor round."""
+        current = self.selected()
+        if len(self.marked) == 2:
+            a, b = sorted(self.marked)
+            return a, b, False
+        if self.pinned is not None and current is not None and current != self.pinned:
+            return self.pinned, current, True
+        if len(self.marked) == 1 and current is not None and current not in self.marked:
+            a, b = sorted([self.marked[0], current])
+            return a, b, False
+        return None
+
     def action_compare(self) -> None:
         from pto_tui.tui.screens.compare import CompareScreen
 
         if self.snapshot is None:
             return
-        numbers = list(self.marked)
-        current = self.selected()
-        if len(numbers) == 1 and current is not None and current not in numbers:
-            numbers.append(current)
-        if len(numbers) != 2:
-            self.app.notify("mark two rounds with space (or one, and put the cursor on another)",
-                            title="compare")
+        pair = self.compare_pair()
+        if pair is None:
+            self.app.notify("pin a reference with P (or mark two rounds with space), "
+                            "then put the cursor on another round", title="compare")
             return
-        a, b = (self.snapshot.round(n) for n in sorted(numbers))
+        a, b = self.snapshot.round(pair[0]), self.snapshot.round(pair[1])
         if a is not None and b is not None:
-            self.app.push_screen(CompareScreen(a, b))
+            self.app.push_screen(CompareScreen(a, b, pinned=pair[2]))
 
     def action_plot(self) -> None:
         self.query_one("#rounds-plot").toggle_class("hidden")
