@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from rich.text import Text
 
 from pto_tui.core.rounds.records import Round
@@ -87,34 +85,3 @@ def tflops(value: float | None) -> str:
 
 def iter_name(number: int | None) -> str:
     return f"iter-{number:03d}" if number is not None else "-"
-
-
-# ------------------------------------------------------------ one unit for several durations
-# (the CLI's `format_duration` picks a unit per value: 23.987 ms beside 9060.3 us; a column
-# or a sentence reads better in one unit, chosen by the middle of its values)
-MS_FROM_US = 10_000.0  # the same threshold as core's format_duration
-
-
-def duration_unit(values: Sequence[float | None]) -> str:
-    """"ms" when the median of the known values is 10 ms or more, else "us"."""
-    known = sorted(v for v in values if v is not None)
-    if not known:
-        return "us"
-    middle = known[len(known) // 2] if len(known) % 2 else (
-        known[len(known) // 2 - 1] + known[len(known) // 2]) / 2
-    return "ms" if middle >= MS_FROM_US else "us"
-
-
-def duration_in(us: float | None, unit: str) -> str:
-    """A duration in the given unit: "23.987 ms", "9060.3 us", "-" when unknown."""
-    if us is None:
-        return "-"
-    if unit == "ms":
-        return f"{us / 1000:.3f} ms"
-    return f"{us:.1f} us"
-
-
-def durations(values: Sequence[float | None]) -> list[str]:
-    """Several durations in one unit (a column, or the numbers of one sentence)."""
-    unit = duration_unit(values)
-    return [duration_in(v, unit) for v in values]

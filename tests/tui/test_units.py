@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pto_tui.tui.format import duration_in, duration_unit, durations
+from pto_tui.core.rounds.render import duration_in, duration_unit
+from pto_tui.core.rounds.render import format_durations as durations
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import TorchBaseline, format_duration
+from pto_tui.core.rounds.render import MS_FROM_US, TorchBaseline, format_duration
 from pto_tui.core.vocabulary import Verdict
 
 BASELINE = "baseline"
@@ -38,7 +38,6 @@ MIN_FOLD_RUN = 3  # shorter runs stay unfolded (folding 2 rounds into 2 saves no
 MAX_SLOTS = 24  # if still wider than this, runs of 2 are folded too
 LOG_RATIO = 10.0  # max/min duration above which the duration axis is logarithmic
 MAX_MILESTONES = 6  # labels beyond this overlap; the biggest gains are labelled
-MS_FROM_US = 10_000.0  # same switch point as render.format_duration
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.render import duration_in, duration_unit
 from pto_tui.core.vocabulary import PRE_EDIT_FIELDS
-from pto_tui.tui.format import duration_in, duration_unit, iter_name, verdict_word
+from pto_tui.tui.format import iter_name, verdict_word
 
 
 def _samples(values: list[float]) -> str:

@@ -21,8 +21,9 @@ from textual.widgets.option_list import Option
 
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.rounds.records import EnvironmentNotes
+from pto_tui.core.rounds.render import format_durations
 from pto_tui.jobs.model import JobRecord
-from pto_tui.tui.format import duration, durations, iter_name, speed
+from pto_tui.tui.format import duration, iter_name, speed
 from pto_tui.tui.messages import RunLoopStep
 from pto_tui.tui.session import Session, Snapshot
 
@@ -218,7 +219,7 @@ def _reference_rows(t: Table, st: CampaignStatus) -> None:
     t.add_row("baseline", f"iter-000 {duration(st.baseline_us)}" if st.baseline_us
               else Text("not recorded (B measures it)", style="yellow"))
     if st.torch:
-        avg, low, high = durations([st.torch.avg_us, st.torch.min_us, st.torch.max_us])
+        avg, low, high = format_durations([st.torch.avg_us, st.torch.min_us, st.torch.max_us])
         t.add_row(
             "torch_npu",
             f"{st.torch.label}: avg {avg} (min {low}, max {high})"

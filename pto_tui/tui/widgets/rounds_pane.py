@@ -12,9 +12,8 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input, Static
 
 from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.render import duration_in, duration_unit
 from pto_tui.tui.format import (
-    duration_in,
-    duration_unit,
     iter_name,
     marked_verdict,
     ratio,
