@@ -98,7 +98,7 @@ def cmd_env(args: argparse.Namespace) -> int:
         warnings = campaign.warnings
     finish(
         args,
-        {"environment_passed": notes.passed, "probes": probes},
+        {"environment_passed": notes.passed, **notes.__dict__},  # env.schema.json
         warnings,
         _environment_verdict(notes.passed),
     )
@@ -115,7 +115,7 @@ def _run_environment(args: argparse.Namespace) -> int:
     lines = [f"  {'ok    ' if ok else 'FAILED'} {name}" for name, ok in notes.probes.items()]
     lines += [f"  problem: {p}" for p in notes.problems]
     lines.append(_environment_verdict(notes.passed))
-    finish(args, notes.__dict__, warnings, "\n".join(lines))
+    finish(args, {"environment_passed": notes.passed, **notes.__dict__}, warnings, "\n".join(lines))
     return 0 if notes.passed else 1
 
 
