@@ -12,6 +12,7 @@ from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.records import EnvironmentNotes
 from pto_tui.core.rounds.render import TorchBaseline, format_duration
+from pto_tui.mcp import payloads
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -185,13 +186,12 @@ def cmd_phase(args: argparse.Namespace) -> int:
     with open_campaign(args, write=bool(args.name)) as campaign:
         if args.name:
             campaign.set_phase(args.name)
-        phases = list(campaign.config.phases)
-        current = str(campaign.project.document.get("phases", {}).get("current") or phases[0])
+        data = payloads.phases(campaign)  # the MCP tool `phase` gives the same
     if args.json:
-        print_json({"phases": phases, "current": current})
+        print_json(data)
     else:
-        for name in phases:
-            print(("* " if name == current else "  ") + name)
+        for name in data["phases"]:
+            print(("* " if name == data["current"] else "  ") + name)
     return 0
 
 

@@ -99,3 +99,10 @@ def costmodel(results: list[CycleResult]) -> dict[str, Any]:
         "failed": sum(not r.ok for r in results),
         "stamp": results[0].stamp.to_dict() if results else None,
     }
+
+
+def phases(campaign: Campaign) -> dict[str, Any]:
+    """The phases and the current one (phase.schema.json)."""
+    names = list(campaign.config.phases)
+    current = campaign.project.document.get("phases", {}).get("current") or names[0]
+    return {"phases": names, "current": str(current)}

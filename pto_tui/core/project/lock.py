@@ -168,3 +168,20 @@ def last_writer(state_dir: Path) -> LockHolder | None:
     """Who wrote the project last under the lock (None when nobody has yet)."""
     holder = read_holder(state_dir / LAST_WRITE_NAME)
     return holder if holder is not None and holder.pid != -1 else None
+
+
+def workspace_upload_lock(state_dir: Path, command: str = "exec") -> ProjectLock:
+    """The lock held while a command uploads the workspace and runs on it (`exec`, from
+    the CLI and the MCP server alike): another writer's round must not see its files
+    change under it. Taken (bounded wait) or refused with the way around named."""
+    lock = ProjectLock(state_dir, command)
+    try:
+        lock.acquire()
+    except LockedError as error:
+        raise LockedError(
+            f"{error.message}; exec uploads the workspace, so it waits for the project lock",
+            file=error.file,
+            hint="run it when the other pto-tui is done, or run it without the upload "
+            "(--no-sync; sync=false over MCP) on the target's copy as it is",
+        ) from None
+    return lock
