@@ -13,13 +13,26 @@ from pto_tui.core.operators.candidate import Candidate
 from pto_tui.core.operators.scan import ScanResult
 from pto_tui.core.operators.tunables import discover
 from pto_tui.core.project.config import Tunable
+from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.project.lock import last_writer
 from pto_tui.core.rounds.export import export_rows
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rules.gates import Finding
 
 
 def status(campaign: Campaign) -> dict[str, Any]:
-    return {**campaign.status().to_json(), "commands": asdict(campaign.config.commands)}
+    return {**campaign.status().to_json(), "commands": asdict(campaign.config.commands),
+            "last_write": last_write(campaign.layout)}
+
+
+def last_write(layout: ProjectLayout) -> dict[str, Any] | None:
+    """Who took the write lock last (what the terminal application names when it
+    reloads after another process's write); None before the first write."""
+    holder = last_writer(layout.state_dir)
+    if holder is None:
+        return None
+    return {"pid": holder.pid, "host": holder.host, "command": holder.command,
+            "since": holder.since, "described": holder.describe()}
 
 
 def rounds(campaign: Campaign) -> dict[str, Any]:

@@ -5,6 +5,7 @@ Every write takes the project lock for itself alone, so writers never interleave
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -111,3 +112,8 @@ def test_two_agents_starting_a_round_at_once_never_interleave(fresh_root: Path) 
     assert sorted(p.name for p in (fresh_root / "runs").glob("iter-*")) == ["iter-000", "iter-001"]
     assert (fresh_root / "runs" / "iter-001" / "notes.md").is_file()
     assert campaign.project.get_state("last_round") == 1
+    # headless, the last writer is what the app names in its notification
+    status = agent(fresh_root, "status", "--json")
+    text, _err = status.communicate(timeout=60)
+    last = json.loads(text)["last_write"]
+    assert last["command"] == "pto-tui round start" and last["pid"] in (first.pid, second.pid)

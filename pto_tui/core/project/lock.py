@@ -7,7 +7,8 @@ holder named. Reads take no lock: the files are written atomically.
 
 A lock left by a dead process on this host is detected as stale and taken over; a lock
 from another host cannot be checked, so it is reported. Releasing renames the lock to
-`last-write.json`, so a reader can tell who wrote last without an extra write.
+`last-write.json`, so a reader can tell who took the lock last (the last writer, or
+a write its rules refused) without an extra write.
 """
 
 from __future__ import annotations
@@ -165,7 +166,7 @@ class ProjectLock:
 
 
 def last_writer(state_dir: Path) -> LockHolder | None:
-    """Who wrote the project last under the lock (None when nobody has yet)."""
+    """Who took the write lock last (None when nobody has yet)."""
     holder = read_holder(state_dir / LAST_WRITE_NAME)
     return holder if holder is not None and holder.pid != -1 else None
 
