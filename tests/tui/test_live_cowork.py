@@ -117,3 +117,23 @@ def test_two_agents_starting_a_round_at_once_never_interleave(fresh_root: Path) 
     text, _err = status.communicate(timeout=60)
     last = json.loads(text)["last_write"]
     assert last["command"] == "pto-tui round start" and last["pid"] in (first.pid, second.pid)
+
+
+def test_a_reader_during_an_agents_writes_sees_before_or_after_never_half(fresh_root: Path) -> None:
+    writes = [("round", "start", *pre_edit_flags("agent: smaller tiles")),
+              ("round", "changes", "--set", "kFaTileS1=128"),
+              ("round", "measure", "--build", "ok", "--correctness", "pass", "--samples", "80,81,79"),
+              ("round", "close", "--analysis", "faster", "--next", "more")]
+    seen: set[tuple[int, str]] = set()
+    for args in writes:
+        writer = agent(fresh_root, *args)
+        while writer.poll() is None:  # read without a lock, as often as we can
+            with Campaign(fresh_root) as campaign:
+                rounds = campaign.rounds()
+                status = campaign.status(rounds)
+            problems = status.problems
+            assert not problems.missing and not problems.unreadable, problems
+            assert all(not r.imported for r in rounds), "a round read as written by hand"
+            seen |= {(r.number, r.status) for r in rounds}
+        assert writer.returncode == 0, writer.communicate()
+    assert (1, "closed") in {(r.number, r.status) for r in Campaign(fresh_root).rounds()}

@@ -21,7 +21,7 @@ from pto_tui.core.project.config import ProjectConfig, Scalar
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import ProjectLock
-from pto_tui.core.rounds.ledger import Ledger, LedgerProblems
+from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger, LedgerProblems
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.gates import HONEST_HISTORY
@@ -125,7 +125,10 @@ class CampaignContext:
     # -------------------------------------------------------------- writing
 
     def publish(self, record: Round, diff_text: str | None = None) -> None:
-        """Save the record, render its Markdown and ITERATIONS.md."""
+        """Save the record, render its Markdown and ITERATIONS.md. A new open round's
+        round.toml comes first, so a reader never takes its folder for a hand-written one."""
+        if not record.is_closed and not (self.layout.round_dir(record.number) / ROUND_FILE).exists():
+            self.ledger.save(record)  # the read model takes the final one, below
         self.warnings += self.ledger.write_round_files(record, diff_text)
         self.reads.save(record)
         self.warnings += self.ledger.write_iterations(self.current_rounds(), self.torch_baseline())
