@@ -13,7 +13,7 @@ import asyncio
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
 from textual.message import Message
 from textual.worker import get_current_worker
@@ -22,9 +22,6 @@ from pto_tui.core.campaign.stamps import DiskStamp, disk_stamp, file_stamp
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import LAST_WRITE_NAME, LOCK_NAME, last_writer
 from pto_tui.core.rounds.records import Round
-
-if TYPE_CHECKING:
-    from pto_tui.tui.session import Session, Snapshot
 
 INTERVAL = 1.0  # seconds between two looks at the disk
 
@@ -81,10 +78,17 @@ class _Poster(Protocol):
     def post_message(self, message: Message) -> bool: ...
 
 
-class _Reloading(Protocol):
-    def apply(self, snap: Snapshot) -> None: ...
+class _Reloading(Protocol):  # the project screen
+    def apply(self, snap: Any) -> None: ...
 
     def notify(self, message: str, *, title: str = "", timeout: float | None = None) -> None: ...
+
+
+class _Loading(Protocol):  # the session (which imports this module)
+    @property
+    def snapshot(self) -> Any: ...
+
+    def load(self) -> Any: ...
 
 
 def describe_change(before: list[Round], after: list[Round], writer: str) -> str:
@@ -97,7 +101,7 @@ def describe_change(before: list[Round], after: list[Round], writer: str) -> str
     return f"{what} changed on disk ({writer or 'edited by hand'})"
 
 
-async def reload_changed(screen: _Reloading, session: Session, writer: str) -> None:
+async def reload_changed(screen: _Reloading, session: _Loading, writer: str) -> None:
     """Reload the snapshot off the event loop, redraw, and say what changed."""
     before = session.snapshot.rounds if session.snapshot is not None else []
     snap = await asyncio.to_thread(session.load)
