@@ -10,6 +10,7 @@ is one change. A change posts `DiskChanged`; the screen reloads and says what ch
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from textual.worker import get_current_worker
 
 from pto_tui.core.campaign.stamps import DiskStamp, disk_stamp, file_stamp
 from pto_tui.core.project.layout import ProjectLayout
-from pto_tui.core.project.lock import LAST_WRITE_NAME, LOCK_NAME, last_writer
+from pto_tui.core.project.lock import LAST_WRITE_NAME, LOCK_NAME, is_stale, last_writer, read_holder
 from pto_tui.core.rounds.records import Round
 
 INTERVAL = 1.0  # seconds between two looks at the disk
@@ -52,7 +53,8 @@ class DiskWatch:
     def look(self) -> str | None:
         """Who changed the project since the last look ("" when unknown), None when nothing
         changed or a write is still going on."""
-        if (self.layout.state_dir / LOCK_NAME).exists():
+        holder = read_holder(self.layout.state_dir / LOCK_NAME)
+        if holder is not None and not is_stale(holder):
             return None  # look again once the write is done
         stamp: DiskStamp = disk_stamp(self.layout)
         writer_stamp = file_stamp(self.layout.state_dir / LAST_WRITE_NAME)
@@ -61,8 +63,10 @@ class DiskWatch:
                 return None
             locked_write = writer_stamp != self._writer_known
             self._known, self._writer_known = stamp, writer_stamp
-        holder = last_writer(self.layout.state_dir) if locked_write else None
-        return holder.command or f"pid {holder.pid}" if holder is not None else ""
+        writer = last_writer(self.layout.state_dir) if locked_write else None
+        if writer is None or writer.pid == os.getpid():  # our writes are never news
+            return ""  # changed without the lock: by hand
+        return writer.command or f"pid {writer.pid}"
 
     def run(self, screen: _Poster) -> None:
         """The worker's loop: look every INTERVAL seconds until the worker is cancelled."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +16,10 @@ from typing import Any
 from textual.widgets import DataTable, Static
 
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rules.gates import ONE_ROUND_AT_A_TIME
 from pto_tui.tui.app import PtoApp
+from pto_tui.tui.disk_watch import DiskWatch, describe_change
 from tests.tui.keys import loaded, wait_for
 from tests.tui.projects import pre_edit_flags
 from tests.tui.text import static_text
@@ -137,3 +140,22 @@ def test_a_reader_during_an_agents_writes_sees_before_or_after_never_half(fresh_
             seen |= {(r.number, r.status) for r in rounds}
         assert writer.returncode == 0, writer.communicate()
     assert (1, "closed") in {(r.number, r.status) for r in Campaign(fresh_root).rounds()}
+
+
+def test_the_watch_names_the_writer_a_hand_edit_and_sees_past_a_stale_lock(fresh_root: Path) -> None:
+    watch = DiskWatch(ProjectLayout(fresh_root))
+    assert watch.look() is None  # nothing changed
+    agent_run(fresh_root, "round", "start", *pre_edit_flags("agent: smaller tiles"))
+    assert watch.look() == "pto-tui round start"
+    assert watch.look() is None  # one write, one change
+    with (fresh_root / "ITERATIONS.md").open("a", encoding="utf-8") as handle:
+        handle.write("\na note by hand\n")
+    assert watch.look() == ""
+    assert describe_change([], [], "") == "the project changed on disk (edited by hand)"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    (fresh_root / ".pto-tui" / "lock.json").write_text(
+        json.dumps({"pid": int(dead.stdout), "host": socket.gethostname(), "since": 0}))
+    with (fresh_root / "ITERATIONS.md").open("a", encoding="utf-8") as handle:
+        handle.write("another\n")
+    assert watch.look() == ""  # a dead process's lock does not hide changes
