@@ -54,12 +54,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
             campaign, run_demo_campaign, quiet=args.quiet or args.json, rounds=args.rounds
         )
         status = campaign.status(rounds)
+        commands = asdict(campaign.config.commands)  # as `status --json` (status.schema.json)
         chart = write_campaign_chart(campaign) if any(r.is_baseline and r.is_closed for r in rounds) else None
     if args.json:
         print_json(
             {
                 "project": str(root),
-                "status": status.to_json(),
+                "status": {**status.to_json(), "commands": commands},
                 "rounds": [asdict(row) for row in export_rows(rounds, status.torch)],
                 "chart": str(chart.png) if chart else None,
             }

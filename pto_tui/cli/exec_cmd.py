@@ -9,13 +9,12 @@ import shlex
 import signal
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, load_project_file, print_json
-from pto_tui.core.errors import InputError, LockedError
+from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Target
-from pto_tui.core.project.lock import ProjectLock
+from pto_tui.core.project.lock import workspace_upload_lock
 from pto_tui.jobs.connect import scan_host_key
 from pto_tui.jobs.hostkeys import app_known_hosts, trust_host_key
 from pto_tui.jobs.job import Job
@@ -112,25 +111,11 @@ def exec_handler(args: argparse.Namespace) -> int:
         return asyncio.run(_exec(JobRunner(layout.jobs_dir), target, spec, sync_from))
     # uploading the workspace while another pto-tui runs a round would change its files
     # under it: the sync and the command hold the project lock
-    lock = _exec_lock(layout.state_dir)
+    lock = workspace_upload_lock(layout.state_dir, "pto-tui exec")
     try:
         return asyncio.run(_exec(JobRunner(layout.jobs_dir), target, spec, sync_from))
     finally:
         lock.release()
-
-
-def _exec_lock(state_dir: Path) -> ProjectLock:
-    lock = ProjectLock(state_dir, "exec")
-    try:
-        lock.acquire()
-    except LockedError as error:
-        raise LockedError(
-            f"{error.message}; exec uploads the workspace, so it waits for the project lock",
-            file=error.file,
-            hint="run it when the other pto-tui is done, or pass --no-sync to run on the "
-            "target's copy as it is",
-        ) from None
-    return lock
 
 
 async def _exec(runner: JobRunner, target: Target, spec: JobSpec, sync_from: object) -> int:

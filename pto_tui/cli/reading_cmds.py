@@ -18,6 +18,7 @@ from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.records import verdict_label
 from pto_tui.core.rounds.render import SIMULATED_NOTE, format_duration, timing_text
 from pto_tui.core.rounds.reruns import reruns_of
+from pto_tui.mcp import payloads
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -93,7 +94,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         commands = asdict(campaign.config.commands)
         journals = unfinished(campaign.layout)
     if args.json:
-        print_json({**st.to_json(), "commands": commands, "unfinished_measurements": journals})
+        print_json({**st.to_json(), "commands": commands, "unfinished_measurements": journals,
+                    "last_write": payloads.last_write(campaign.layout)})
         return 0
     console = make_console()
     print_status(console, st)

@@ -12,6 +12,7 @@ from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.records import EnvironmentNotes
 from pto_tui.core.rounds.render import TorchBaseline, format_duration
+from pto_tui.mcp import payloads
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -98,7 +99,7 @@ def cmd_env(args: argparse.Namespace) -> int:
         warnings = campaign.warnings
     finish(
         args,
-        {"environment_passed": notes.passed, "probes": probes},
+        {"environment_passed": notes.passed, **notes.__dict__},  # env.schema.json
         warnings,
         _environment_verdict(notes.passed),
     )
@@ -115,7 +116,7 @@ def _run_environment(args: argparse.Namespace) -> int:
     lines = [f"  {'ok    ' if ok else 'FAILED'} {name}" for name, ok in notes.probes.items()]
     lines += [f"  problem: {p}" for p in notes.problems]
     lines.append(_environment_verdict(notes.passed))
-    finish(args, notes.__dict__, warnings, "\n".join(lines))
+    finish(args, {"environment_passed": notes.passed, **notes.__dict__}, warnings, "\n".join(lines))
     return 0 if notes.passed else 1
 
 
@@ -185,13 +186,12 @@ def cmd_phase(args: argparse.Namespace) -> int:
     with open_campaign(args, write=bool(args.name)) as campaign:
         if args.name:
             campaign.set_phase(args.name)
-        phases = list(campaign.config.phases)
-        current = str(campaign.project.document.get("phases", {}).get("current") or phases[0])
+        data = payloads.phases(campaign)  # the MCP tool `phase` gives the same
     if args.json:
-        print_json({"phases": phases, "current": current})
+        print_json(data)
     else:
-        for name in phases:
-            print(("* " if name == current else "  ") + name)
+        for name in data["phases"]:
+            print(("* " if name == data["current"] else "  ") + name)
     return 0
 
 

@@ -13,13 +13,26 @@ from pto_tui.core.operators.candidate import Candidate
 from pto_tui.core.operators.scan import ScanResult
 from pto_tui.core.operators.tunables import discover
 from pto_tui.core.project.config import Tunable
+from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.project.lock import last_writer
 from pto_tui.core.rounds.export import export_rows
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rules.gates import Finding
 
 
 def status(campaign: Campaign) -> dict[str, Any]:
-    return {**campaign.status().to_json(), "commands": asdict(campaign.config.commands)}
+    return {**campaign.status().to_json(), "commands": asdict(campaign.config.commands),
+            "last_write": last_write(campaign.layout)}
+
+
+def last_write(layout: ProjectLayout) -> dict[str, Any] | None:
+    """Who took the write lock last (what the terminal application names when it
+    reloads after another process's write); None before the first write."""
+    holder = last_writer(layout.state_dir)
+    if holder is None:
+        return None
+    return {"pid": holder.pid, "host": holder.host, "command": holder.command,
+            "since": holder.since, "described": holder.describe()}
 
 
 def rounds(campaign: Campaign) -> dict[str, Any]:
@@ -99,3 +112,10 @@ def costmodel(results: list[CycleResult]) -> dict[str, Any]:
         "failed": sum(not r.ok for r in results),
         "stamp": results[0].stamp.to_dict() if results else None,
     }
+
+
+def phases(campaign: Campaign) -> dict[str, Any]:
+    """The phases and the current one (phase.schema.json)."""
+    names = list(campaign.config.phases)
+    current = campaign.project.document.get("phases", {}).get("current") or names[0]
+    return {"phases": names, "current": str(current)}

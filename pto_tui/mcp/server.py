@@ -5,7 +5,7 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 
 from pto_tui import __version__
-from pto_tui.mcp import resources, tools_project, tools_round, tools_summary
+from pto_tui.mcp import resources, tools_exec, tools_ledger, tools_project, tools_round, tools_summary
 from pto_tui.mcp.projects import Projects
 
 INSTRUCTIONS = """\
@@ -15,7 +15,9 @@ runs/iter-XXX/ by hand: status first; env until the environment round passes;
 torch_baseline; baseline (iter-000); then per round: gates -> round_start (Pre-Edit
 answers) -> edit the workspace -> round_changes -> round_run (build, correctness,
 benchmark, verdict). A refusal is a structured error naming the rule and the fix.
-chart and report at the end. The Markdown files are resources (pto-tui://project/...).
+amend corrects a closed round beside its record; round_confirm keeps a round held for
+review (only with the user's word); phase sets the phase; exec runs a command on the
+target. chart and report at the end. The Markdown files are resources (pto-tui://project/...).
 """
 
 
@@ -25,6 +27,8 @@ def build_server(project: str | None = None) -> MCPServer:
     tools_project.register(server, projects)
     tools_round.register(server, projects)
     tools_summary.register(server, projects)
+    tools_ledger.register(server, projects)
+    tools_exec.register(server, projects)
     resources.register(server, projects)
     return server
 

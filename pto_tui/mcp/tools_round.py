@@ -1,8 +1,8 @@
 """Tools that write the campaign: the environment round, the baselines and a round's
 life-cycle (start, changes, measure, run, close).
 
-Each opens the campaign under the project lock for the one call and calls the same
-Campaign methods and backend services as the CLI, so the same rules refuse. Long steps
+Each opens the campaign for the one call (each write in it takes the project lock) and
+calls the same Campaign methods and backend services as the CLI, so the same rules refuse. Long steps
 (env, torch_baseline, baseline, round_run) send progress notifications per step.
 """
 
@@ -74,9 +74,10 @@ def _register_fixed_points(server: MCPServer, projects: Projects) -> None:
             if probes:
                 notes = EnvironmentNotes(probes=dict(probes), passed=all(probes.values()))
                 campaign.record_environment(notes)
-                return ok({"environment_passed": notes.passed, "probes": notes.probes}, campaign.warnings)
+                return ok({"environment_passed": notes.passed, **notes.__dict__}, campaign.warnings)
             notes, relay = await _service(campaign, ctx, run_environment)
-            return ok(notes.__dict__, campaign.warnings, steps=relay.steps)
+            data = {"environment_passed": notes.passed, **notes.__dict__}  # env.schema.json
+            return ok(data, campaign.warnings, steps=relay.steps)
 
     @guarded
     async def torch_baseline(

@@ -1,20 +1,25 @@
-"""One open project: the campaign (locked for writing when possible) and what panes read.
+"""One open project: the campaign and what panes read.
 
 Panes never touch files themselves: they read a Snapshot (loaded off the UI thread)
-and write through the campaign's methods, the same calls the CLI makes.
+and write through the campaign's methods, the same calls the CLI makes. Each write takes
+the project lock for itself only, so a coding agent's CLI or MCP writes go in between;
+`watch` notices them (`disk_watch`). The project opens read-only only when its folder is
+not writable by this user.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
-from pto_tui.core.errors import LockedError, PtoError
+from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.records import Round
 from pto_tui.jobs.model import JobRecord, JobState, list_records
+from pto_tui.tui.disk_watch import DiskWatch
 
 
 @dataclass
@@ -39,13 +44,11 @@ class Snapshot:
 class Session:
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.lock_problem = ""
-        try:
-            self.campaign = Campaign(root, write=True, command="pto-tui (terminal app)")
-        except LockedError as error:
-            # someone else writes this project: look, but do not touch
-            self.lock_problem = error.render()
-            self.campaign = Campaign(root, write=False)
+        writable = os.access(root, os.W_OK)
+        self.lock_problem = "" if writable else f"{root} is not writable by you"
+        self.campaign = Campaign(root, write=writable, command="pto-tui (terminal app)")
+        self.watch = DiskWatch(self.campaign.layout)
+        self.campaign.after_write = self.watch.note_own  # our own writes are not news
         self._runner = None
         self.snapshot: Snapshot | None = None
 
@@ -59,6 +62,7 @@ class Session:
 
     def load(self) -> Snapshot:
         """Read rounds and status (blocking: call from a thread worker)."""
+        self.campaign.refresh_project()  # another process may have changed project.toml
         rounds = self.campaign.rounds()
         snapshot = Snapshot(status=self.campaign.status(rounds), rounds=rounds,
                             jobs=list_records(self.layout.jobs_dir))

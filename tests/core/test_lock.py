@@ -1,4 +1,5 @@
-"""Two pto-tui processes never interleave writes on one project."""
+"""Two pto-tui processes never interleave writes on one project: each write takes the
+lock for itself, waits a little for another writer, then refuses naming it."""
 
 from __future__ import annotations
 
@@ -6,13 +7,14 @@ import json
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import LockedError
-from pto_tui.core.project.lock import ProjectLock
+from pto_tui.core.project.lock import WAIT_SECONDS, ProjectLock, last_writer
 from tests.core.helpers import cli, make_project
 
 HOLD = """
@@ -36,12 +38,16 @@ def test_second_process_is_refused_with_the_holder_named(
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with pytest.raises(LockedError) as info:
-            ProjectLock(root / ".pto-tui").acquire()
+            ProjectLock(root / ".pto-tui").acquire(wait=0)
         assert f"pid {holder.pid}" in info.value.message and "holder" in info.value.message
-        # the CLI refuses writes but still reads
+        # the CLI waits for the write lock a bounded time, then refuses; reads need no lock
         capsys.readouterr()
+        began = time.monotonic()
         assert cli("--project", root, "env", "--probe", "ssh=ok") == 1
-        assert "locked by another pto-tui" in capsys.readouterr().err
+        assert time.monotonic() - began >= WAIT_SECONDS
+        err = capsys.readouterr().err
+        assert "locked by another pto-tui" in err and f"waited {WAIT_SECONDS:g} s" in err
+        assert "holder" in err and "since" in err
         assert cli("--project", root, "status") == 0
         # a read-only campaign works while the lock is held
         with Campaign(root, write=False) as campaign:
@@ -84,3 +90,49 @@ def test_nested_acquire_in_one_process(tmp_path: Path) -> None:
     assert (tmp_path / "lock.json").exists()  # still held by the outer user
     outer.release()
     assert not (tmp_path / "lock.json").exists()
+
+
+RELEASE_SOON = """
+import sys, time
+from pathlib import Path
+from pto_tui.core.project.lock import ProjectLock
+lock = ProjectLock(Path(sys.argv[1]), command="short write")
+lock.acquire()
+print("held", flush=True)
+time.sleep(1.0)
+lock.release()
+"""
+
+
+def test_a_write_waits_for_a_short_write_of_another_process(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", RELEASE_SOON, str(root / ".pto-tui")], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert cli("--project", root, "env", "--probe", "ssh=ok") == 0
+    finally:
+        holder.wait(timeout=10)
+    assert "locked" not in capsys.readouterr().err
+    # released by a rename: the last writer stays readable, the lock is free
+    assert not (root / ".pto-tui" / "lock.json").exists()
+    writer = last_writer(root / ".pto-tui")
+    assert writer is not None and writer.command == "pto-tui env"
+
+
+def test_a_writing_campaign_holds_the_lock_only_while_it_writes(tmp_path: Path) -> None:
+    root = make_project(tmp_path)
+    with Campaign(root, write=True, command="long session") as campaign:
+        assert not (root / ".pto-tui" / "lock.json").exists()  # open, not writing
+        seen: list[bool] = []
+        campaign.after_write = lambda: seen.append((root / ".pto-tui" / "lock.json").exists())
+        campaign.set_phase(campaign.config.phases[0])
+        assert seen == [True]  # after_write runs still holding the lock
+        assert not (root / ".pto-tui" / "lock.json").exists()
+        # another process may write between two of ours
+        other = ProjectLock(root / ".pto-tui", command="other")
+        other.acquire(wait=0)
+        other.release()

@@ -2,8 +2,8 @@
 
 The CLI and the TUI both drive a campaign through these methods: start a round with
 its Pre-Edit answers, record its changes, record its measurements, close it with a
-verdict. Every write goes through the project lock and is atomic; rules refuse what
-the workflow forbids, naming the rule.
+verdict. Every write takes the project lock for itself alone (`_writes`) and is atomic;
+rules refuse what the workflow forbids, naming the rule.
 
 `Campaign` only composes the steps, each in its own module: the shared context and the
 ledger's read model (`context`, `read_model`), opening rounds (`opening`), recording
@@ -13,7 +13,10 @@ and amendments (`amendments`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
 
 from pto_tui.core.campaign import amendments, checks, measuring, rerun
 from pto_tui.core.campaign.changes import ChangeRecorder
@@ -28,6 +31,22 @@ from pto_tui.core.rules.gates import Finding, start_findings
 from pto_tui.core.vocabulary import ChangeKind, Verdict
 
 __all__ = ["Campaign", "now_text"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _writes(
+    method: Callable[Concatenate[Campaign, P], R],
+) -> Callable[Concatenate[Campaign, P], R]:
+    """The method writes: it runs holding the project lock, taken for it alone."""
+
+    @wraps(method)
+    def locked(self: Campaign, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self.writing():
+            return method(self, *args, **kwargs)
+
+    return locked
 
 
 class Campaign(CampaignContext):
@@ -85,17 +104,21 @@ class Campaign(CampaignContext):
 
     # -------------------------------------------------------------- environment and baseline
 
+    @_writes
     def record_environment(self, notes: EnvironmentNotes) -> Round:
         return self._opening.record_environment(notes)
 
+    @_writes
     def record_baseline(self, measurement: Measurement, analysis: str = "") -> Round:
         return self._opening.record_baseline(measurement, analysis)
 
+    @_writes
     def set_torch_baseline(self, baseline: TorchBaseline) -> None:
         self._opening.set_torch_baseline(baseline)
 
     # -------------------------------------------------------------- the round
 
+    @_writes
     def start_round(
         self,
         pre: PreEdit,
@@ -114,6 +137,7 @@ class Campaign(CampaignContext):
         """Open the next round as a rerun of the inconclusive round `number` (see `rerun`)."""
         return rerun.rerun_round(self, number)
 
+    @_writes
     def set_phase(self, phase: str) -> None:
         self._opening.set_phase(phase)
 
@@ -124,6 +148,7 @@ class Campaign(CampaignContext):
     def preflight(self, record: Round) -> None:
         checks.preflight(self, record)
 
+    @_writes
     def record_changes(
         self,
         number: int | None = None,
@@ -147,9 +172,11 @@ class Campaign(CampaignContext):
             discipline_approval=discipline_approval,
         )
 
+    @_writes
     def record_measurement(self, measurement: Measurement, number: int | None = None) -> Round:
         return measuring.record_measurement(self, measurement, number)
 
+    @_writes
     def close_round(
         self,
         number: int | None = None,
@@ -167,11 +194,14 @@ class Campaign(CampaignContext):
 
     # -------------------------------------------------------------- amendments
 
+    @_writes
     def amend(self, number: int, field_name: str, new_value: str, why: str, who: str = "") -> Round:
         return amendments.amend(self, number, field_name, new_value, why, who)
 
+    @_writes
     def confirm_review(self, number: int, reason: str, who: str = "") -> Round:
         return amendments.confirm_review(self, number, reason, who)
 
+    @_writes
     def delete_round(self, number: int) -> None:
         amendments.delete_round(self, number)

@@ -9,6 +9,9 @@ caller that swaps `campaign.project` for a fresh `ProjectFile` is seen by every 
 from __future__ import annotations
 
 import copy
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,7 +21,7 @@ from pto_tui.core.project.config import ProjectConfig, Scalar
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import ProjectLock
-from pto_tui.core.rounds.ledger import Ledger, LedgerProblems
+from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger, LedgerProblems
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.gates import HONEST_HISTORY
@@ -30,14 +33,15 @@ def now_text() -> str:
 
 
 class CampaignContext:
-    """One project opened for reading, or for writing under the project lock."""
+    """One project opened for reading, or for writing: each write takes the project lock
+    for itself only (`writing`), so another process may write between two of ours."""
 
     def __init__(self, root: Path, *, write: bool = False, command: str = "") -> None:
         self.layout = ProjectLayout(root)
         self.lock = ProjectLock(self.layout.state_dir, command=command)
-        if write:
-            self.lock.acquire()
         self.writable = write
+        self.after_write: Callable[[], None] | None = None  # called still holding the lock
+        self._writer = threading.RLock()  # the terminal application writes from threads
         self.project = ProjectFile(self.layout.project_file)
         self.ledger = Ledger(self.layout)
         self.reads = LedgerReadModel(self.ledger)
@@ -54,7 +58,34 @@ class CampaignContext:
 
     def require_write(self) -> None:
         if not self.writable:
-            raise InputError("the project is open read-only (another pto-tui holds the lock)")
+            raise InputError("the project is open read-only")
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the project lock for one write (nested writes share it). project.toml is
+        read again first: another process may have written it since."""
+        self.require_write()
+        with self._writer:
+            if self.lock.held:  # a write within a write
+                yield
+                return
+            with self.lock:
+                self.refresh_project()
+                try:
+                    yield
+                finally:
+                    if self.after_write is not None:
+                        self.after_write()
+
+    def refresh_project(self) -> None:
+        """Read project.toml again when it changed on disk since it was read."""
+        try:
+            text = self.layout.project_file.read_text(encoding="utf-8")
+        except OSError:
+            return  # ProjectFile names the problem at the next full read
+        with self._writer:  # not while a write of this process is under way
+            if text != self.project.text:
+                self.project = ProjectFile(self.layout.project_file)
 
     # -------------------------------------------------------------- reading
 
@@ -94,7 +125,10 @@ class CampaignContext:
     # -------------------------------------------------------------- writing
 
     def publish(self, record: Round, diff_text: str | None = None) -> None:
-        """Save the record, render its Markdown and ITERATIONS.md."""
+        """Save the record, render its Markdown and ITERATIONS.md. A new open round's
+        round.toml comes first, so a reader never takes its folder for a hand-written one."""
+        if not record.is_closed and not (self.layout.round_dir(record.number) / ROUND_FILE).exists():
+            self.ledger.save(record)  # the read model takes the final one, below
         self.warnings += self.ledger.write_round_files(record, diff_text)
         self.reads.save(record)
         self.warnings += self.ledger.write_iterations(self.current_rounds(), self.torch_baseline())

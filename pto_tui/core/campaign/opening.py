@@ -141,6 +141,7 @@ class RoundOpening:
         record.changes.based_on = base.number
         record.changes.snapshot = dict(base.changes.snapshot) or campaign.parameter_snapshot()
         campaign.publish(record)
+        self._keep_number(number)
         return record
 
     def _restore(self, base: Round) -> None:
@@ -173,10 +174,13 @@ class RoundOpening:
         stays a gap, never a new round."""
         project = self.campaign.project
         next_on_disk = self.campaign.ledger.next_number()
-        number = max(next_on_disk, int(project.get_state("last_round", 0)) + 1)
-        project.set("state.last_round", number)
-        project.save()
-        return number
+        return max(next_on_disk, int(project.get_state("last_round", 0)) + 1)
+
+    def _keep_number(self, number: int) -> None:
+        """Saved once the round's folder exists: a reader never sees a number claimed
+        without its round (a "missing round")."""
+        self.campaign.project.set("state.last_round", number)
+        self.campaign.project.save()
 
     def set_phase(self, phase: str) -> None:
         """The phase new rounds fall in (the chart's background bands)."""

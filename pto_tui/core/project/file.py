@@ -22,6 +22,20 @@ class ProjectFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._read()
+        try:
+            completeness.check(path, self.document)
+        except ConfigError:
+            # another process may have saved the file (and its table note) since we read
+            # it: a table it added is then missing from our older text, so read it again
+            before = self.text
+            self._read()
+            if self.text == before:
+                raise
+            completeness.check(path, self.document)
+
+    def _read(self) -> None:
+        path = self.path
         try:
             self.text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -35,7 +49,6 @@ class ProjectFile:
             self.document = tomlkit.parse(self.text)
         except tomlkit.exceptions.ParseError as error:  # tomllib accepted it; be safe anyway
             raise ConfigError(f"invalid TOML: {error}", file=path, line=error.line) from None
-        completeness.check(path, self.document)
 
     def set(self, dotted: str, value: Any) -> None:
         """Set a dotted key in the document (creating tables as needed); call save() after."""

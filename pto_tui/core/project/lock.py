@@ -1,8 +1,14 @@
-"""One writer per project: a lock file holding the writer's pid and host.
+"""One writer at a time per project: a lock file holding the writer's pid and host.
 
-A second pto-tui process either opens the project read-only or refuses with the
-holder named. A lock left by a dead process on this host is detected as stale and
-taken over; a lock from another host cannot be checked, so it is reported.
+Every write (a CLI command, an MCP tool, the terminal application) takes the lock only
+for the write itself, so a person in the terminal application and a coding agent share
+one project: a second writer waits a little (`WAIT_SECONDS`), then is refused with the
+holder named. Reads take no lock: the files are written atomically.
+
+A lock left by a dead process on this host is detected as stale and taken over; a lock
+from another host cannot be checked, so it is reported. Releasing renames the lock to
+`last-write.json`, so a reader can tell who took the lock last (the last writer, or
+a write its rules refused) without an extra write.
 """
 
 from __future__ import annotations
@@ -17,6 +23,9 @@ from pathlib import Path
 from pto_tui.core.errors import LockedError
 
 LOCK_NAME = "lock.json"
+LAST_WRITE_NAME = "last-write.json"
+WAIT_SECONDS = 5.0  # a write is short: wait this long for another writer before refusing
+POLL_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -74,7 +83,23 @@ class ProjectLock:
         self.held = False
         self._nested = False  # acquired again by the process that already holds it
 
-    def acquire(self) -> None:
+    def acquire(self, wait: float | None = None) -> None:
+        """Take the lock, waiting up to `wait` seconds (WAIT_SECONDS by default) while
+        another live process holds it; then refuse naming the holder."""
+        deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
+        while True:
+            try:
+                self._try_acquire()
+                return
+            except LockedError as error:
+                if time.monotonic() >= deadline:
+                    waited = WAIT_SECONDS if wait is None else wait
+                    if waited > 0:
+                        error.message += f" (waited {waited:g} s)"
+                    raise
+            time.sleep(POLL_SECONDS)
+
+    def _try_acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         me = {
             "pid": os.getpid(),
@@ -100,8 +125,8 @@ class ProjectLock:
                 raise LockedError(
                     f"project is locked by another pto-tui: {holder.describe()}",
                     file=self.path,
-                    hint="open it read-only, or wait for the other process to finish; "
-                    "if that process is gone on another host, delete the lock file",
+                    hint="a write holds it for a moment: try again; if that process is "
+                    "gone on another host, delete the lock file",
                 ) from None
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(me, handle)
@@ -119,7 +144,10 @@ class ProjectLock:
             return
         holder = read_holder(self.path)
         if holder and holder.pid == os.getpid() and holder.host == socket.gethostname():
-            self.path.unlink(missing_ok=True)
+            try:  # released by a rename: the holder stays readable as the last writer
+                os.replace(self.path, self.path.with_name(LAST_WRITE_NAME))
+            except OSError:
+                self.path.unlink(missing_ok=True)
         self.held = False
 
     def __enter__(self) -> ProjectLock:
@@ -135,3 +163,26 @@ class ProjectLock:
         if holder is None or is_stale(holder):
             return None
         return holder
+
+
+def last_writer(state_dir: Path) -> LockHolder | None:
+    """Who took the write lock last (None when nobody has yet)."""
+    holder = read_holder(state_dir / LAST_WRITE_NAME)
+    return holder if holder is not None and holder.pid != -1 else None
+
+
+def workspace_upload_lock(state_dir: Path, command: str = "exec") -> ProjectLock:
+    """The lock held while a command uploads the workspace and runs on it (`exec`, from
+    the CLI and the MCP server alike): another writer's round must not see its files
+    change under it. Taken (bounded wait) or refused with the way around named."""
+    lock = ProjectLock(state_dir, command)
+    try:
+        lock.acquire()
+    except LockedError as error:
+        raise LockedError(
+            f"{error.message}; exec uploads the workspace, so it waits for the project lock",
+            file=error.file,
+            hint="run it when the other pto-tui is done, or run it without the upload "
+            "(--no-sync; sync=false over MCP) on the target's copy as it is",
+        ) from None
+    return lock

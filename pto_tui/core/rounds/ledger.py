@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 import stat
 import tomllib
 from dataclasses import dataclass, field
@@ -180,9 +181,14 @@ class Ledger:
     def save(self, record: Round) -> str:
         """Write round.toml; returns the text written."""
         folder = self.layout.round_dir(record.number)
-        folder.mkdir(parents=True, exist_ok=True)
         text = tomlkit.dumps(round_to_dict(record))
-        atomic_write_text(folder / ROUND_FILE, text)
+        if folder.is_dir():
+            atomic_write_text(folder / ROUND_FILE, text)
+        else:  # a new round appears with its record in it, never as an empty folder
+            staging = folder.with_name(f".{folder.name}.new")
+            shutil.rmtree(staging, ignore_errors=True)
+            atomic_write_text(staging / ROUND_FILE, text)
+            staging.rename(folder)
         if record.is_closed:
             self.log_closed(record, text)
         return text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from rich.text import Text
@@ -15,6 +16,7 @@ from textual.widgets import ContentSwitcher, Footer, Input, Static, TextArea
 
 from pto_tui.core.errors import PtoError
 from pto_tui.tui.compact import make_compact
+from pto_tui.tui.disk_watch import DiskChanged, reload_changed
 from pto_tui.tui.format import duration, iter_name, speed
 from pto_tui.tui.messages import AttachEvidence, OpenRound, ProjectChanged, RunLoopStep, ShowPane
 from pto_tui.tui.session import Session, Snapshot
@@ -76,6 +78,8 @@ class ProjectScreen(Screen[None]):
         self._draw_tabs()
         self.reload()
         self.query_one(RoundsPane).focus_default()
+        self.run_worker(partial(self.session.watch.run, self), thread=True, group="disk-watch",
+                        exclusive=True, exit_on_error=False)
 
     def on_resize(self) -> None:
         self.query_one("#side").display = self.size.width >= SIDE_MIN_WIDTH
@@ -101,6 +105,10 @@ class ProjectScreen(Screen[None]):
         event.stop()
         self.reload()
 
+    def on_disk_changed(self, event: DiskChanged) -> None:  # another process wrote
+        self.run_worker(reload_changed(self, self.session, event.writer), group="load",
+                        exclusive=True, exit_on_error=False)
+
     def _draw_topbar(self) -> None:
         config = self.session.campaign.config
         text = Text.assemble(
@@ -111,7 +119,7 @@ class ProjectScreen(Screen[None]):
         if config.target.simulated:  # first, so a narrow terminal still shows it
             text = Text.assemble(("SIMULATED timings (cpu-sim) · ", "bold"), text)
         if self.session.read_only:
-            text.append("  READ-ONLY (locked by another pto-tui)", style="bold red")
+            text.append("  READ-ONLY (the folder is not writable)", style="bold red")
         self.query_one("#topbar", Static).update(text)
 
     def _draw_tabs(self) -> None:

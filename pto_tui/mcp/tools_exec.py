@@ -1,0 +1,69 @@
+"""The `exec` tool: a shell command on the project's target, as `pto-tui exec` runs it.
+
+The workspace is uploaded first (only what changed) under the project lock, exactly as
+the CLI does (`workspace_upload_lock`): a round another writer is measuring never sees
+its files change under it; sync=false runs on the target's copy as it is. The command's
+output comes back with its job record (the full log stays in .pto-tui/jobs/).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult
+
+from pto_tui.core.project.config import Target
+from pto_tui.core.project.file import ProjectFile
+from pto_tui.core.project.lock import workspace_upload_lock
+from pto_tui.jobs.model import JobRecord, JobSpec, shown_state
+from pto_tui.jobs.runner import JobRunner
+from pto_tui.mcp.envelope import ok
+from pto_tui.mcp.progress import with_runner
+from pto_tui.mcp.projects import Projects, guarded
+
+KEEP_LINES = 400  # of each stream; the job's log holds all of it
+
+
+async def _run(runner: JobRunner, target: Target, spec: JobSpec,
+               sync_from: Path | None) -> tuple[JobRecord, dict[str, list[str]]]:
+    job = await runner.submit(target, spec, sync_from=sync_from)
+    lines: dict[str, list[str]] = {"stdout": [], "stderr": [], "meta": []}
+    async for line in job.subscribe():
+        kept = lines.setdefault(line.stream, [])
+        kept.append(line.text)
+        del kept[:-KEEP_LINES]
+    return await job.wait(), lines
+
+
+def register(server: MCPServer, projects: Projects) -> None:
+    @guarded
+    async def exec_command(command: str, project: str = "", sync: bool = True,
+                           timeout: float | None = None) -> CallToolResult:
+        """Run a bash command on the project's target (its work dir), e.g. to inspect the
+        toolchain; the workspace is uploaded first unless sync=false. Returns the job
+        record (state, exit_code) and the last lines of stdout and stderr."""
+        layout = projects.layout(project)
+        target = ProjectFile(layout.project_file).config.target
+        spec = JobSpec(command=command, timeout=timeout, name="exec (MCP)")
+        sync_from = layout.workspace if sync and layout.workspace.is_dir() else None
+        lock = None
+        if sync_from is not None:
+            lock = await asyncio.to_thread(workspace_upload_lock, layout.state_dir, "pto-tui mcp: exec")
+        try:
+            record, lines = await with_runner(layout, lambda r: _run(r, target, spec, sync_from))
+        finally:
+            if lock is not None:
+                lock.release()
+        data: dict[str, Any] = {
+            "job": {**record.to_json(), "shown_state": shown_state(record)},
+            "stdout": "\n".join(lines["stdout"]),
+            "stderr": "\n".join(lines["stderr"]),
+            "notes": lines["meta"],  # what pto-tui said about the job (sync, timeout)
+            "synced": sync_from is not None,
+        }
+        return ok(data)
+
+    server.add_tool(exec_command, name="exec")

@@ -1,0 +1,49 @@
+"""Tools that correct the ledger or the campaign's settings: amendments of closed rounds,
+the confirmation of a round held for review, and the current phase.
+
+Each opens the campaign for the one call and calls the same Campaign method as the CLI
+(`pto-tui amend`, `round confirm`, `phase`), which takes the project lock for the write:
+the same rules refuse (a closed round is never rewritten, a held round is confirmed, not
+amended, an unknown phase or field is named).
+"""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult
+
+from pto_tui.core.rounds.record_toml import round_to_dict
+from pto_tui.mcp import payloads
+from pto_tui.mcp.envelope import ok
+from pto_tui.mcp.projects import Projects, guarded
+
+
+def register(server: MCPServer, projects: Projects) -> None:
+    @guarded
+    def amend(number: int, field: str, value: str, why: str, project: str = "",
+              who: str = "") -> CallToolResult:
+        """Correct a closed round's verdict, analysis or next step (field): the correction
+        is kept beside the original record with its reason (why), never over it."""
+        with projects.campaign(project, write=True, command="amend") as campaign:
+            record = campaign.amend(number, field, value, why, who)
+            return ok(round_to_dict(record), campaign.warnings)
+
+    @guarded
+    def round_confirm(number: int, reason: str, project: str = "", who: str = "") -> CallToolResult:
+        """Keep a round held for review (a speedup above discipline.review_gain): the
+        user's reason why the speedup is real is recorded. Only with the user's word."""
+        with projects.campaign(project, write=True, command="round confirm") as campaign:
+            record = campaign.confirm_review(number, reason, who)
+            return ok(round_to_dict(record), campaign.warnings)
+
+    @guarded
+    def phase(project: str = "", name: str = "") -> CallToolResult:
+        """The campaign's phases and the current one; with name, new rounds fall in that
+        phase from now on (the chart's background bands)."""
+        with projects.campaign(project, write=bool(name), command="phase") as campaign:
+            if name:
+                campaign.set_phase(name)
+            return ok(payloads.phases(campaign), campaign.warnings)
+
+    for tool in (amend, round_confirm, phase):
+        server.add_tool(tool)
