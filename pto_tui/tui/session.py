@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from pto_tui.backends.sample_journal import unfinished
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import LockedError, PtoError
@@ -22,6 +24,8 @@ class Snapshot:
     status: CampaignStatus
     rounds: list[Round]
     jobs: list[JobRecord] = field(default_factory=list)  # every job of the project, oldest first
+    # sample journals of round runs that did not finish (backends.sample_journal.unfinished)
+    journals: list[dict[str, Any]] = field(default_factory=list)
 
     def round(self, number: int) -> Round | None:
         return next((r for r in self.rounds if r.number == number), None)
@@ -61,7 +65,8 @@ class Session:
         """Read rounds and status (blocking: call from a thread worker)."""
         rounds = self.campaign.rounds()
         snapshot = Snapshot(status=self.campaign.status(rounds), rounds=rounds,
-                            jobs=list_records(self.layout.jobs_dir))
+                            jobs=list_records(self.layout.jobs_dir),
+                            journals=unfinished(self.layout))
         self.snapshot = snapshot
         return snapshot
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from rich.text import Text
@@ -32,7 +31,9 @@ from pto_tui.tui.format import iter_name
 from pto_tui.tui.messages import ProjectChanged
 from pto_tui.tui.session import Session, Snapshot
 from pto_tui.tui.widgets.log_pane import LogPane
-from pto_tui.tui.widgets.reattach import follow_again
+from pto_tui.tui.widgets.reattach import follow_again, kept_step_of_round
+from pto_tui.tui.widgets.run_command import run_any_command
+from pto_tui.tui.widgets.run_services import loop_service
 from pto_tui.tui.widgets.run_texts import (
     LOOP_STEPS,
     failure_text,
@@ -89,8 +90,14 @@ class RunPane(Vertical, can_focus=True):
     def refresh_from(self, snap: Snapshot) -> None:
         self._draw()
         for record in self.session.left_running():
-            if record.id not in self._reattached:
-                self._reattached.add(record.id)
+            if record.id in self._reattached:
+                continue
+            self._reattached.add(record.id)
+            if kept_step_of_round(record, snap) and not self.running:
+                # a step of the open round's run: the run goes on from it, and is recorded
+                self.worker = self.run_worker(self._run("round", kept=record), group="loop",
+                                              exit_on_error=False)
+            else:
                 self.follow_left_running(record)
 
     def focus_default(self) -> None:
@@ -150,14 +157,6 @@ class RunPane(Vertical, can_focus=True):
             return
         self.worker = self.run_worker(self._run(step), group="loop", exit_on_error=False)
 
-    def _service(self, step: str) -> Callable[..., Awaitable[Any]]:
-        from pto_tui.backends.environment import run_environment
-        from pto_tui.backends.loop import run_baseline, run_round
-        from pto_tui.backends.reference import run_reference
-
-        return {"environment": run_environment, "reference": run_reference,
-                "baseline": run_baseline, "round": run_round}[step]
-
     def _title(self, step: str) -> str:
         snap = self.session.snapshot
         if step == "round" and snap is not None and snap.open_round is not None:
@@ -176,20 +175,17 @@ class RunPane(Vertical, can_focus=True):
         self.add_class("-running")  # the log gets most of the pane while a job runs
         self._draw()
 
-    async def _run(self, step: str) -> None:
+    async def _run(self, step: str, kept: JobRecord | None = None) -> None:
         from pto_tui.backends.site import StepInterrupted
         from pto_tui.core.errors import RuleViolation
 
         snap = self.session.snapshot
         before = snap.status if snap is not None else None
-        title = self._title(step)
+        service, resumed = loop_service(step, snap, kept)
+        title = self._title(step) + (" (resumed)" if resumed else "")
         self._begin(step, title)
-        service = self._service(step)
         try:
-            # a round is measured, then closed only once its Post-Run is written
-            options = {"close": False} if step == "round" else {}
-            result = await service(self.session.campaign, self.session.runner(), self._on_event,
-                                   **options)
+            result = await service(self.session.campaign, self.session.runner(), self._on_event)
         except asyncio.CancelledError:
             self._mark_running("cancelled")
             self.log_pane.end("cancelled")
@@ -381,17 +377,5 @@ class RunPane(Vertical, can_focus=True):
     @work(exclusive=True, group="command", exit_on_error=False)
     async def run_command(self, command: str) -> None:
         """Any command, as one job on the target (nothing is recorded in the round)."""
-        from pto_tui.jobs.model import JobSpec
-
-        layout = self.session.layout
-        target = self.session.campaign.config.target
-        sync_from = layout.workspace if layout.workspace.is_dir() else None
-        job = await self.session.runner().submit(target, JobSpec(command=command, name="command"),
-                                                 sync_from=sync_from)
-        self.log_pane.follow(job.subscribe(), f"command: {command}", job.cancel)
-        self.add_class("-running")
-        try:
-            record = await job.wait()
-        finally:
-            self.remove_class("-running")
-        self.log_pane.set_state(record.state.value)
+        await run_any_command(self.session, command, self.log_pane,
+                              lambda on: self.set_class(on, "-running"))
