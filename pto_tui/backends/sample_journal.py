@@ -56,6 +56,18 @@ class SampleJournal:
         self.path.unlink(missing_ok=True)
 
 
+def discard(layout: ProjectLayout, number: int) -> Path | None:
+    """Set the round's unfinished journal aside (measuring/discarded/, never deleted), so
+    its next run starts over; the file it went to, None when there was none."""
+    path = layout.state_dir / FOLDER / f"{round_dir_name(number)}.json"
+    if not path.exists():
+        return None
+    dest = path.parent / "discarded" / f"{path.stem}.{time.strftime('%Y%m%dT%H%M%S')}.json"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    path.rename(dest)
+    return dest
+
+
 @dataclass(frozen=True)
 class Kept:
     """What a journal holds: the measurement so far, and when its last step ended."""

@@ -17,10 +17,12 @@ from pto_tui.core.project.config import operator_folder
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.jobs.model import JobState, list_records
 from pto_tui.tui.app import PtoApp
+from tests.core.helpers import cli_json
 from tests.tui.keys import loaded, wait_for
 from tests.tui.projects import run
 from tests.tui.test_demo_loop import RUN_TIMEOUT, read, run_pane, start_scripted_round, verdict_box
 from tests.tui.test_leaving import kill_left_over
+from tests.tui.text import static_text
 
 REPEATS = 3
 
@@ -106,3 +108,79 @@ async def test_a_kept_benchmark_run_is_recorded_into_its_round(counting_root: Pa
         assert not (root / ".pto-tui" / "measuring" / "iter-001.json").exists()
     finally:
         kill_left_over(root)
+
+
+def left_line(app: PtoApp) -> str:
+    box = app.screen.query_one("#run-left")
+    return "" if box.has_class("hidden") else static_text(box)
+
+
+async def test_a_lost_kept_job_says_what_is_recorded_and_r_runs_the_rest(
+        counting_root: Path) -> None:
+    root = counting_root
+    start_scripted_round(root, 0)
+    (root / "slow").touch()
+    second = f"iter-001 benchmark 2/{REPEATS}"
+    try:
+        app = PtoApp(root)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(pilot)
+            await pilot.press("4", "r")
+            await wait_for(pilot, lambda: bool(step_jobs(root, second)) and bench_runs(root) == 2,
+                           timeout=RUN_TIMEOUT)
+            await pilot.press("q", "k")
+            await wait_for(pilot, lambda: not app.is_running)
+        kill_left_over(root)  # the kept job's process is gone (a reboot, an OOM kill...)
+        (root / "slow").unlink()
+
+        again = PtoApp(root)
+        async with again.run_test(size=(80, 24)) as pilot:
+            await loaded(pilot)
+            await pilot.press("4")
+            pane = run_pane(again)
+            await wait_for(pilot, lambda: pane.worker is not None and pane.worker.is_finished,
+                           timeout=RUN_TIMEOUT)
+            await wait_for(pilot, lambda: "samples recorded" in left_line(again))
+            line = left_line(again)
+            assert f"lost: job {second}" in line, line
+            assert f"1 of {REPEATS} samples recorded (journal)" in line
+            assert "r runs the rest, d discards them" in line
+            assert not read(root, 1).measurement.samples_us
+
+            await pilot.press("r")  # the rest: benchmark 2 and 3, not 1 again
+            await wait_for(pilot, lambda: len(read(root, 1).measurement.samples_us) == REPEATS,
+                           timeout=RUN_TIMEOUT)
+            await wait_for(pilot, lambda: pane.worker.is_finished)
+            await pilot.pause()
+            assert left_line(again) == ""
+        assert bench_runs(root) == 2 + (REPEATS - 1)
+        assert len(step_jobs(root, "iter-001 build")) == 1
+        assert len(step_jobs(root, f"iter-001 benchmark 1/{REPEATS}")) == 1
+    finally:
+        kill_left_over(root)
+
+
+async def test_d_sets_unfinished_samples_aside(counting_root: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from pto_tui.backends.sample_journal import SampleJournal
+    from pto_tui.core.project.layout import ProjectLayout
+    from pto_tui.core.rounds.records import Measurement
+
+    start_scripted_round(counting_root, 0)
+    layout = ProjectLayout(counting_root)
+    journal = SampleJournal.begin(layout, 1, REPEATS)
+    journal.write(Measurement(build="ok", correctness="pass", samples_us=[500.0, 510.0]))
+    app = PtoApp(counting_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("4")
+        await pilot.pause()
+        line = left_line(app)
+        assert f"iter-001 its run did not finish; 2 of {REPEATS} samples recorded" in line, line
+        await pilot.press("d")
+        await wait_for(pilot, lambda: left_line(app) == "")
+    assert not journal.path.exists()
+    [aside] = (journal.path.parent / "discarded").glob("iter-001.*.json")
+    assert "510.0" in aside.read_text()
+    headless = cli_json(capsys, "--project", str(counting_root), "status")
+    assert isinstance(headless, dict) and headless["unfinished_measurements"] == []

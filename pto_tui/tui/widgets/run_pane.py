@@ -38,10 +38,13 @@ from pto_tui.tui.widgets.run_texts import (
     LOOP_STEPS,
     failure_text,
     interrupted_text,
+    left_over_text,
     recorded_text,
     round_verdict_text,
+    run_hint,
     step_blocker,
-    step_state,
+    step_line,
+    unfinished_of_open_round,
     with_last_line,
 )
 from pto_tui.tui.widgets.step_table import StepTable
@@ -59,6 +62,8 @@ class RunPane(Vertical, can_focus=True):
         Binding("exclamation_mark", "command", "Run a command", show=False, id="run.command"),
         Binding("l", "focus_log", "Log", show=False, id="run.log"),
         Binding("m", "maximize_log", "Maximise log", id="run.maximize"),
+        Binding("d", "discard_journal", "Discard unfinished samples", show=False,
+                id="run.discard"),
     ]
 
     def __init__(self, session: Session, **kwargs: object) -> None:
@@ -71,9 +76,11 @@ class RunPane(Vertical, can_focus=True):
         self.closed: Round | None = None
         self._step_started: dict[str, float] = {}
         self._reattached: set[str] = set()  # ids of jobs left running, re-attached once
+        self._following: dict[str, JobRecord] = {}  # those of them still running
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-hint")
+        yield Static(id="run-left", classes="hidden")  # what pto-tui left when it last closed
         yield OptionList(id="run-loop")
         yield StepTable(id="run-steps", cursor_type="row")
         yield Static(id="run-verdict", classes="hidden")
@@ -89,10 +96,11 @@ class RunPane(Vertical, can_focus=True):
 
     def refresh_from(self, snap: Snapshot) -> None:
         self._draw()
-        for record in self.session.left_running():
+        for record in self.session.left_running():  # kept running when pto-tui last closed
             if record.id in self._reattached:
                 continue
             self._reattached.add(record.id)
+            self._following[record.id] = record
             if kept_step_of_round(record, snap) and not self.running:
                 # a step of the open round's run: the run goes on from it, and is recorded
                 self.worker = self.run_worker(self._run("round", kept=record), group="loop",
@@ -118,27 +126,17 @@ class RunPane(Vertical, can_focus=True):
         listing = self.query_one("#run-loop", OptionList)
         highlighted = listing.highlighted
         listing.clear_options()
-        for step, (key, label) in LOOP_STEPS.items():
-            text = Text(no_wrap=True, overflow="ellipsis")
-            text.append(f"{key} ", style="bold")
-            text.append(f"{label:<19}")
+        width = max(40, listing.size.width - 2) if listing.size.width else 78
+        for step in LOOP_STEPS:
             reason = self.availability(step)
-            if self.running == step:
-                text.append("running… (x cancels)", style="cyan")
-            elif snap is not None:
-                text.append_text(step_state(step, snap))
-            if reason and self.running != step:
-                text.append(f"  · {reason}", style="dim")
-            text.truncate(max(40, listing.size.width - 2) if listing.size.width else 78,
-                          overflow="ellipsis")
+            text = step_line(step, snap, reason, self.running == step, width)
             listing.add_option(Option(text, id=step, disabled=bool(reason)))
         listing.highlighted = min(highlighted or 0, listing.option_count - 1)
-        target = self.session.campaign.config.target
-        hint = Text.assemble(
-            "on ", (target.label, "bold"), ": ", ("enter", "bold"), "/key runs a step, ",
-            ("x", "bold"), " cancels, ", ("l", "bold"), " log, ", ("!", "bold"), " any command",
-        )
-        self.query_one("#run-hint", Static).update(hint)
+        self.query_one("#run-hint", Static).update(
+            run_hint(self.session.campaign.config.target.label))
+        left = left_over_text(snap, list(self._following.values()), bool(self.running))
+        self.query_one("#run-left", Static).update(left or "")
+        self.query_one("#run-left").set_class(left is None, "hidden")
 
     # ------------------------------------------------------------ running a step
 
@@ -230,6 +228,9 @@ class RunPane(Vertical, can_focus=True):
             self.log_pane.write("meta", f"── {event.step}")
             self.log_pane.set_title(f"{self._title(self.running)}: {event.step}")
         elif event.kind == "finished":
+            if event.record is not None and event.record.id in self._following:
+                del self._following[event.record.id]
+                self._draw()  # the job kept running has ended: its run goes on
             state = event.record.state.value if event.record is not None else "done"
             took = now - self._step_started.get(event.step, now)
             table.finished(event.step, state, took)
@@ -327,9 +328,27 @@ class RunPane(Vertical, can_focus=True):
     @work(group="reattach", exit_on_error=False)
     async def follow_left_running(self, record: JobRecord) -> None:
         """A job kept running when pto-tui last closed: its log again, live, x cancels."""
-        final = await follow_again(self.session, record, self.log_pane, self.app.notify)
+        try:
+            final = await follow_again(self.session, record, self.log_pane, self.app.notify)
+        finally:
+            self._following.pop(record.id, None)
+            self._draw()
         if final.state.is_final:
             self.post_message(ProjectChanged("re-attached job ended"))
+
+    @work(exclusive=True, group="discard", exit_on_error=False)
+    async def action_discard_journal(self) -> None:
+        """d: the open round's unfinished samples set aside, so r starts the run over."""
+        from pto_tui.backends.sample_journal import discard
+
+        journal = unfinished_of_open_round(self.session.snapshot)
+        if self.running or journal is None:
+            self.app.notify("no unfinished samples of the open round to discard", title="run")
+            return
+        moved = await asyncio.to_thread(discard, self.session.layout, journal["round"])
+        self.app.notify(f"unfinished samples set aside in {moved}; r runs the round from its "
+                        "start", title="discarded")
+        self.post_message(ProjectChanged("discarded journal"))
 
     # ------------------------------------------------------------ cancel, log, any command
 

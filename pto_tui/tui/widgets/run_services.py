@@ -9,16 +9,9 @@ from typing import Any
 
 from pto_tui.jobs.model import JobRecord
 from pto_tui.tui.session import Snapshot
+from pto_tui.tui.widgets.run_texts import unfinished_of_open_round
 
 Service = Callable[..., Awaitable[Any]]
-
-
-def unfinished_of_open_round(snap: Snapshot | None) -> dict[str, Any] | None:
-    """The open round's journal of a run that did not finish, None when there is none."""
-    if snap is None or snap.open_round is None:
-        return None
-    number = snap.open_round.number
-    return next((j for j in snap.journals if j["round"] == number), None)
 
 
 def loop_service(step: str, snap: Snapshot | None, kept: JobRecord | None) -> tuple[Service, bool]:
