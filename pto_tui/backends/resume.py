@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,16 @@ def adoptable(records: Iterable[JobRecord], kept: JobRecord, label: str,
             found[record.name] = record
     found[kept.name] = kept
     return found
+
+
+def left_running(records: Iterable[JobRecord], label: str, since: float,
+                 followed: Container[str]) -> JobRecord | None:
+    """The newest job of the round's run left running (submitted after the journal's last
+    step ended) that this runner does not follow, None when there is none. No other pto-tui
+    follows it: resuming writes the round, and the project's writer lock is held."""
+    found = [r for r in records if r.name.startswith(f"{label} ") and r.detached
+             and r.state is JobState.RUNNING and r.submitted_at >= since and r.id not in followed]
+    return max(found, key=lambda r: r.submitted_at, default=None)
 
 
 class ResumingSite(OperatorSite):
@@ -103,10 +113,13 @@ async def resume_round(
     on_event: EventSink | None = None,
     *,
     kept: JobRecord | None = None,
+    close: bool = True,
+    analysis: str = "",
+    next_step: str = "",
 ) -> Round:
     """Finish the open round's run from its journal, adopting `kept` (a job of that run
-    left running) for the step it ran; without one, the steps not in the journal run.
-    The round stays open for its Post-Run, as `run_round(close=False)` leaves it."""
+    left running; by default the one found in the job records) for the step it ran, and
+    close it as `run_round` does (close=False: measured, left open for its Post-Run)."""
     record = campaign.open_round()
     label = round_dir_name(record.number)
     if kept is not None and not kept.name.startswith(f"{label} "):
@@ -116,13 +129,16 @@ async def resume_round(
     journal, so_far = SampleJournal.resume(campaign.layout, record.number, repeats)
     site = ResumingSite(campaign.layout, campaign.config, runner, on_event)
     site.label = label
+    records = list_records(campaign.layout.jobs_dir)
+    kept = kept or left_running(records, label, so_far.written_at, runner.jobs)
     site.adopt = {} if kept is None else adoptable(
-        list_records(campaign.layout.jobs_dir), kept, label,
-        so_far.written_at if so_far.measurement is not None else kept.submitted_at)
+        records, kept, label, so_far.written_at if so_far.measurement is not None else kept.submitted_at)
     await site.sync()
     backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
     measurement = await measure(backend, dict(record.changes.snapshot), repeats, journal.write,
                                 so_far.measurement)
     measured = campaign.record_measurement(measurement, record.number)
     journal.finished()
-    return measured
+    if not close:
+        return measured
+    return campaign.close_round(record.number, analysis=analysis, next_step=next_step)

@@ -5,6 +5,7 @@ of this project counts its runs in a file and, while a flag file exists, is slow
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.demo import create_demo_project
 from pto_tui.core.project.config import operator_folder
 from pto_tui.core.project.file import ProjectFile
-from pto_tui.jobs.model import JobState, list_records
+from pto_tui.jobs.model import JobRecord, JobState, list_records
 from pto_tui.tui.app import PtoApp
 from tests.core.helpers import cli_json
 from tests.tui.keys import loaded, wait_for
@@ -140,7 +141,8 @@ async def test_a_lost_kept_job_says_what_is_recorded_and_r_runs_the_rest(
             pane = run_pane(again)
             await wait_for(pilot, lambda: pane.worker is not None and pane.worker.is_finished,
                            timeout=RUN_TIMEOUT)
-            await wait_for(pilot, lambda: "samples recorded" in left_line(again))
+            # the job's end reaches the line once the project is read again
+            await wait_for(pilot, lambda: "lost: job" in left_line(again))
             line = left_line(again)
             assert f"lost: job {second}" in line, line
             assert f"1 of {REPEATS} samples recorded (journal)" in line
@@ -184,3 +186,44 @@ async def test_d_sets_unfinished_samples_aside(counting_root: Path,
     assert "510.0" in aside.read_text()
     headless = cli_json(capsys, "--project", str(counting_root), "status")
     assert isinstance(headless, dict) and headless["unfinished_measurements"] == []
+
+
+async def leave_keeping_the_second_run(root: Path) -> JobRecord:
+    """r in the Run pane, then q and keep running while benchmark run 2 runs (slow)."""
+    (root / "slow").touch()
+    second = f"iter-001 benchmark 2/{REPEATS}"
+    app = PtoApp(root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("4", "r")
+        await wait_for(pilot, lambda: bool(step_jobs(root, second)) and bench_runs(root) == 2,
+                       timeout=RUN_TIMEOUT)
+        await pilot.press("q", "k")
+        await wait_for(pilot, lambda: not app.is_running)
+    (root / "slow").unlink()
+    [kept] = step_jobs(root, second)
+    return kept
+
+
+async def test_round_run_resume_headless_adopts_the_job_left_running(
+        counting_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    start_scripted_round(counting_root, 0)
+    try:
+        kept = await leave_keeping_the_second_run(counting_root)
+        status = cli_json(capsys, "--project", str(counting_root), "status")
+        assert isinstance(status, dict)
+        [journal] = status["unfinished_measurements"]
+        assert journal["round"] == 1 and len(journal["samples_us"]) == 1
+        done = await asyncio.to_thread(
+            cli_json, capsys, "--project", str(counting_root), "round", "run", "--resume",
+            "--no-close", "--quiet")
+        assert isinstance(done, dict)
+        measured = read(counting_root, 1).measurement
+        assert measured.samples_us[0] == journal["samples_us"][0], measured
+        assert len(measured.samples_us) == REPEATS, measured
+        assert bench_runs(counting_root) == REPEATS  # the kept run adopted, only run 3 ran
+        [adopted] = step_jobs(counting_root, kept.name)
+        assert adopted.id == kept.id and adopted.state is JobState.SUCCEEDED
+        assert len(step_jobs(counting_root, "iter-001 build")) == 1
+    finally:
+        kill_left_over(counting_root)

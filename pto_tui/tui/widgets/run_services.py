@@ -23,7 +23,7 @@ def loop_service(step: str, snap: Snapshot | None, kept: JobRecord | None) -> tu
 
     if step == "round" and (kept is not None or unfinished_of_open_round(snap) is not None):
         # what the earlier run measured is kept, the job left running adopted: the rest runs
-        return functools.partial(resume_round, kept=kept), True
+        return functools.partial(resume_round, kept=kept, close=False), True
     if step == "round":  # measured, then closed only once its Post-Run is written
         return functools.partial(run_round, close=False), False
     services: dict[str, Service] = {"environment": run_environment, "reference": run_reference,
