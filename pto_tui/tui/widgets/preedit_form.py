@@ -58,6 +58,7 @@ class PreEditForm(VerticalScroll, can_focus=False):
         self.snapshot: Snapshot | None = None
         self.phases: tuple[str, ...] = ()
         self.findings: list[Finding] = []
+        self.busy = False  # a start is being written: no second one
 
     def compose(self) -> ComposeResult:
         guidance = Text("Priority order (guidance): ", style="bold")
@@ -163,7 +164,12 @@ class PreEditForm(VerticalScroll, can_focus=False):
             button.disabled = True
         else:
             gates.update(Text("✓ every gate passes: the round may start", style="bold green"))
-            button.disabled = False
+            button.disabled = self.busy
+
+    def set_busy(self, busy: bool) -> None:
+        """While the round is being started (off the event loop) Start is disabled."""
+        self.busy = busy
+        self.update_gates()
 
     def attach_evidence(self, text: str) -> None:
         area = self.query_one("#pe-evidence", TextArea)
@@ -218,6 +224,9 @@ class PreEditForm(VerticalScroll, can_focus=False):
         self.post_message(self.SuggestRequested(self.pre_edit().scope))
 
     def action_start(self) -> None:
+        if self.busy:
+            self.app.notify("the round is being started…", title="start round")
+            return
         self.update_gates()
         if self.findings:
             self.app.notify(self.findings[0].render(), title="start refused", severity="warning")

@@ -204,7 +204,7 @@ class RunPane(Vertical, can_focus=True):
             raise  # shown by on_worker_state_changed
         else:
             self.log_pane.end("done")
-            self._show_result(result, before)
+            await self._show_result(result, before)
         finally:
             self.running = ""
             self.remove_class("-running")
@@ -251,15 +251,15 @@ class RunPane(Vertical, can_focus=True):
         box.set_class(text is None, "hidden")
         box.update(text or "")
 
-    def _show_result(self, result: object, before: CampaignStatus | None) -> None:
+    async def _show_result(self, result: object, before: CampaignStatus | None) -> None:
         if isinstance(result, Round) and not result.is_baseline:
-            self._show_round_result(result, before)
+            await self._show_round_result(result, before)
         elif isinstance(result, EnvironmentNotes | TorchBaseline | Round):
             self._show_verdict(recorded_text(result))
 
-    def _show_round_result(self, measured: Round, before: CampaignStatus | None) -> None:
-        """A measured round: its verdict as a preview, and the Post-Run fields to close it."""
-        record = self.session.campaign.preview(measured.number)
+    async def _show_round_result(self, measured: Round, before: CampaignStatus | None) -> None:
+        """A measured round: its verdict as a preview (read off the loop), Post-Run to close it."""
+        record = await asyncio.to_thread(self.session.campaign.preview, measured.number)
         self.closed = record
         self._show_verdict(round_verdict_text(record, before))
         self.query_one("#run-post").remove_class("hidden")
