@@ -53,3 +53,29 @@ def test_refusal_snapshot(snap_compare, fresh_root: Path, size: tuple[int, int])
         await pilot.pause(0.3)
 
     assert snap_compare(PtoApp(fresh_root), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [pytest.param((80, 24), id="80x24")])
+def test_run_pane_while_a_round_runs_snapshot(snap_compare, campaign_root: Path,  # noqa: ANN001
+                                              size: tuple[int, int]) -> None:
+    """The Run pane at 80x24 while a round runs: the log has most of the screen. The run
+    is staged (its steps and lines fixed here): a real job's timings are not deterministic."""
+    from pto_tui.tui.widgets.run_pane import RunPane
+    from pto_tui.tui.widgets.step_table import StepTable
+
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await loaded(pilot)
+        await pilot.press("4")
+        pane = pilot.app.screen.query_one(RunPane)
+        pane._begin("round", "iter-005 round")
+        table = pane.query_one(StepTable)
+        table.started("build")
+        table.finished("build", "succeeded", 1.5)
+        table.started("benchmark 1/7")
+        pane.log_pane.set_title("iter-005 round: benchmark 1/7")
+        for i in range(40):
+            pane.log_pane.write("stdout", f"case 128,128,1024,128 repeat {i + 1}: 91.{i % 10} us")
+        pane.log_pane.write("stderr", "warning: clock throttled (demo line)")
+        await pilot.pause(0.5)
+
+    assert snap_compare(PtoApp(campaign_root), terminal_size=size, run_before=run_before)
