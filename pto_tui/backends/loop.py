@@ -9,6 +9,7 @@ run's sample is kept in the round's sample journal as it ends, so none is lost).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -92,25 +93,44 @@ async def measure(
     parameters: dict[str, Scalar],
     repeats: int,
     journal: Callable[[Measurement], None] | None = None,
+    so_far: Measurement | None = None,
 ) -> Measurement:
     """Build, correctness, then `repeats` benchmark runs; stops at the first failure.
-    `journal` is given the measurement so far as each run ends."""
-    m = Measurement()
+    `journal` is given the measurement so far as each step ends. `so_far` is what a run
+    of the same round that pto-tui left had measured (its journal): the build, correctness
+    and benchmark runs it holds are not run again."""
+    m = copy.deepcopy(so_far) if so_far is not None else Measurement()
     keep = journal or (lambda _m: None)
-    ok, problem = await backend.build(parameters)
-    m.build = "ok" if ok else "failed"
-    if not ok:
-        m.problem = problem
-        return m
-    with HeldFinish(backend.site, "correctness") as finish:
-        passed, problem = await backend.correctness(parameters)
-        finish.release(problem if passed is False else "")
-    if passed is False:
-        m.correctness, m.problem = "fail", problem
-        return m
-    if passed:
-        m.correctness = "pass"
-    for index in range(repeats):
+    if m.build != "ok":
+        ok, problem = await backend.build(parameters)
+        m.build = "ok" if ok else "failed"
+        if not ok:
+            m.problem = problem
+            return m
+        keep(m)
+    if m.correctness != "pass":
+        with HeldFinish(backend.site, "correctness") as finish:
+            passed, problem = await backend.correctness(parameters)
+            finish.release(problem if passed is False else "")
+        if passed is False:
+            m.correctness, m.problem = "fail", problem
+            return m
+        if passed:
+            m.correctness = "pass"
+            keep(m)
+    await benchmark_runs(backend, parameters, repeats, m, keep)
+    return m
+
+
+async def benchmark_runs(
+    backend: Backend,
+    parameters: dict[str, Scalar],
+    repeats: int,
+    m: Measurement,
+    keep: Callable[[Measurement], None],
+) -> None:
+    """The benchmark runs not yet in `m`, each kept as it ends; a failed one clears them."""
+    for index in range(len(m.samples_us), repeats):
         step = f"benchmark {index + 1}/{repeats}"
         with HeldFinish(backend.site, step) as finish:
             outcome = await backend.benchmark(step, parameters)
@@ -121,11 +141,11 @@ async def measure(
             # correctness failed: the round's numbers are invalid, none are kept
             m.correctness, m.problem = "fail", outcome.problem
             m.samples_us, m.reference_us = [], []
-            return m
+            return
         if not outcome.valid:
             m.problem = f"benchmark run {index + 1}: {outcome.problem}"
             m.samples_us, m.reference_us = [], []
-            return m
+            return
         m.correctness = "pass"
         assert outcome.duration_us is not None
         m.samples_us.append(outcome.duration_us)
@@ -134,7 +154,6 @@ async def measure(
         if outcome.tflops is not None:
             m.tflops = outcome.tflops
         keep(m)
-    return m
 
 
 def site_for(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None) -> OperatorSite:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,13 @@ class SampleJournal:
             path.rename(path.with_name(f"{path.stem}.{time.strftime('%Y%m%dT%H%M%S')}.json"))
         return cls(path, number, planned)
 
+    @classmethod
+    def resume(cls, layout: ProjectLayout, number: int, planned: int) -> tuple[SampleJournal, Kept]:
+        """The round's journal, to go on from it: what it holds (nothing when there is
+        none or it cannot be read, so every step runs)."""
+        journal = cls(layout.state_dir / FOLDER / f"{round_dir_name(number)}.json", number, planned)
+        return journal, read_kept(journal.path, number)
+
     def write(self, measurement: Measurement) -> None:
         data = {
             "round": self.round_number,
@@ -47,6 +54,38 @@ class SampleJournal:
     def finished(self) -> None:
         """The measurement is in round.toml now: the journal has served."""
         self.path.unlink(missing_ok=True)
+
+
+def discard(layout: ProjectLayout, number: int) -> Path | None:
+    """Set the round's unfinished journal aside (measuring/discarded/, never deleted), so
+    its next run starts over; the file it went to, None when there was none."""
+    path = layout.state_dir / FOLDER / f"{round_dir_name(number)}.json"
+    if not path.exists():
+        return None
+    dest = path.parent / "discarded" / f"{path.stem}.{time.strftime('%Y%m%dT%H%M%S')}.json"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    path.rename(dest)
+    return dest
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What a journal holds: the measurement so far, and when its last step ended."""
+
+    measurement: Measurement | None = None
+    written_at: float = 0.0
+
+
+def read_kept(path: Path, number: int) -> Kept:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if int(data["round"]) != number:
+            return Kept()
+        known = {f.name for f in fields(Measurement)}
+        values = {k: v for k, v in dict(data["measurement"]).items() if k in known}
+        return Kept(Measurement(**values), float(data["written_at"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return Kept()
 
 
 def unfinished(layout: ProjectLayout) -> list[dict[str, Any]]:

@@ -159,6 +159,12 @@ def _add_run(rsub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="record the measurements but leave the round open (close it with `round close`)",
     )
+    s.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on from the round's unfinished run (its sample journal, `status` lists it): "
+        "the steps it recorded are not run again, a job of it left running is adopted",
+    )
     add_json_flag(s)
     s.set_defaults(handler=cmd_run)
 
@@ -280,12 +286,13 @@ def cmd_close(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from pto_tui.backends.loop import run_round
+    from pto_tui.backends.resume import resume_round
     from pto_tui.cli.live import run_campaign_service
 
     with open_campaign(args, write=True, command="pto-tui round run") as campaign:
         record = run_campaign_service(
             campaign,
-            run_round,
+            resume_round if args.resume else run_round,
             quiet=args.quiet or args.json,
             close=not args.no_close,
             analysis=args.analysis,

@@ -13,7 +13,9 @@ import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from pto_tui.backends.sample_journal import unfinished
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError
@@ -27,6 +29,8 @@ class Snapshot:
     status: CampaignStatus
     rounds: list[Round]
     jobs: list[JobRecord] = field(default_factory=list)  # every job of the project, oldest first
+    # sample journals of round runs that did not finish (backends.sample_journal.unfinished)
+    journals: list[dict[str, Any]] = field(default_factory=list)
 
     def round(self, number: int) -> Round | None:
         return next((r for r in self.rounds if r.number == number), None)
@@ -65,7 +69,8 @@ class Session:
         self.campaign.refresh_project()  # another process may have changed project.toml
         rounds = self.campaign.rounds()
         snapshot = Snapshot(status=self.campaign.status(rounds), rounds=rounds,
-                            jobs=list_records(self.layout.jobs_dir))
+                            jobs=list_records(self.layout.jobs_dir),
+                            journals=unfinished(self.layout))
         self.snapshot = snapshot
         return snapshot
 

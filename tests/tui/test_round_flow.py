@@ -75,9 +75,8 @@ async def test_round_refused_by_gates_then_kept(fresh_root: Path) -> None:
         assert isinstance(app.screen, ParamScreen)
         await tab_to(pilot, "param-kFaTileS1")
         await pilot.press("end", "backspace", "backspace", "backspace", *"128", "ctrl+s")
-        await pilot.pause()
-        with Campaign(fresh_root) as campaign:
-            record = campaign.round(1)
+        await wait_for(pilot, lambda: bool(recorded(fresh_root).changes.parameters))
+        record = recorded(fresh_root)
         assert [(p.name, p.old, p.new) for p in record.changes.parameters] == [
             ("kFaTileS1", 256, 128)
         ]
@@ -86,6 +85,11 @@ async def test_round_refused_by_gates_then_kept(fresh_root: Path) -> None:
         assert "kFaTileS1: 256 → 128" in shown
 
         await measure_and_close_kept(pilot, app, fresh_root)
+
+
+def recorded(root: Path):  # noqa: ANN201 - Round
+    with Campaign(root) as campaign:
+        return campaign.round(1)
 
 
 async def measure_and_close_kept(pilot: Pilot, app: PtoApp, fresh_root: Path) -> None:
@@ -97,16 +101,14 @@ async def measure_and_close_kept(pilot: Pilot, app: PtoApp, fresh_root: Path) ->
     await type_into(pilot, "or-samples", "90,91,89,90")
     await tab_to(pilot, "or-measure")
     await pilot.press("enter")
-    await pilot.pause()
-    with Campaign(fresh_root) as campaign:
-        assert campaign.round(1).measurement.samples_us == [90, 91, 89, 90]
+    await wait_for(pilot, lambda: recorded(fresh_root).measurement.samples_us
+                   == [90, 91, 89, 90])  # written off the event loop
     await type_into(pilot, "or-analysis", "ok")
     await type_into(pilot, "or-next", "FIFO")
     await tab_to(pilot, "or-close")
     await pilot.press("enter")
-    await pilot.pause()
-    with Campaign(fresh_root) as campaign:
-        record = campaign.round(1)
+    await wait_for(pilot, lambda: recorded(fresh_root).is_closed)  # written off the event loop
+    record = recorded(fresh_root)
     assert record.is_closed and record.verdict is not None
     assert record.verdict.value == "kept"
     assert record.analysis == "ok"

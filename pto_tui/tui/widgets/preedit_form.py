@@ -37,8 +37,46 @@ def _split(description: str) -> tuple[str, str]:
     return head.strip(), rest.strip()
 
 
+def first_missing(pre: PreEdit, three_round: bool) -> str:
+    """The id of the first field, in the form's order, a start gate finds missing."""
+    fields = [("pe-bottleneck", pre.bottleneck), ("pe-evidence", pre.evidence)]
+    fields += [(f"pe-{key}", pre.field_value(key)) for key, _label, _hint in LINE_FIELDS]
+    fields.append(("pe-scope", ",".join(pre.scope)))
+    for key in HARDWARE_CHECKLIST:
+        item = pre.checklist.get(key)
+        fields += [(f"pe-tick-{key}", "x" if item and item.ticked else ""),
+                   (f"pe-note-{key}", item.note if item else "")]
+    if three_round:
+        fields += [("pe-recheck", pre.bottleneck_recheck), ("pe-new_direction", pre.new_direction)]
+    return next((widget_id for widget_id, value in fields if not value.strip()), "")
+
+
+def refusal_text(findings: list[Finding]) -> Text:
+    """Every failing gate, one line each, so all of them fit at 80x24."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"Start refused: {len(findings)} gate(s) fail; the first missing field has "
+                "the focus", style="bold red")
+    for finding in findings:
+        text.append(f"\n✗ {finding.message}")
+    return text
+
+
 class PreEditForm(VerticalScroll, can_focus=False):
     """No focus stop of its own: tab walks its fields only (keys typed go into them)."""
+
+    # the refusal stays at the top while the form scrolls to the first missing field
+    DEFAULT_CSS = """
+    PreEditForm > #pe-refusal {
+        dock: top;
+        height: auto;
+        max-height: 14;
+        border: round $error;
+        padding: 0 1;
+        background: $surface;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
 
     BINDINGS = [
         Binding("ctrl+s", "start", "Start round", id="preedit.start"),
@@ -58,8 +96,10 @@ class PreEditForm(VerticalScroll, can_focus=False):
         self.snapshot: Snapshot | None = None
         self.phases: tuple[str, ...] = ()
         self.findings: list[Finding] = []
+        self.busy = False  # a start is being written: no second one
 
     def compose(self) -> ComposeResult:
+        yield Static(id="pe-refusal", classes="hidden")
         guidance = Text("Priority order (guidance): ", style="bold")
         guidance.append(" > ".join(OPTIMISATION_PRIORITIES), style="dim")
         yield Static(guidance, id="pe-guidance")
@@ -161,9 +201,18 @@ class PreEditForm(VerticalScroll, can_focus=False):
                 text.append(f" ✗ [{finding.rule}] {finding.message}\n", style="red")
             gates.update(text)
             button.disabled = True
+            refusal = self.query_one("#pe-refusal", Static)
+            if not refusal.has_class("hidden"):  # shown after a refused start: kept current
+                refusal.update(refusal_text(self.findings))
         else:
+            self.query_one("#pe-refusal").add_class("hidden")
             gates.update(Text("✓ every gate passes: the round may start", style="bold green"))
-            button.disabled = False
+            button.disabled = self.busy
+
+    def set_busy(self, busy: bool) -> None:
+        """While the round is being started (off the event loop) Start is disabled."""
+        self.busy = busy
+        self.update_gates()
 
     def attach_evidence(self, text: str) -> None:
         area = self.query_one("#pe-evidence", TextArea)
@@ -218,9 +267,21 @@ class PreEditForm(VerticalScroll, can_focus=False):
         self.post_message(self.SuggestRequested(self.pre_edit().scope))
 
     def action_start(self) -> None:
+        if self.busy:
+            self.app.notify("the round is being started…", title="start round")
+            return
         self.update_gates()
         if self.findings:
-            self.app.notify(self.findings[0].render(), title="start refused", severity="warning")
+            refusal = self.query_one("#pe-refusal", Static)
+            refusal.update(refusal_text(self.findings))
+            refusal.remove_class("hidden")
+            snap = self.snapshot
+            field = first_missing(self.pre_edit(), bool(snap and snap.status.three_round_rule))
+            if field:
+                widget = self.query_one(f"#{field}")
+                widget.focus()
+                # once the box is laid out, so the field is not left under it
+                self.call_after_refresh(self.scroll_to_widget, widget, animate=False)
             return
         self.post_message(
             StartRequested(self.pre_edit(), self.title_text, self.phase, self.restore)

@@ -11,9 +11,10 @@ from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
+from pto_tui.core.project.layout import round_dir_name
 from pto_tui.jobs.logfile import read_log
 from pto_tui.jobs.model import JobRecord, LogLine
-from pto_tui.tui.session import Session
+from pto_tui.tui.session import Session, Snapshot
 from pto_tui.tui.widgets.log_pane import LogPane
 
 
@@ -30,6 +31,14 @@ async def reattach(session: Session, record: JobRecord):  # noqa: ANN201 - (Job,
     target = session.campaign.config.target
     job = await session.runner().reattach(target, record.id)
     return job, then_live(earlier, job.subscribe())  # subscribed before anything awaits
+
+
+def kept_step_of_round(record: JobRecord, snap: Snapshot | None) -> bool:
+    """Whether a job left running was a step of the open round's run (the services name
+    them "iter-003 build", "iter-003 benchmark 2/7"...): that run goes on from it."""
+    if snap is None or snap.open_round is None:
+        return False
+    return record.name.startswith(f"{round_dir_name(snap.open_round.number)} ")
 
 
 def ended_note(record: JobRecord) -> str:

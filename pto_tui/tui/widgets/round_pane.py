@@ -6,6 +6,7 @@ close_round); refusals come back as RuleViolation and are shown with their rule.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -98,6 +99,7 @@ class RoundPane(Vertical):
         self.session = session
         self.snapshot: Snapshot | None = None
         self.last_closed: Round | None = None
+        self.writing = ""  # the campaign call being written now (off the event loop)
 
     def compose(self) -> ComposeResult:
         yield Static(id="round-state")
@@ -193,13 +195,23 @@ class RoundPane(Vertical):
 
     # ------------------------------------------------------------ writing
 
-    def _write(self, call: Callable[[], T], title: str) -> T | None:
-        """Run one campaign call; a refusal or bad input becomes a visible notice."""
+    async def _write(self, call: Callable[[], T], title: str) -> T | None:
+        """Run one campaign call off the event loop (it reads and writes the project's
+        files), one at a time; a refusal or bad input becomes a visible notice."""
+        if self.writing:
+            self.app.notify(f"still writing ({self.writing}): try again in a moment", title=title)
+            return None
+        self.writing = title
+        form = self.query_one(PreEditForm)
+        form.set_busy(True)  # no second start while this one writes
         try:
-            result = call()
+            result = await asyncio.to_thread(call)
         except PtoError as error:
             self.app.report_error(error, title=title)  # type: ignore[attr-defined]
             return None
+        finally:
+            self.writing = ""
+            form.set_busy(False)
         for warning in self.campaign.warnings:
             self.app.notify(warning, title="warning", severity="warning")
         self.campaign.warnings.clear()
@@ -208,7 +220,11 @@ class RoundPane(Vertical):
 
     def on_start_requested(self, event: StartRequested) -> None:
         event.stop()
-        record = self._write(
+        self.start_round(event)
+
+    @work(group="round-write", exit_on_error=False)
+    async def start_round(self, event: StartRequested) -> None:
+        record = await self._write(
             lambda: self.campaign.start_round(
                 event.pre, phase=event.phase, title=event.title, restore=event.restore
             ),
@@ -249,7 +265,7 @@ class RoundPane(Vertical):
                             title="evidence")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        actions = {
+        actions: dict[str, Callable[[], object]] = {
             "or-edit": self.edit_source,
             "or-params": self.change_parameters,
             "or-record": self.record_changes,
@@ -294,17 +310,16 @@ class RoundPane(Vertical):
     def record_changes(self) -> None:
         self._record(parameters=None)
 
-    def _record(self, parameters: dict[str, Scalar] | None) -> None:
+    @work(group="round-write", exit_on_error=False)
+    async def _record(self, parameters: dict[str, Scalar] | None) -> None:
         kind = self._select("or-kind")
+        options = dict(description=self._value("or-describe"), bug_fix=self._value("or-bugfix"),
+                       risk_justification=self._value("or-justify"),
+                       tolerance_approval=self._value("or-approve"))
         try:
-            record = self.campaign.record_changes(
-                kind=ChangeKind(kind) if kind else None,
-                description=self._value("or-describe"),
-                parameters=parameters,
-                bug_fix=self._value("or-bugfix"),
-                risk_justification=self._value("or-justify"),
-                tolerance_approval=self._value("or-approve"),
-            )
+            record = await asyncio.to_thread(
+                lambda: self.campaign.record_changes(
+                    kind=ChangeKind(kind) if kind else None, parameters=parameters, **options))
         except PtoError as error:
             self.app.report_error(error, title="changes")  # type: ignore[attr-defined]
             open_round = self.snapshot.open_round if self.snapshot else None
@@ -316,34 +331,35 @@ class RoundPane(Vertical):
                         f"{len(record.changes.parameters)} parameter(s)", title="changes")
         self.post_message(ProjectChanged("changes"))
 
-    def record_measurement(self) -> None:
+    @work(group="round-write", exit_on_error=False)
+    async def record_measurement(self) -> None:
+        values = {key: self._value(f"or-{key}") for key in ("tflops", "samples", "problem")}
+        build, correct = self._select("or-build"), self._select("or-correct")
+
         def call() -> Round:
-            tflops = self._value("or-tflops")
+            tflops = values["tflops"]
             try:
                 tflops_value = float(tflops) if tflops else None
             except ValueError:
                 raise InputError(f"TFLOPS: {tflops!r} is not a number") from None
             measurement = Measurement(
-                build=self._select("or-build"),
-                correctness=self._select("or-correct"),
-                samples_us=parse_samples(self._value("or-samples")),
-                tflops=tflops_value,
-                problem=self._value("or-problem"),
+                build=build, correctness=correct, samples_us=parse_samples(values["samples"]),
+                tflops=tflops_value, problem=values["problem"],
             )
             if not measurement.build:
                 raise InputError("choose the build outcome first")
             return self.campaign.record_measurement(measurement)
 
-        record = self._write(call, "measurement")
+        record = await self._write(call, "measurement")
         if record is not None:
             self.app.notify(f"measurement recorded: median {duration(record.measurement.median_us)}",
                             title="measurement")
 
-    def close_round(self) -> None:
-        record = self._write(
-            lambda: self.campaign.close_round(
-                analysis=self._value("or-analysis"), next_step=self._value("or-next")
-            ),
+    @work(group="round-write", exit_on_error=False)
+    async def close_round(self) -> None:
+        analysis, next_step = self._value("or-analysis"), self._value("or-next")
+        record = await self._write(
+            lambda: self.campaign.close_round(analysis=analysis, next_step=next_step),
             "close round",
         )
         if record is not None:

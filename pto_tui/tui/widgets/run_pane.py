@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from rich.text import Text
@@ -32,15 +31,20 @@ from pto_tui.tui.format import iter_name
 from pto_tui.tui.messages import ProjectChanged
 from pto_tui.tui.session import Session, Snapshot
 from pto_tui.tui.widgets.log_pane import LogPane
-from pto_tui.tui.widgets.reattach import follow_again
+from pto_tui.tui.widgets.reattach import follow_again, kept_step_of_round
+from pto_tui.tui.widgets.run_command import run_any_command
+from pto_tui.tui.widgets.run_services import loop_service
 from pto_tui.tui.widgets.run_texts import (
     LOOP_STEPS,
     failure_text,
     interrupted_text,
+    left_over_text,
     recorded_text,
     round_verdict_text,
+    run_hint,
     step_blocker,
-    step_state,
+    step_line,
+    unfinished_of_open_round,
     with_last_line,
 )
 from pto_tui.tui.widgets.step_table import StepTable
@@ -58,6 +62,8 @@ class RunPane(Vertical, can_focus=True):
         Binding("exclamation_mark", "command", "Run a command", show=False, id="run.command"),
         Binding("l", "focus_log", "Log", show=False, id="run.log"),
         Binding("m", "maximize_log", "Maximise log", id="run.maximize"),
+        Binding("d", "discard_journal", "Discard unfinished samples", show=False,
+                id="run.discard"),
     ]
 
     def __init__(self, session: Session, **kwargs: object) -> None:
@@ -70,9 +76,11 @@ class RunPane(Vertical, can_focus=True):
         self.closed: Round | None = None
         self._step_started: dict[str, float] = {}
         self._reattached: set[str] = set()  # ids of jobs left running, re-attached once
+        self._following: dict[str, JobRecord] = {}  # those of them still running
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-hint")
+        yield Static(id="run-left", classes="hidden")  # what pto-tui left when it last closed
         yield OptionList(id="run-loop")
         yield StepTable(id="run-steps", cursor_type="row")
         yield Static(id="run-verdict", classes="hidden")
@@ -88,9 +96,16 @@ class RunPane(Vertical, can_focus=True):
 
     def refresh_from(self, snap: Snapshot) -> None:
         self._draw()
-        for record in self.session.left_running():
-            if record.id not in self._reattached:
-                self._reattached.add(record.id)
+        for record in self.session.left_running():  # kept running when pto-tui last closed
+            if record.id in self._reattached:
+                continue
+            self._reattached.add(record.id)
+            self._following[record.id] = record
+            if kept_step_of_round(record, snap) and not self.running:
+                # a step of the open round's run: the run goes on from it, and is recorded
+                self.worker = self.run_worker(self._run("round", kept=record), group="loop",
+                                              exit_on_error=False)
+            else:
                 self.follow_left_running(record)
 
     def focus_default(self) -> None:
@@ -111,27 +126,17 @@ class RunPane(Vertical, can_focus=True):
         listing = self.query_one("#run-loop", OptionList)
         highlighted = listing.highlighted
         listing.clear_options()
-        for step, (key, label) in LOOP_STEPS.items():
-            text = Text(no_wrap=True, overflow="ellipsis")
-            text.append(f"{key} ", style="bold")
-            text.append(f"{label:<19}")
+        width = max(40, listing.size.width - 2) if listing.size.width else 78
+        for step in LOOP_STEPS:
             reason = self.availability(step)
-            if self.running == step:
-                text.append("running… (x cancels)", style="cyan")
-            elif snap is not None:
-                text.append_text(step_state(step, snap))
-            if reason and self.running != step:
-                text.append(f"  · {reason}", style="dim")
-            text.truncate(max(40, listing.size.width - 2) if listing.size.width else 78,
-                          overflow="ellipsis")
+            text = step_line(step, snap, reason, self.running == step, width)
             listing.add_option(Option(text, id=step, disabled=bool(reason)))
         listing.highlighted = min(highlighted or 0, listing.option_count - 1)
-        target = self.session.campaign.config.target
-        hint = Text.assemble(
-            "on ", (target.label, "bold"), ": ", ("enter", "bold"), "/key runs a step, ",
-            ("x", "bold"), " cancels, ", ("l", "bold"), " log, ", ("!", "bold"), " any command",
-        )
-        self.query_one("#run-hint", Static).update(hint)
+        self.query_one("#run-hint", Static).update(
+            run_hint(self.session.campaign.config.target.label))
+        left = left_over_text(snap, list(self._following.values()), bool(self.running))
+        self.query_one("#run-left", Static).update(left or "")
+        self.query_one("#run-left").set_class(left is None, "hidden")
 
     # ------------------------------------------------------------ running a step
 
@@ -149,14 +154,6 @@ class RunPane(Vertical, can_focus=True):
             self.app.notify(f"{LOOP_STEPS[step][1]}: {reason}", title="not now", severity="warning")
             return
         self.worker = self.run_worker(self._run(step), group="loop", exit_on_error=False)
-
-    def _service(self, step: str) -> Callable[..., Awaitable[Any]]:
-        from pto_tui.backends.environment import run_environment
-        from pto_tui.backends.loop import run_baseline, run_round
-        from pto_tui.backends.reference import run_reference
-
-        return {"environment": run_environment, "reference": run_reference,
-                "baseline": run_baseline, "round": run_round}[step]
 
     def _title(self, step: str) -> str:
         snap = self.session.snapshot
@@ -176,20 +173,17 @@ class RunPane(Vertical, can_focus=True):
         self.add_class("-running")  # the log gets most of the pane while a job runs
         self._draw()
 
-    async def _run(self, step: str) -> None:
+    async def _run(self, step: str, kept: JobRecord | None = None) -> None:
         from pto_tui.backends.site import StepInterrupted
         from pto_tui.core.errors import RuleViolation
 
         snap = self.session.snapshot
         before = snap.status if snap is not None else None
-        title = self._title(step)
+        service, resumed = loop_service(step, snap, kept)
+        title = self._title(step) + (" (resumed)" if resumed else "")
         self._begin(step, title)
-        service = self._service(step)
         try:
-            # a round is measured, then closed only once its Post-Run is written
-            options = {"close": False} if step == "round" else {}
-            result = await service(self.session.campaign, self.session.runner(), self._on_event,
-                                   **options)
+            result = await service(self.session.campaign, self.session.runner(), self._on_event)
         except asyncio.CancelledError:
             self._mark_running("cancelled")
             self.log_pane.end("cancelled")
@@ -210,7 +204,7 @@ class RunPane(Vertical, can_focus=True):
             raise  # shown by on_worker_state_changed
         else:
             self.log_pane.end("done")
-            self._show_result(result, before)
+            await self._show_result(result, before)
         finally:
             self.running = ""
             self.remove_class("-running")
@@ -234,6 +228,9 @@ class RunPane(Vertical, can_focus=True):
             self.log_pane.write("meta", f"── {event.step}")
             self.log_pane.set_title(f"{self._title(self.running)}: {event.step}")
         elif event.kind == "finished":
+            if event.record is not None and event.record.id in self._following:
+                del self._following[event.record.id]
+                self._draw()  # the job kept running has ended: its run goes on
             state = event.record.state.value if event.record is not None else "done"
             took = now - self._step_started.get(event.step, now)
             table.finished(event.step, state, took)
@@ -254,15 +251,15 @@ class RunPane(Vertical, can_focus=True):
         box.set_class(text is None, "hidden")
         box.update(text or "")
 
-    def _show_result(self, result: object, before: CampaignStatus | None) -> None:
+    async def _show_result(self, result: object, before: CampaignStatus | None) -> None:
         if isinstance(result, Round) and not result.is_baseline:
-            self._show_round_result(result, before)
+            await self._show_round_result(result, before)
         elif isinstance(result, EnvironmentNotes | TorchBaseline | Round):
             self._show_verdict(recorded_text(result))
 
-    def _show_round_result(self, measured: Round, before: CampaignStatus | None) -> None:
-        """A measured round: its verdict as a preview, and the Post-Run fields to close it."""
-        record = self.session.campaign.preview(measured.number)
+    async def _show_round_result(self, measured: Round, before: CampaignStatus | None) -> None:
+        """A measured round: its verdict as a preview (read off the loop), Post-Run to close it."""
+        record = await asyncio.to_thread(self.session.campaign.preview, measured.number)
         self.closed = record
         self._show_verdict(round_verdict_text(record, before))
         self.query_one("#run-post").remove_class("hidden")
@@ -331,9 +328,27 @@ class RunPane(Vertical, can_focus=True):
     @work(group="reattach", exit_on_error=False)
     async def follow_left_running(self, record: JobRecord) -> None:
         """A job kept running when pto-tui last closed: its log again, live, x cancels."""
-        final = await follow_again(self.session, record, self.log_pane, self.app.notify)
+        try:
+            final = await follow_again(self.session, record, self.log_pane, self.app.notify)
+        finally:
+            self._following.pop(record.id, None)
+            self._draw()
         if final.state.is_final:
             self.post_message(ProjectChanged("re-attached job ended"))
+
+    @work(exclusive=True, group="discard", exit_on_error=False)
+    async def action_discard_journal(self) -> None:
+        """d: the open round's unfinished samples set aside, so r starts the run over."""
+        from pto_tui.backends.sample_journal import discard
+
+        journal = unfinished_of_open_round(self.session.snapshot)
+        if self.running or journal is None:
+            self.app.notify("no unfinished samples of the open round to discard", title="run")
+            return
+        moved = await asyncio.to_thread(discard, self.session.layout, journal["round"])
+        self.app.notify(f"unfinished samples set aside in {moved}; r runs the round from its "
+                        "start", title="discarded")
+        self.post_message(ProjectChanged("discarded journal"))
 
     # ------------------------------------------------------------ cancel, log, any command
 
@@ -381,17 +396,5 @@ class RunPane(Vertical, can_focus=True):
     @work(exclusive=True, group="command", exit_on_error=False)
     async def run_command(self, command: str) -> None:
         """Any command, as one job on the target (nothing is recorded in the round)."""
-        from pto_tui.jobs.model import JobSpec
-
-        layout = self.session.layout
-        target = self.session.campaign.config.target
-        sync_from = layout.workspace if layout.workspace.is_dir() else None
-        job = await self.session.runner().submit(target, JobSpec(command=command, name="command"),
-                                                 sync_from=sync_from)
-        self.log_pane.follow(job.subscribe(), f"command: {command}", job.cancel)
-        self.add_class("-running")
-        try:
-            record = await job.wait()
-        finally:
-            self.remove_class("-running")
-        self.log_pane.set_state(record.state.value)
+        await run_any_command(self.session, command, self.log_pane,
+                              lambda on: self.set_class(on, "-running"))

@@ -3,12 +3,16 @@ cannot run now, and what a run recorded. Pure functions of the records: no Textu
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 
 from pto_tui.core.campaign.status import CampaignStatus
+from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.records import EnvironmentNotes, Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.verdict import invalid_sample_reason, sample_stats
+from pto_tui.jobs.model import JobRecord, JobState
 from pto_tui.tui.format import duration, iter_name, round_duration, verdict_text
 from pto_tui.tui.session import Snapshot
 
@@ -74,6 +78,29 @@ def step_state(step: str, snap: Snapshot) -> Text:
         return Text("")
     return Text(f"{iter_name(open_round.number)} {open_round.short_hypothesis(40)}",
                 style="magenta")
+
+
+def step_line(step: str, snap: Snapshot | None, reason: str, running: bool, width: int) -> Text:
+    """One loop step in the pane's list: key, label, state or why it cannot run now."""
+    key, label = LOOP_STEPS[step]
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"{key} ", style="bold")
+    text.append(f"{label:<19}")
+    if running:
+        text.append("running… (x cancels)", style="cyan")
+    elif snap is not None:
+        text.append_text(step_state(step, snap))
+    if reason and not running:
+        text.append(f"  · {reason}", style="dim")
+    text.truncate(width, overflow="ellipsis")
+    return text
+
+
+def run_hint(target: str) -> Text:
+    return Text.assemble(
+        "on ", (target, "bold"), ": ", ("enter", "bold"), "/key runs a step, ",
+        ("x", "bold"), " cancels, ", ("l", "bold"), " log, ", ("!", "bold"), " any command",
+    )
 
 
 def interrupted_text(step: str, title: str, how: str) -> Text:
@@ -151,3 +178,34 @@ def with_last_line(shown: Text, line: Text) -> Text:
     """The text with its last line replaced (the Post-Run hint, once the round is closed)."""
     lines = shown.split("\n")
     return Text("\n").join([*lines[:-1], line])
+
+
+def unfinished_of_open_round(snap: Snapshot | None) -> dict[str, Any] | None:
+    """The open round's journal of a run that did not finish (its own file, not the older
+    ones kept beside it), None when there is none."""
+    if snap is None or snap.open_round is None:
+        return None
+    name = f"{round_dir_name(snap.open_round.number)}.json"
+    return next((j for j in snap.journals if j["file"].endswith(f"/{name}")), None)
+
+
+def left_over_text(snap: Snapshot | None, following: list[JobRecord], running: bool) -> Text | None:
+    """What pto-tui left when it last closed: jobs kept running (re-attached now) and a
+    round run that did not finish, with the key that acts on each. None: nothing left."""
+    text = Text()
+    for record in following:
+        text.append(f"job {record.name or record.id} ({record.id}) still running on "
+                    f"{record.target}: re-attached", style="cyan")
+        text.append(" (x stops it)\n", style="dim")
+    journal = unfinished_of_open_round(snap)
+    if journal is not None and not running and snap is not None and snap.open_round is not None:
+        label = round_dir_name(snap.open_round.number)
+        ours = [j for j in snap.jobs if j.name.startswith(f"{label} ")]
+        last = max(ours, key=lambda j: j.submitted_at, default=None)
+        why = (f"lost: job {last.name} ({last.id}) is gone"
+               if last is not None and last.state is JobState.LOST else "its run did not finish")
+        text.append(f"{label} {why}; {len(journal['samples_us'])} of {journal['planned_runs']} "
+                    "samples recorded (journal)", style="yellow")
+        text.append(" — r runs the rest, d discards them\n", style="bold")
+    text.rstrip()
+    return text if text.plain else None
