@@ -66,7 +66,7 @@ class ProjectScreen(Screen[None]):
             yield Static(id="side")
             with ContentSwitcher(initial="rounds", id="main"):
                 yield ContextPane(self.session, id="context")
-                yield RoundsPane(id="rounds")
+                yield RoundsPane(self.session, id="rounds")
                 yield RoundPane(self.session, id="round")
                 yield RunPane(self.session, id="run")
                 yield CostmodelPane(self.session, id="costmodel")
@@ -204,11 +204,15 @@ class ProjectScreen(Screen[None]):
         if record is None:
             return
 
+        screen = RoundScreen(record, self.session)
+
         def closed(changed: bool | None) -> None:
             if changed:
                 self.reload()
+            if screen.rerun_as is not None:  # rerun from there: `r` in Run runs it
+                self.action_show_pane("run")
 
-        self.app.push_screen(RoundScreen(record, self.session), closed)
+        self.app.push_screen(screen, closed)
 
     def on_run_loop_step(self, event: RunLoopStep) -> None:
         event.stop()

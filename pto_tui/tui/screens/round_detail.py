@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 
 from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.reruns import reruns_of
 from pto_tui.core.vocabulary import Verdict
 from pto_tui.jobs.model import JobRecord, list_records
 from pto_tui.tui.compact import make_compact
@@ -105,6 +106,8 @@ class RoundScreen(Screen[bool]):
         Binding("d", "tab('patch')", "Diff", id="round.diff"),
         Binding("l", "tab('logs')", "Logs", id="round.logs"),
         Binding("a", "amend", "Amend", id="round.amend"),
+        Binding("D", "what_changed", "What changed", show=False, id="round.what_changed"),
+        Binding("u", "rerun", "Rerun", show=False, id="round.rerun"),
         Binding("j", "scroll('down')", "Down", show=False, id="round.down"),
         Binding("k", "scroll('up')", "Up", show=False, id="round.up"),
     ]
@@ -116,6 +119,7 @@ class RoundScreen(Screen[bool]):
         self.folder = session.layout.round_dir(record.number)
         self.jobs = round_jobs(list_records(session.layout.jobs_dir), record.number)
         self.amended = False
+        self.rerun_as: int | None = None  # the round opened here as its rerun
 
     def compose(self) -> ComposeResult:
         r = self.record
@@ -124,6 +128,9 @@ class RoundScreen(Screen[bool]):
             round_duration(r), "  ", r.short_hypothesis(60),
         )
         yield Static(head, classes="topbar")
+        links = self._rerun_links()
+        if links:
+            yield Static(links, id="round-reruns")
         with TabbedContent(initial="notes"):
             with TabPane("Notes", id="notes"), VerticalScroll(classes="round-body"):
                 yield file_view(self.folder / "notes.md")
@@ -132,6 +139,18 @@ class RoundScreen(Screen[bool]):
             with TabPane("Logs", id="logs"):
                 yield OptionList(*self._log_options(), id="round-logs")
         yield Footer()
+
+    def _rerun_links(self) -> Text:
+        """'rerun of iter-002' and/or 'rerun as iter-005, iter-007' (empty: neither)."""
+        r, text = self.record, Text()
+        if r.rerun_of is not None:
+            text.append(f"↻ rerun of {iter_name(r.rerun_of)}", style="bold")
+        snap = self.session.snapshot
+        later = reruns_of(snap.rounds, r.number) if snap else []
+        if later:
+            text.append("   " if text else "")
+            text.append("↻ rerun as " + ", ".join(iter_name(n) for n in later), style="bold")
+        return text
 
     def _log_options(self) -> list[Option]:
         options = []
@@ -188,3 +207,19 @@ class RoundScreen(Screen[bool]):
         self.app.notify(f"{iter_name(self.record.number)}: {field} amended", title="amend")
         await self.recompose()
         self.query_one(Tabs).focus()  # the focused widget was replaced: keys need a new one
+
+    def action_what_changed(self) -> None:
+        from pto_tui.tui.screens.what_changed import WhatChangedScreen
+
+        self.app.push_screen(WhatChangedScreen(self.session, self.record.number))
+
+    def action_rerun(self) -> None:
+        """u: this round measured again as a new round (asked first); back to the project,
+        on the Run pane, once it is open."""
+        from pto_tui.tui.screens.rerun import ask_rerun
+
+        def started(record: Round) -> None:
+            self.rerun_as = record.number
+            self.dismiss(True)
+
+        ask_rerun(self, self.session, self.record, started)

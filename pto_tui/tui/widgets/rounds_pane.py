@@ -22,8 +22,8 @@ from pto_tui.tui.format import (
     verdict_text,
     verdict_word,
 )
-from pto_tui.tui.messages import OpenRound
-from pto_tui.tui.session import Snapshot
+from pto_tui.tui.messages import OpenRound, ProjectChanged, ShowPane
+from pto_tui.tui.session import Session, Snapshot
 from pto_tui.tui.widgets.frontier_plot import FrontierPlot, PlotPoint
 
 COLUMNS = ("", "", "iter", "verdict", "duration", "TFLOPS", "x init", "x torch", "hypothesis",
@@ -32,6 +32,7 @@ COMPARE_MARK = "▶"
 PIN_MARK = "◆"
 FRONTIER_NOW = "★"
 FRONTIER_STEP = "↑"
+RERUN_MARK = "↻"
 # one line under the table: every mark it shows (marks, not colours: NO_COLOR keeps them);
 # the tampered and simulated marks only when a round has them (80 columns hold the rest)
 LEGEND = (
@@ -40,11 +41,12 @@ LEGEND = (
 )
 TAMPERED_LEGEND = ("!", "tampered")
 SIMULATED_LEGEND = ("(sim)", "simulated")
+RERUN_LEGEND = (RERUN_MARK, "rerun")
 
 
-def legend_text(tampered: bool = False, simulated: bool = False) -> Text:
+def legend_text(tampered: bool = False, simulated: bool = False, rerun: bool = False) -> Text:
     items = [*LEGEND, *([TAMPERED_LEGEND] if tampered else []),
-             *([SIMULATED_LEGEND] if simulated else [])]
+             *([SIMULATED_LEGEND] if simulated else []), *([RERUN_LEGEND] if rerun else [])]
     text = Text(no_wrap=True, overflow="ellipsis")
     for mark, meaning in items:
         text.append(mark, style="bold")
@@ -60,6 +62,14 @@ SORTS: tuple[tuple[str, Callable[[Round], object]], ...] = (
     ("class", lambda r: r.pre_edit.bottleneck),
     ("phase", lambda r: r.phase),
 )
+
+
+def hypothesis_cell(record: Round, limit: int = 40) -> str:
+    """The short hypothesis; a rerun names the round it measures again first (its title
+    already does: "rerun of iter-002: …"; the mark says it without reading)."""
+    if record.rerun_of is None:
+        return record.short_hypothesis(limit)
+    return f"{RERUN_MARK} {record.short_hypothesis(limit - 2)}"
 
 
 def matches(record: Round, query: str) -> bool:
@@ -97,6 +107,8 @@ class RoundsPane(Vertical):
         Binding("P", "pin", "Pin reference", show=False, id="rounds.pin"),
         Binding("c", "compare", "Compare", id="rounds.compare"),
         Binding("p", "plot", "Plot", id="rounds.plot"),
+        Binding("D", "what_changed", "What changed", show=False, id="rounds.what_changed"),
+        Binding("u", "rerun", "Rerun", show=False, id="rounds.rerun"),
         Binding("enter", "open", "Open", show=False, id="rounds.open"),
         Binding("j", "cursor('down')", "Down", show=False, id="rounds.down"),
         Binding("k", "cursor('up')", "Up", show=False, id="rounds.up"),
@@ -105,8 +117,9 @@ class RoundsPane(Vertical):
         Binding("escape", "clear_filter", "Clear filter", show=False, id="rounds.clear"),
     ]
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, session: Session, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.session = session
         self.snapshot: Snapshot | None = None
         self.sort_index = 0
         self.descending = False
@@ -180,7 +193,7 @@ class RoundsPane(Vertical):
                 tflops(r.measurement.tflops),
                 speed(ratio(st.baseline_us, median)),
                 speed(ratio(torch_us, median)),
-                r.short_hypothesis(40),
+                hypothesis_cell(r),
                 r.pre_edit.bottleneck or "-",
                 r.phase or "-",
                 key=str(r.number),
@@ -189,7 +202,8 @@ class RoundsPane(Vertical):
             table.move_cursor(row=table.get_row_index(current_key), animate=False)
         self._counts(len(rows))
         self.query_one("#rounds-legend", Static).update(legend_text(
-            any(r.tampered for r in snap.rounds), any(r.simulated for r in snap.rounds)))
+            any(r.tampered for r in snap.rounds), any(r.simulated for r in snap.rounds),
+            any(r.rerun_of is not None for r in snap.rounds)))
 
     def _mark_cell(self, number: int) -> Text:
         text = Text()
@@ -320,6 +334,28 @@ class RoundsPane(Vertical):
         a, b = self.snapshot.round(pair[0]), self.snapshot.round(pair[1])
         if a is not None and b is not None:
             self.app.push_screen(CompareScreen(a, b, pinned=pair[2]))
+
+    def action_what_changed(self) -> None:
+        from pto_tui.tui.screens.what_changed import WhatChangedScreen
+
+        number = self.selected()
+        if number is not None:
+            self.app.push_screen(WhatChangedScreen(self.session, number))
+
+    def action_rerun(self) -> None:
+        """u: the cursor round measured again as a new round (asked first)."""
+        from pto_tui.tui.screens.rerun import ask_rerun
+
+        number = self.selected()
+        record = self.snapshot.round(number) if self.snapshot and number is not None else None
+        if record is None:
+            return
+
+        def started(_record: Round) -> None:
+            self.post_message(ProjectChanged("rerun"))
+            self.post_message(ShowPane("run"))
+
+        ask_rerun(self, self.session, record, started)
 
     def action_plot(self) -> None:
         self.query_one("#rounds-plot").toggle_class("hidden")
