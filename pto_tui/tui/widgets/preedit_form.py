@@ -13,6 +13,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
+from pto_tui.core.campaign.prefill import draft_answers, prefill_source
+from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit
 from pto_tui.core.rules.gates import Finding, start_findings
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, OPTIMISATION_PRIORITIES
@@ -81,6 +83,7 @@ class PreEditForm(VerticalScroll, can_focus=False):
     BINDINGS = [
         Binding("ctrl+s", "start", "Start round", id="preedit.start"),
         Binding("ctrl+g", "suggest", "Costmodel ranking", id="preedit.suggest"),
+        Binding("ctrl+o", "prefill", "Pre-fill from the last round", id="preedit.prefill"),
     ]
 
     class SuggestRequested(Message):
@@ -97,12 +100,14 @@ class PreEditForm(VerticalScroll, can_focus=False):
         self.phases: tuple[str, ...] = ()
         self.findings: list[Finding] = []
         self.busy = False  # a start is being written: no second one
+        self.prefilled_from: int | None = None  # the round this form was drafted from
 
     def compose(self) -> ComposeResult:
         yield Static(id="pe-refusal", classes="hidden")
         guidance = Text("Priority order (guidance): ", style="bold")
         guidance.append(" > ".join(OPTIMISATION_PRIORITIES), style="dim")
         yield Static(guidance, id="pe-guidance")
+        yield Static(id="pe-prefilled", classes="hidden")
         yield Label("Title (short, for tables and the chart)", classes="field")
         yield Input(id="pe-title", placeholder="e.g. bigger S1 tile")
         yield Label("Current bottleneck class", classes="field")
@@ -148,7 +153,59 @@ class PreEditForm(VerticalScroll, can_focus=False):
             self.phases = phases
             self.query_one("#pe-phase", Select).set_options([(p, p) for p in phases])
         self.query_one("#pe-three-round").set_class(not snap.status.three_round_rule, "hidden")
+        if self.prefilled_from is None and self.is_blank():
+            self.prefill(announce=False)
         self.update_gates()
+
+    def is_blank(self) -> bool:
+        return not self.title_text and self.pre_edit() == PreEdit(
+            checklist={key: ChecklistItem() for key in HARDWARE_CHECKLIST})
+
+    def prefill(self, announce: bool = True) -> None:
+        """Fill the blank fields from the last closed round (core's draft: kernel, class,
+        evidence, correctness plan, checklist notes). The checklist boxes stay as they
+        are: ticking each is the person's confirmation of its note."""
+        rounds = self.snapshot.rounds if self.snapshot else []
+        try:
+            source = prefill_source(rounds)
+        except InputError as error:
+            if announce:
+                self.app.notify(str(error), title="pre-fill", severity="warning")
+            return
+        draft = draft_answers(source)
+        filled = []
+        for key, label in (("kernel", "kernel"), ("correctness_plan", "correctness")):
+            widget = self.query_one(f"#pe-{key}", Input)
+            if not widget.value.strip() and getattr(draft, key):
+                widget.value = getattr(draft, key)
+                filled.append(label)
+        select = self.query_one("#pe-bottleneck", Select)
+        if not isinstance(select.value, str) and draft.bottleneck in BOTTLENECK_CLASSES:
+            select.value = draft.bottleneck
+            filled.append("class")
+        area = self.query_one("#pe-evidence", TextArea)
+        if not area.text.strip() and draft.evidence:
+            area.load_text(draft.evidence)
+            filled.append("evidence")
+        notes = 0
+        for key, item in draft.checklist.items():
+            note = self.query_one(f"#pe-note-{key}", Input)
+            if not note.value.strip() and item.note:
+                note.value = item.note
+                notes += 1
+        if notes:
+            filled.append(f"{notes} checklist notes")
+        self.prefilled_from = source.number
+        line = self.query_one("#pe-prefilled", Static)
+        line.update(Text.assemble(
+            (f"Pre-filled from iter-{source.number:03d}: ", "bold"),
+            (", ".join(filled) or "nothing blank to fill") + ". Check each; tick the "
+            "checklist items you confirm (space). ctrl+o fills blanks again."))
+        line.remove_class("hidden")
+        self.update_gates()
+
+    def action_prefill(self) -> None:
+        self.prefill()
 
     def pre_edit(self) -> PreEdit:
         def value(key: str) -> str:
@@ -235,6 +292,8 @@ class PreEditForm(VerticalScroll, can_focus=False):
             box.value = box.id == "pe-restore"
         self.query_one("#pe-evidence", TextArea).load_text("")
         self.query_one("#pe-bottleneck", Select).clear()
+        self.query_one("#pe-prefilled").add_class("hidden")
+        self.prefilled_from = None  # the next form is drafted from the round just closed
 
     # ------------------------------------------------------------ events
 
