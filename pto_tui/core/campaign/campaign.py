@@ -13,7 +13,10 @@ and amendments (`amendments`).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 from pto_tui.core.campaign import amendments, checks, measuring
 from pto_tui.core.campaign.changes import ChangeRecorder
@@ -28,6 +31,27 @@ from pto_tui.core.rules.gates import Finding, start_findings
 from pto_tui.core.vocabulary import ChangeKind, Verdict
 
 __all__ = ["Campaign", "now_text"]
+
+_Call = TypeVar("_Call", bound=Callable[..., Any])
+
+
+def _operation(*, write: bool) -> Callable[[_Call], _Call]:
+    def decorate(method: _Call) -> _Call:
+        @functools.wraps(method)
+        def wrapper(self: CampaignContext, *args: Any, **kwargs: Any) -> Any:
+            with self.reads.operation(write=write):
+                return method(self, *args, **kwargs)
+
+        return cast(_Call, wrapper)
+
+    return decorate
+
+
+# A public call is one operation: the ledger is read from disk once for it. A call that
+# shows rounds reads every round.toml (tampered marks); a call that records the open
+# round only what its rules can see change (read_model: sealed rounds).
+_one_read = _operation(write=False)
+_one_write = _operation(write=True)
 
 
 class Campaign(CampaignContext):
@@ -47,16 +71,19 @@ class Campaign(CampaignContext):
 
     # -------------------------------------------------------------- reading
 
+    @_one_read
     def rounds(self) -> list[Round]:
         """Every readable round (copies); `problems` says what could not be read."""
         rounds, self.problems = self.reads.rounds()
         return rounds
 
+    @_one_read
     def round(self, number: int) -> Round:
         return self.reads.round(number)
 
     frontier_of = staticmethod(frontier_of)
 
+    @_one_read
     def status(self, rounds: list[Round] | None = None) -> CampaignStatus:
         """The campaign at a glance; pass the rounds just read by rounds() to avoid a re-read."""
         if rounds is None:
@@ -79,23 +106,28 @@ class Campaign(CampaignContext):
             for n in rows_differing(text, rounds)
         ]
 
+    @_one_read
     def gates(self, pre: PreEdit, rounds: list[Round] | None = None) -> list[Finding]:
         """What still blocks a round with these Pre-Edit answers (empty: may start)."""
         return start_findings(pre, self.current_rounds() if rounds is None else rounds)
 
     # -------------------------------------------------------------- environment and baseline
 
+    @_one_write
     def record_environment(self, notes: EnvironmentNotes) -> Round:
         return self._opening.record_environment(notes)
 
+    @_one_write
     def record_baseline(self, measurement: Measurement, analysis: str = "") -> Round:
         return self._opening.record_baseline(measurement, analysis)
 
+    @_one_write
     def set_torch_baseline(self, baseline: TorchBaseline) -> None:
         self._opening.set_torch_baseline(baseline)
 
     # -------------------------------------------------------------- the round
 
+    @_one_write
     def start_round(
         self,
         pre: PreEdit,
@@ -109,16 +141,20 @@ class Campaign(CampaignContext):
             pre, phase=phase, based_on=based_on, title=title, restore=restore
         )
 
+    @_one_write
     def set_phase(self, phase: str) -> None:
         self._opening.set_phase(phase)
 
+    @_one_read
     def open_round(self, number: int | None = None) -> Round:
         """The open round (the newest one when number is None)."""
         return self.open_record(number)
 
+    @_one_write
     def preflight(self, record: Round) -> None:
         checks.preflight(self, record)
 
+    @_one_write
     def record_changes(
         self,
         number: int | None = None,
@@ -142,9 +178,11 @@ class Campaign(CampaignContext):
             discipline_approval=discipline_approval,
         )
 
+    @_one_write
     def record_measurement(self, measurement: Measurement, number: int | None = None) -> Round:
         return measuring.record_measurement(self, measurement, number)
 
+    @_one_write
     def close_round(
         self,
         number: int | None = None,
@@ -157,16 +195,20 @@ class Campaign(CampaignContext):
             number, analysis=analysis, next_step=next_step, claimed=claimed
         )
 
+    @_one_read
     def preview(self, number: int | None = None) -> Round:
         return self._closing.preview(number)
 
     # -------------------------------------------------------------- amendments
 
+    @_one_read
     def amend(self, number: int, field_name: str, new_value: str, why: str, who: str = "") -> Round:
         return amendments.amend(self, number, field_name, new_value, why, who)
 
+    @_one_read
     def confirm_review(self, number: int, reason: str, who: str = "") -> Round:
         return amendments.confirm_review(self, number, reason, who)
 
+    @_one_read
     def delete_round(self, number: int) -> None:
         amendments.delete_round(self, number)

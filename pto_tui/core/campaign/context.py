@@ -46,6 +46,7 @@ class CampaignContext:
         self.problems = LedgerProblems()  # of the last rounds() read
 
     def close(self) -> None:
+        self.reads.close()
         self.lock.release()
 
     @property
@@ -95,9 +96,12 @@ class CampaignContext:
 
     def publish(self, record: Round, diff_text: str | None = None) -> None:
         """Save the record, render its Markdown and ITERATIONS.md."""
+        runs_known = self.reads.runs_known()
         self.warnings += self.ledger.write_round_files(record, diff_text)
-        self.reads.save(record)
-        self.warnings += self.ledger.write_iterations(self.current_rounds(), self.torch_baseline())
+        self.reads.save(record, runs_known)
+        self.warnings += self.ledger.update_iterations(
+            record, self.current_rounds, self.torch_baseline()
+        )
 
     def parameter_snapshot(self) -> dict[str, Scalar]:
         return {name: t.value for name, t in self.config.tunables.items()}

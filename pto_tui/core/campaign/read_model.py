@@ -11,17 +11,25 @@ recorded, a preview) without touching the model.
 
 Every read also checks the closed rounds against runs/closed.log (`tamper`): a closed
 round rewritten or removed by hand is handed out as it was closed, marked tampered.
+
+One command reads the ledger from disk once: inside `operation()` (every public call of a
+`Campaign`) the first read compares the stamps, later reads of the same call use what it
+found plus the call's own writes, so one round's bookkeeping costs the same at 10 rounds
+and at 1,000. Reads outside an operation always compare the stamps.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from pto_tui.core.campaign.round_index import RoundIndex
 from pto_tui.core.campaign.tamper import Found, checked, start_log
 from pto_tui.core.errors import InputError
+from pto_tui.core.rounds.closed_log import LogEntry
 from pto_tui.core.rounds.ledger import Ledger, LedgerProblems, Stamp, numbering_gaps, sha256_text
 from pto_tui.core.rounds.records import Round
 
@@ -36,32 +44,105 @@ class _Entry:
     sha: str = ""  # of the round.toml read ("" when there is none)
 
 
+@dataclass
+class _Read:
+    """What one read of the ledger found: the checked rounds by number, the problems."""
+
+    rounds: dict[int, Round]
+    problems: LedgerProblems
+    log_lost: bool
+
+
 class LedgerReadModel:
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
         self._entries: dict[int, _Entry] = {}
         self._index = RoundIndex(ledger.layout.state_dir)
-        self._lock = threading.Lock()  # the terminal application reads from worker threads
+        self._lock = threading.RLock()  # the terminal application reads from worker threads
+        self._local = threading.local()  # per thread: the operation under way and its read
+        # the last check of each round against the log, by what it was made from
+        self._checks: dict[int, tuple[tuple[object, ...], Round | None]] = {}
+        self._runs_stamp: tuple[int, int] | None = None  # runs/ at the last full scan
 
     # -------------------------------------------------------------- reading
+
+    @contextmanager
+    def operation(self, *, write: bool = False) -> Iterator[None]:
+        """One command's reads: the disk is compared at its first read only (nested calls
+        join the outer operation). A `write` operation compares only what its rules can
+        see change (`_sealed`), so recording a round does not stat every round.toml."""
+        depth = getattr(self._local, "depth", 0)
+        if depth == 0:
+            self._local.read = None
+            self._local.write = write
+        self._local.depth = depth + 1
+        try:
+            yield
+        finally:
+            self._local.depth = depth
+            if depth == 0:
+                self._local.read = None
 
     def current(self) -> tuple[list[Round], LedgerProblems]:
         """Every readable round (the model's own records: do not change them) and the
         problems, as `Ledger.load_all()` reports them."""
-        numbers = self._ledger.round_numbers()
+        read: _Read | None = getattr(self._local, "read", None)
+        if read is None:
+            in_operation = getattr(self._local, "depth", 0) > 0
+            read = self._read_disk(light=in_operation and getattr(self._local, "write", False))
+            if in_operation:
+                self._local.read = read
+        return [read.rounds[n] for n in sorted(read.rounds)], read.problems.copy()
+
+    def close(self) -> None:
+        """Keep the index of what this campaign wrote for the next command."""
         with self._lock:
+            self._index.save()
+
+    def _read_disk(self, *, light: bool = False) -> _Read:
+        with self._lock:
+            stamps = self._sealed_stamps() if light else None
+            if stamps is None:
+                # taken before the scan: a folder added meanwhile shows at the next read
+                self._runs_stamp = self._ledger.runs_stamp()
+                stamps = self._ledger.stamps()
+                self._index.keep_only(set(stamps))
+                self._index.save()
+            numbers = list(stamps)
             for gone in set(self._entries) - set(numbers):
                 del self._entries[gone]
-            entries = {number: self._fresh(number) for number in numbers}
-            self._index.keep_only(set(numbers))
-            self._index.save()
+            for gone in set(self._checks) - set(numbers):
+                del self._checks[gone]
+            entries = {number: self._fresh(number, stamps[number]) for number in numbers}
             problems = LedgerProblems(missing=numbering_gaps(numbers))
             problems.unreadable = [e.error.render() for e in entries.values() if e.error is not None]
-            return self._checked(entries, problems), problems
+            logged, log_lost = self._log_state(entries, problems)
+            rounds = {}
+            for number in sorted(set(entries) | set(logged)):
+                record = self._check(number, entries.get(number), logged, log_lost)
+                if record is not None:
+                    rounds[number] = record
+            return _Read(rounds, problems, log_lost)
 
-    def _checked(self, entries: dict[int, _Entry], problems: LedgerProblems) -> list[Round]:
-        """The rounds to use, checked against runs/closed.log (begun here for a project
-        from before the log)."""
+    def _sealed_stamps(self) -> dict[int, Stamp | None] | None:
+        """The stamps for a write operation, None when a full scan is needed (no read yet,
+        or a round folder added or removed: runs/ changed). A closed round in
+        runs/closed.log is sealed: whatever happens to its round.toml, the rules use it as
+        logged (a hand edit only adds the tampered mark, which a full read shows), so its
+        file is not looked at; every other round's is."""
+        if self._runs_stamp is None or self._runs_stamp != self._ledger.runs_stamp():
+            return None
+        logged, _problems = self._ledger.closed_log.latest()
+        return {
+            n: e.stamp if n in logged and e.stamp is not None else self._ledger.stamp(n)
+            for n, e in sorted(self._entries.items())
+        }
+
+    def _log_state(
+        self, entries: dict[int, _Entry], problems: LedgerProblems
+    ) -> tuple[dict[int, LogEntry], bool]:
+        """runs/closed.log's newest entries (the log begun here for a project from before
+        the log), and whether the log is gone."""
         log = self._ledger.closed_log
         log_lost = not log.exists() and self._ledger.log_marker.exists()
         if not log.exists() and not log_lost:
@@ -71,14 +152,20 @@ class LedgerReadModel:
         problems.notices += log_problems
         if log_lost:
             problems.notices.append("runs/closed.log is gone: closed rounds cannot be checked")
-        out = []
-        for number in sorted(set(entries) | set(logged)):
-            entry = entries.get(number)
-            found = Found(entry.record, entry.error, entry.sha) if entry else None
-            record = checked(number, found, logged.get(number), log_lost)
-            if record is not None:
-                out.append(record)
-        return out
+        return logged, log_lost
+
+    def _check(
+        self, number: int, entry: _Entry | None, logged: dict[int, LogEntry], log_lost: bool
+    ) -> Round | None:
+        """checked() of one round, again only when its entry or its log line changed."""
+        key = (entry, logged.get(number), log_lost)
+        known = self._checks.get(number)
+        if known is not None and all(a is b for a, b in zip(known[0], key, strict=True)):
+            return known[1]
+        found = Found(entry.record, entry.error, entry.sha) if entry else None
+        record = checked(number, found, key[1], log_lost)
+        self._checks[number] = (key, record)
+        return record
 
     def rounds(self) -> tuple[list[Round], LedgerProblems]:
         """As current(), with records the caller may change."""
@@ -119,20 +206,45 @@ class LedgerReadModel:
 
     # -------------------------------------------------------------- writing
 
-    def save(self, record: Round) -> None:
-        """Write the record's round.toml and keep it as a later read would see it."""
+    def runs_known(self) -> bool:
+        """runs/ is as the last full scan left it (take before a write that may add a
+        round folder, give to save())."""
+        return self._runs_stamp is not None and self._runs_stamp == self._ledger.runs_stamp()
+
+    def save(self, record: Round, runs_known: bool = False) -> None:
+        """Write the record's round.toml and keep it as a later read would see it (and
+        the index for the next command). `runs_known`: runs() was as scanned before this
+        write's files were written, so a folder it added is its own."""
+        runs_known = runs_known or self.runs_known()
         text = self._ledger.save(record)
         stamp = self._ledger.stamp(record.number)
         as_read = self._ledger.parse(text, record.number)
         with self._lock:
-            self._entries[record.number] = _Entry(stamp, as_read, None, sha256_text(text))
+            if runs_known:  # a new round folder is this write's own: no full scan for it
+                self._runs_stamp = self._ledger.runs_stamp()
+            entry = _Entry(stamp, as_read, None, sha256_text(text))
+            self._entries[record.number] = entry
+            if stamp is not None:
+                self._index.put(record.number, stamp, entry.sha, as_read)
+            read: _Read | None = getattr(self._local, "read", None)
+            if read is not None:  # the operation's read, with this write in it
+                logged, _problems = self._ledger.closed_log.latest()
+                checked_now = self._check(record.number, entry, logged, read.log_lost)
+                if checked_now is not None:
+                    read.rounds[record.number] = checked_now
+                read.problems.missing = [n for n in read.problems.missing if n != record.number]
 
     # -------------------------------------------------------------- internals
 
     def _tampered(self, number: int) -> Round | None:
         """Round `number` as it was closed when it is tampered (a copy), else None."""
-        rounds, _problems = self.current()
-        marked = next((r for r in rounds if r.number == number and r.tampered), None)
+        read: _Read | None = getattr(self._local, "read", None)
+        if read is None:
+            rounds, _problems = self.current()
+            marked = next((r for r in rounds if r.number == number and r.tampered), None)
+        else:
+            found = read.rounds.get(number)
+            marked = found if found is not None and found.tampered else None
         return copy.deepcopy(marked) if marked is not None else None
 
     def _entry(self, number: int) -> _Entry | None:
@@ -141,12 +253,11 @@ class LedgerReadModel:
             if not self._ledger.layout.round_dir(number).is_dir():
                 self._entries.pop(number, None)
                 return None
-            return self._fresh(number)
+            return self._fresh(number, self._ledger.stamp(number))
 
-    def _fresh(self, number: int) -> _Entry:
+    def _fresh(self, number: int, stamp: Stamp | None) -> _Entry:
         """The entry of an existing round folder, re-parsed only when its stamp changed.
         The stamp is taken before the read: a file changed meanwhile is read again."""
-        stamp = self._ledger.stamp(number)
         known = self._entries.get(number)
         if known is not None and known.stamp == stamp:
             return known

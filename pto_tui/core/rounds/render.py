@@ -121,7 +121,9 @@ def torch_section(baseline: TorchBaseline | None) -> list[str]:
     return lines
 
 
-def render_iterations(rounds: Sequence[Round], baseline: TorchBaseline | None) -> str:
+def iterations_head(baseline: TorchBaseline | None, simulated: bool) -> list[str]:
+    """ITERATIONS.md down to the table's rule line (`simulated`: a closed round has CPU
+    timings)."""
     lines = [
         ITERATIONS_TITLE,
         "",
@@ -134,11 +136,46 @@ def render_iterations(rounds: Sequence[Round], baseline: TorchBaseline | None) -
         TABLE_HEADER,
         TABLE_RULE,
     ]
-    closed = [r for r in sorted(rounds, key=lambda r: r.number) if r.is_closed]
-    if any(r.simulated for r in closed):
+    if simulated:
         lines[5:5] = [SIMULATED_NOTE, ""]
+    return lines
+
+
+def render_iterations(rounds: Sequence[Round], baseline: TorchBaseline | None) -> str:
+    closed = [r for r in sorted(rounds, key=lambda r: r.number) if r.is_closed]
+    lines = iterations_head(baseline, any(r.simulated for r in closed))
     lines += [iterations_row(r) for r in closed]
     return "\n".join(lines) + "\n"
+
+
+def patched_iterations(current: str, record: Round, baseline: TorchBaseline | None) -> str | None:
+    """ITERATIONS.md as render_iterations gave it (`current`) after only `record` changed:
+    its row rewritten in place, or appended when it is the newest closed round; None when
+    more than that row would change (the whole file is rendered then)."""
+    simulated = SIMULATED_NOTE in current.split("\n" + TABLE_RULE + "\n", 1)[0]
+    if record.is_closed and record.simulated and not simulated:
+        return None
+    head = "\n".join(iterations_head(baseline, simulated)) + "\n"
+    if not current.startswith(head) or not current.endswith("\n"):
+        return None
+    rows = current[len(head):].splitlines()
+    numbers = [_row_number(row) for row in rows]
+    if None in numbers:
+        return None
+    if record.number in numbers:
+        if not record.is_closed:
+            return None
+        rows[numbers.index(record.number)] = iterations_row(record)
+    elif record.is_closed:
+        if numbers and record.number < max(n for n in numbers if n is not None):
+            return None
+        rows.append(iterations_row(record))
+    return head + "".join(row + "\n" for row in rows)
+
+
+def _row_number(row: str) -> int | None:
+    cell = row.split("|", 2)[1].strip() if row.startswith("|") and row.count("|") > 2 else ""
+    return int(cell) if cell.isdigit() else None
 
 
 def render_files_txt(record: Round) -> str:
