@@ -16,19 +16,24 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from pto_tui.core.campaign import amendments, checks, measuring
-from pto_tui.core.campaign.changes import ChangeRecorder
-from pto_tui.core.campaign.closing import RoundClosing
 from pto_tui.core.campaign.context import CampaignContext, now_text
-from pto_tui.core.campaign.opening import RoundOpening
 from pto_tui.core.campaign.status import CampaignStatus, frontier_of, summarize, with_missing
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round
 from pto_tui.core.rounds.render import TorchBaseline, rows_differing
 from pto_tui.core.rules.gates import Finding, start_findings
 from pto_tui.core.vocabulary import ChangeKind, Verdict
+
+if TYPE_CHECKING:
+    from pto_tui.core.campaign.changes import ChangeRecorder
+    from pto_tui.core.campaign.closing import RoundClosing
+    from pto_tui.core.campaign.opening import RoundOpening
+
+# The steps that write (opening, changes, measuring, closing, amendments, and what they
+# use: tunable discovery, the verdict statistics, risk and scope rules) are imported when
+# first used: a read command (`status`, `rounds`, `show`) starts without them.
 
 __all__ = ["Campaign", "now_text"]
 
@@ -59,9 +64,24 @@ class Campaign(CampaignContext):
 
     def __init__(self, root: Path, *, write: bool = False, command: str = "") -> None:
         super().__init__(root, write=write, command=command)
-        self._opening = RoundOpening(self)
-        self._changes = ChangeRecorder(self)
-        self._closing = RoundClosing(self)
+
+    @functools.cached_property
+    def _opening(self) -> RoundOpening:
+        from pto_tui.core.campaign.opening import RoundOpening
+
+        return RoundOpening(self)
+
+    @functools.cached_property
+    def _changes(self) -> ChangeRecorder:
+        from pto_tui.core.campaign.changes import ChangeRecorder
+
+        return ChangeRecorder(self)
+
+    @functools.cached_property
+    def _closing(self) -> RoundClosing:
+        from pto_tui.core.campaign.closing import RoundClosing
+
+        return RoundClosing(self)
 
     def __enter__(self) -> Campaign:
         return self
@@ -152,6 +172,8 @@ class Campaign(CampaignContext):
 
     @_one_write
     def preflight(self, record: Round) -> None:
+        from pto_tui.core.campaign import checks
+
         checks.preflight(self, record)
 
     @_one_write
@@ -180,6 +202,8 @@ class Campaign(CampaignContext):
 
     @_one_write
     def record_measurement(self, measurement: Measurement, number: int | None = None) -> Round:
+        from pto_tui.core.campaign import measuring
+
         return measuring.record_measurement(self, measurement, number)
 
     @_one_write
@@ -203,12 +227,18 @@ class Campaign(CampaignContext):
 
     @_one_read
     def amend(self, number: int, field_name: str, new_value: str, why: str, who: str = "") -> Round:
+        from pto_tui.core.campaign import amendments
+
         return amendments.amend(self, number, field_name, new_value, why, who)
 
     @_one_read
     def confirm_review(self, number: int, reason: str, who: str = "") -> Round:
+        from pto_tui.core.campaign import amendments
+
         return amendments.confirm_review(self, number, reason, who)
 
     @_one_read
     def delete_round(self, number: int) -> None:
+        from pto_tui.core.campaign import amendments
+
         amendments.delete_round(self, number)

@@ -9,8 +9,10 @@ caller that swaps `campaign.project` for a fresh `ProjectFile` is seen by every 
 from __future__ import annotations
 
 import copy
+import functools
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pto_tui.core.campaign.read_model import LedgerReadModel
 from pto_tui.core.errors import InputError, RuleViolation
@@ -22,7 +24,9 @@ from pto_tui.core.rounds.ledger import Ledger, LedgerProblems
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.gates import HONEST_HISTORY
-from pto_tui.core.workspace.snapshots import SnapshotStore
+
+if TYPE_CHECKING:
+    from pto_tui.core.workspace.snapshots import SnapshotStore
 
 
 def now_text() -> str:
@@ -41,9 +45,15 @@ class CampaignContext:
         self.project = ProjectFile(self.layout.project_file)
         self.ledger = Ledger(self.layout)
         self.reads = LedgerReadModel(self.ledger)
-        self.snapshots = SnapshotStore(root)
         self.warnings: list[str] = []
         self.problems = LedgerProblems()  # of the last rounds() read
+
+    @functools.cached_property
+    def snapshots(self) -> SnapshotStore:
+        """The workspace snapshots (imported when first used: read commands need none)."""
+        from pto_tui.core.workspace.snapshots import SnapshotStore
+
+        return SnapshotStore(self.layout.root)
 
     def close(self) -> None:
         self.reads.close()

@@ -239,8 +239,15 @@ class LedgerReadModel:
     def _tampered(self, number: int) -> Round | None:
         """Round `number` as it was closed when it is tampered (a copy), else None."""
         read: _Read | None = getattr(self._local, "read", None)
-        if read is None:
-            rounds, _problems = self.current()
+        if read is None and (self._ledger.closed_log.exists() or self._ledger.log_marker.exists()):
+            # one round asked for (`show 5`): only it is checked against the log
+            logged, _log_problems = self._ledger.closed_log.latest()
+            log_lost = not self._ledger.closed_log.exists()
+            with self._lock:
+                marked = self._check(number, self._entry(number), logged, log_lost)
+            marked = marked if marked is not None and marked.tampered else None
+        elif read is None:  # a project from before the log: the first read begins it
+            rounds, _ledger_problems = self.current()
             marked = next((r for r in rounds if r.number == number and r.tampered), None)
         else:
             found = read.rounds.get(number)

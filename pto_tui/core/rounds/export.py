@@ -15,6 +15,7 @@ rounds show "unknown" in CSV and Markdown (an empty table in JSON).
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import types
@@ -158,6 +159,7 @@ def read_json(text: str) -> list[ExportRow]:
 _HINTS = typing.get_type_hints(ExportRow)
 
 
+@functools.cache  # asked for every cell: the type hints do not change
 def _kind(name: str) -> str:
     """How a column is written in CSV: 'json', 'float?', 'int?', 'str?', 'bool', 'int', 'str'."""
     hint = _HINTS[name]

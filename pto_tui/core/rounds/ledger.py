@@ -24,8 +24,6 @@ from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError, read_utf8
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
 from pto_tui.core.rounds.closed_log import LOG_NAME, ClosedLog, LogEntry
-from pto_tui.core.rounds.markdown_read import parse_iterations_table
-from pto_tui.core.rounds.markdown_round import round_from_markdown, rule_findings
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import (
@@ -155,6 +153,10 @@ class Ledger:
         """A round folder an agent or a person wrote without pto-tui (notes.md, no
         round.toml), read in memory from its Markdown and its ITERATIONS.md row: never
         written, not a tampered round (pto-tui never closed it), its findings as flags."""
+        # imported here: only a project with hand-written rounds reads Markdown
+        from pto_tui.core.rounds.markdown_read import parse_iterations_table
+        from pto_tui.core.rounds.markdown_round import round_from_markdown, rule_findings
+
         try:
             rows, _problems = parse_iterations_table(self.layout.iterations)
         except InputError:
