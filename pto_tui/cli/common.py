@@ -31,9 +31,7 @@ def print_json_table(data: dict[str, Any], table: str) -> None:
     """As print_json, with the rows of `data[table]` one to a line: the same JSON, written
     by the C encoder (an indented 1,000-round table takes several times as long)."""
 
-    def dumps(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, default=str)
-
+    dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode  # one encoder for every row
     rows = ",\n    ".join(dumps(row) for row in data[table])
     parts = [f'  "{table}": [\n    {rows}\n  ]' if rows else f'  "{table}": []']
     parts += [f"  {dumps(key)}: {dumps(value)}" for key, value in data.items() if key != table]

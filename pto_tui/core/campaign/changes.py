@@ -128,9 +128,11 @@ class ChangeRecorder:
         for name, value in requested.items():
             apply_parameter(source_root, self.campaign.config.tunables[name], value)
             self._note_parameter(changes, name, value)
-        for name, value in self._edited_parameters(changes).items():
+        edited = self._edited_parameters(changes)
+        for name, value in edited.items():
             self._note_parameter(changes, name, value)
-        self.campaign.project.save()
+        if requested or edited:  # nothing set: project.toml is not written again
+            self.campaign.project.save()
 
     def _inferred_kind(self, changes: Changes) -> ChangeKind | None:
         """The kind of change when none was given: from the parameters and files changed."""

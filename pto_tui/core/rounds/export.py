@@ -172,12 +172,15 @@ def _kind(name: str) -> str:
     return hint.__name__
 
 
+_CELL_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(v, ensure_ascii=False), made once
+
+
 def _cell(name: str, value: Any) -> str:
     kind = _kind(name)
     if kind == "json":
         if name == "toolchain" and not value:
             return UNKNOWN
-        return json.dumps(value, ensure_ascii=False)
+        return _CELL_JSON.encode(value)
     if value is None:
         return ""
     if kind in ("float?", "float"):
