@@ -70,7 +70,7 @@ class LedgerReadModel:
     def operation(self, *, write: bool = False) -> Iterator[None]:
         """One command's reads: the disk is compared at its first read only (nested calls
         join the outer operation). A `write` operation compares only what its rules can
-        see change (`_sealed`), so recording a round does not stat every round.toml."""
+        see change (`_sealed_stamps`), so recording a round does not stat every round.toml."""
         depth = getattr(self._local, "depth", 0)
         if depth == 0:
             self._local.read = None
@@ -213,7 +213,7 @@ class LedgerReadModel:
 
     def save(self, record: Round, runs_known: bool = False) -> None:
         """Write the record's round.toml and keep it as a later read would see it (and
-        the index for the next command). `runs_known`: runs() was as scanned before this
+        the index for the next command). `runs_known`: runs/ was as scanned before this
         write's files were written, so a folder it added is its own."""
         runs_known = runs_known or self.runs_known()
         text = self._ledger.save(record)
