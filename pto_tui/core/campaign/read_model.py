@@ -24,7 +24,7 @@ import copy
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pto_tui.core.campaign.round_index import RoundIndex
 from pto_tui.core.campaign.tamper import Found, checked, start_log
@@ -51,6 +51,8 @@ class _Read:
     rounds: dict[int, Round]
     problems: LedgerProblems
     log_lost: bool
+    log_version: int = -1  # of runs/closed.log as this read saw it
+    unsealed: set[int] = field(default_factory=set)  # rounds a write still looks at
 
 
 class LedgerReadModel:
@@ -63,6 +65,7 @@ class LedgerReadModel:
         # the last check of each round against the log, by what it was made from
         self._checks: dict[int, tuple[tuple[object, ...], Round | None]] = {}
         self._runs_stamp: tuple[int, int] | None = None  # runs/ at the last full scan
+        self._last: _Read | None = None  # the newest read, for a write's next read
 
     # -------------------------------------------------------------- reading
 
@@ -101,6 +104,9 @@ class LedgerReadModel:
 
     def _read_disk(self, *, light: bool = False) -> _Read:
         with self._lock:
+            unchanged = self._unchanged_read() if light else None
+            if unchanged is not None:
+                return unchanged
             stamps = self._sealed_stamps() if light else None
             if stamps is None:
                 # taken before the scan: a folder added meanwhile shows at the next read
@@ -122,7 +128,30 @@ class LedgerReadModel:
                 record = self._check(number, entries.get(number), logged, log_lost)
                 if record is not None:
                     rounds[number] = record
-            return _Read(rounds, problems, log_lost)
+            unsealed = {n for n, e in entries.items() if n not in logged or e.stamp is None}
+            self._last = _Read(rounds, problems, log_lost, self._ledger.closed_log.version, unsealed)
+            return self._last
+
+    def _unchanged_read(self) -> _Read | None:
+        """A write's read when runs/ and runs/closed.log are as the newest read saw them:
+        that read, with only its unsealed rounds looked at again; None otherwise."""
+        last = self._last
+        if last is None or self._runs_stamp is None or self._runs_stamp != self._ledger.runs_stamp():
+            return None
+        logged, _problems = self._ledger.closed_log.latest()
+        if self._ledger.closed_log.version != last.log_version:
+            return None
+        rounds = dict(last.rounds)
+        for number in last.unsealed:
+            record = self._check(number, self._entry(number), logged, last.log_lost)
+            if record is None:
+                rounds.pop(number, None)
+            else:
+                rounds[number] = record
+        problems = last.problems.copy()
+        problems.unreadable = [e.error.render() for e in self._entries.values() if e.error is not None]
+        self._last = _Read(rounds, problems, last.log_lost, last.log_version, set(last.unsealed))
+        return self._last
 
     def _sealed_stamps(self) -> dict[int, Stamp | None] | None:
         """The stamps for a write operation, None when a full scan is needed (no read yet,
@@ -216,7 +245,10 @@ class LedgerReadModel:
         the index for the next command). `runs_known`: runs/ was as scanned before this
         write's files were written, so a folder it added is its own."""
         runs_known = runs_known or self.runs_known()
+        log = self._ledger.closed_log
+        before = log.version
         text = self._ledger.save(record)
+        own = log.version - before  # 1: this write's own line appended to the log read
         stamp = self._ledger.stamp(record.number)
         as_read = self._ledger.parse(text, record.number)
         with self._lock:
@@ -228,11 +260,18 @@ class LedgerReadModel:
                 self._index.put(record.number, stamp, entry.sha, as_read)
             read: _Read | None = getattr(self._local, "read", None)
             if read is not None:  # the operation's read, with this write in it
-                logged, _problems = self._ledger.closed_log.latest()
+                in_sync = read.log_version == before and own <= 1
+                logged, _problems = log.latest()
                 checked_now = self._check(record.number, entry, logged, read.log_lost)
                 if checked_now is not None:
                     read.rounds[record.number] = checked_now
                 read.problems.missing = [n for n in read.problems.missing if n != record.number]
+                if record.number not in logged:
+                    read.unsealed.add(record.number)
+                # still the log as read plus this write's line, or a whole read next time
+                read.log_version = log.version if in_sync and log.version == before + own else -1
+            if self._last is not read:  # another thread's read, or none: the next one is whole
+                self._last = None
 
     # -------------------------------------------------------------- internals
 

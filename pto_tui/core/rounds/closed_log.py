@@ -36,6 +36,7 @@ class ClosedLog:
         self._stamp: tuple[int, int] | None = None
         self._latest: dict[int, LogEntry] = {}
         self._problems: list[str] = []
+        self.version = 0  # counts the changes of what latest() gives
 
     def exists(self) -> bool:
         return self.path.is_file()
@@ -62,6 +63,7 @@ class ClosedLog:
         if known:  # what was read plus this line: the log is not read again for it
             self._latest[entry.number] = entry
             self._stamp = self._stat()
+            self.version += 1
 
     def _stat(self) -> tuple[int, int] | None:
         try:
@@ -75,11 +77,13 @@ class ClosedLog:
         (each naming the file and line). Re-read only when the file changed."""
         stamp = self._stat()
         if stamp is None:
+            self.version += self._stamp is not None
             self._stamp, self._latest, self._problems = None, {}, []
             return {}, []
         if stamp != self._stamp:
             self._latest, self._problems = _read(self.path)
             self._stamp = stamp
+            self.version += 1
         return dict(self._latest), list(self._problems)
 
 
