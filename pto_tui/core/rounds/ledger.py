@@ -319,10 +319,21 @@ class Ledger:
         if current is not None and known.get("ITERATIONS.md") == sha256_text(current):
             patched = patched_iterations(current, record, baseline)
             if patched is not None:
-                if patched != current:
+                if patched != current and patched.startswith(current):
+                    self._append_owned(patched[len(current) :], patched, known)
+                elif patched != current:
                     self._write_owned(patched, known)
                 return []
         return self.write_iterations(rounds(), baseline)
+
+    def _append_owned(self, tail: str, text: str, known: dict[str, str]) -> None:
+        """A new row at the end: appended, not the whole file written again."""
+        with self.layout.iterations.open("a", encoding="utf-8") as handle:
+            handle.write(tail)
+            handle.flush()
+            os.fsync(handle.fileno())
+        known["ITERATIONS.md"] = sha256_text(text)
+        atomic_write_text(self._rendered_path, json.dumps(known, indent=2))
 
     def _write_owned(self, text: str, known: dict[str, str]) -> None:
         atomic_write_text(self.layout.iterations, text)
