@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import io
-import shutil
 import statistics
 import sys
 import tempfile
@@ -25,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bookkeeping_bench import make_project  # noqa: E402  the one N-round project generator
 from textual.app import App, ComposeResult  # noqa: E402
 from textual.binding import Binding  # noqa: E402
 from textual.widgets import DataTable, Log  # noqa: E402
@@ -106,37 +104,6 @@ async def bench_bare_log(count: int) -> dict[str, float]:
         await pilot.pause()
         elapsed = time.perf_counter() - start
     return {"seconds": elapsed, "lines_per_s": count / elapsed}
-
-
-def make_project(base: Path, rounds: int) -> Path:
-    """A project with `rounds` closed rounds, written through the core ledger."""
-    from pto_tui.cli.main import main as cli
-    from pto_tui.core.project.layout import ProjectLayout
-    from pto_tui.core.rounds.ledger import Ledger
-    from pto_tui.core.rounds.records import CLOSED, Measurement, PreEdit, Round
-    from pto_tui.core.vocabulary import Verdict
-
-    operator = Path(__file__).resolve().parents[1] / "tests/fixtures/operators/fa_tilelib"
-    source = base / "fa_tilelib"
-    shutil.copytree(operator, source)
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        cli(["new", str(source), "--projects-root", str(base / "projects")])
-        root = base / "projects" / "fa_tilelib"
-        cli(["--project", str(root), "env", "--probe", "ssh=ok"])
-        cli(["--project", str(root), "baseline", "--build", "ok", "--correctness", "pass",
-             "--samples", "100,101,99"])
-    ledger = Ledger(ProjectLayout(root))
-    verdicts = [Verdict.KEPT, Verdict.NEUTRAL, Verdict.FAILURE, Verdict.INCONCLUSIVE]
-    for n in range(1, rounds):
-        speed = 100.0 - n * 0.01
-        ledger.save(Round(
-            number=n, status=CLOSED, phase="fine-tune", title=f"idea {n}",
-            pre_edit=PreEdit(hypothesis=f"idea {n}", bottleneck="bad tile shape"),
-            measurement=Measurement(build="ok", correctness="pass",
-                                    samples_us=[speed, speed + 0.1, speed - 0.1]),
-            verdict=verdicts[n % 4], verdict_reason="synthetic",
-        ))
-    return root
 
 
 async def bench_first_paint(root: Path, rounds: int) -> dict[str, float]:

@@ -6,15 +6,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import parse_scalar  # noqa: F401 (re-exported)
 from pto_tui.core.project.file import ProjectFile  # noqa: F401 (re-exported)
 from pto_tui.core.project.layout import ProjectLayout, find_project_root
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +27,20 @@ def print_json(data: Any) -> None:
     sys.stdout.write("\n")
 
 
+def print_json_table(data: dict[str, Any], table: str) -> None:
+    """As print_json, with the rows of `data[table]` one to a line: the same JSON, written
+    by the C encoder (an indented 1,000-round table takes several times as long)."""
+
+    dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode  # one encoder for every row
+    rows = ",\n    ".join(dumps(row) for row in data[table])
+    parts = [f'  "{table}": [\n    {rows}\n  ]' if rows else f'  "{table}": []']
+    parts += [f"  {dumps(key)}: {dumps(value)}" for key, value in data.items() if key != table]
+    sys.stdout.write("{\n" + ",\n".join(parts) + "\n}\n")
+
+
 def make_console() -> Console:
+    from rich.console import Console  # imported here: the read commands print without rich
+
     return Console(highlight=False, soft_wrap=True)
 
 

@@ -7,7 +7,7 @@ import argparse
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, open_campaign, print_json
 from pto_tui.core.campaign.what_changed import PREVIOUS, DurationDelta, RoundDiff, Side, round_diff
-from pto_tui.core.rounds.render import format_durations
+from pto_tui.core.rounds.durations import format_durations
 
 _HOW = {
     "previous": "the round it was based on",

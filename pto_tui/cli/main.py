@@ -38,10 +38,13 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
+def build_parser(
+    commands: Iterable[str] | None = None, *, stand_ins: bool = True
+) -> argparse.ArgumentParser:
     """The parser with the modules of `commands` loaded (None: every module). Any other
     sub-command is a stand-in with its help line that takes the rest of the line, so
-    `--help` and finding the sub-command asked for import nothing else."""
+    `--help` and finding the sub-command asked for import nothing else; without
+    `stand_ins` the other sub-commands are left out (the sub-command is known by then)."""
     parser = _Parser(
         prog="pto-tui",
         description=DESCRIPTION,
@@ -58,7 +61,7 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
     modules = dict.fromkeys(c.module for c in COMMANDS if c.name in wanted)
     for module in modules:
         importlib.import_module(module).register(sub)
-    for command in COMMANDS:
+    for command in COMMANDS if stand_ins else ():
         if command.name not in sub.choices:
             stand_in = sub.add_parser(command.name, help=command.help, add_help=False)
             stand_in.add_argument("rest", nargs=argparse.REMAINDER)
@@ -68,7 +71,9 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """Which sub-command, from the stand-ins; then the full parse with its module only."""
     asked = build_parser(()).parse_known_args(argv)[0].command  # its options come in stage two
-    return build_parser((asked,) if asked else ()).parse_args(argv)
+    if not asked:
+        return build_parser(()).parse_args(argv)
+    return build_parser((asked,), stand_ins=False).parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict
-
-from rich.console import Console
-from rich.table import Table
+from dataclasses import asdict, fields
 
 from pto_tui.backends.sample_journal import unfinished
 from pto_tui.cli.commands import HELP
-from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json
+from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json, print_json_table
+from pto_tui.cli.plain import PlainConsole, Printer
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import read_utf8
-from pto_tui.core.rounds.export import export_rows
+from pto_tui.core.rounds.durations import format_duration
+from pto_tui.core.rounds.export import ExportRow, export_rows
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.records import verdict_label
-from pto_tui.core.rounds.render import SIMULATED_NOTE, format_duration, timing_text
+from pto_tui.core.rounds.render import SIMULATED_NOTE, timing_text
 from pto_tui.core.rounds.reruns import reruns_of
 from pto_tui.mcp import payloads
 
@@ -40,7 +39,7 @@ def _speed(value: float | None) -> str:
     return f"{value:.2f}x" if value else "-"
 
 
-def print_status(console: Console, st: CampaignStatus) -> None:
+def print_status(console: Printer, st: CampaignStatus) -> None:
     target = f"{st.target} ({st.target_mode})"
     console.print(f"[bold]{st.operator}[/] ({st.kind})  case: {st.case}  target: {target}")
     if st.simulated:
@@ -75,7 +74,7 @@ def print_status(console: Console, st: CampaignStatus) -> None:
     print_tampered(console, st)
 
 
-def print_tampered(console: Console, st: CampaignStatus) -> None:
+def print_tampered(console: Printer, st: CampaignStatus) -> None:
     """Closed rounds changed by hand (the campaign uses them as they were closed) and
     notices about runs/closed.log."""
     for number, why in st.tampered.items():
@@ -97,7 +96,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         print_json({**st.to_json(), "commands": commands, "unfinished_measurements": journals,
                     "last_write": payloads.last_write(campaign.layout)})
         return 0
-    console = make_console()
+    console = PlainConsole()
     print_status(console, st)
     for journal in journals:
         console.print(
@@ -112,19 +111,26 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_rounds(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
-        rounds = campaign.rounds()
+        rounds = campaign.current_rounds()  # only read here: no copies of a thousand records
         st = campaign.status(rounds)
     rows = export_rows(rounds, st.torch)
     if args.json:
-        print_json(
+        names = [f.name for f in fields(ExportRow)]  # the row's fields are plain values, lists, dicts
+        print_json_table(
             {
-                "rounds": [{**asdict(row), "tampered": st.tampered.get(row.round, [])} for row in rows],
+                "rounds": [
+                    {**{n: getattr(row, n) for n in names}, "tampered": st.tampered.get(row.round, [])}
+                    for row in rows
+                ],
                 "missing": st.problems.missing,
                 "unreadable": st.problems.unreadable,
                 "notices": st.problems.notices,
-            }
+            },
+            "rounds",
         )
         return 0
+    from rich.table import Table  # rich loads for the table only: `rounds --json` starts without it
+
     simulated = any(row.simulated for row in rows)
     pto = "PTO (sim)" if simulated else "PTO"
     table = Table("Iter", "Phase", "Hypothesis", "Verdict", pto, "vs initial", "vs torch", box=None)

@@ -72,7 +72,7 @@ def cmd_chart(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
-        rounds = campaign.rounds()
+        rounds = campaign.current_rounds()  # only read here: no copies of a thousand records
         torch = campaign.torch_baseline()
         config = campaign.config
     text = render_export(

@@ -17,8 +17,8 @@ from pto_tui.cli.pre_edit_args import (
 from pto_tui.cli.rerun_cmd import add_rerun
 from pto_tui.core.campaign.prefill import LEFT_FOR_THE_USER, Prefill, prefill
 from pto_tui.core.errors import InputError
+from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.record_toml import round_to_dict
-from pto_tui.core.rounds.render import format_duration
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, ChangeKind, Verdict
 
 _NUMBER_HELP = "default: the open round"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import format_duration, timing_text
+from pto_tui.core.rounds.render import timing_text
 from pto_tui.core.vocabulary import Verdict
 
 # Verdict colours, and a mark before the word: under NO_COLOR Textual turns colours into

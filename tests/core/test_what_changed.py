@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 
 from pto_tui.core.campaign.what_changed import what_changed
+from pto_tui.core.rounds.durations import format_durations
 from pto_tui.core.rounds.records import CLOSED, Changes, Measurement, Round
-from pto_tui.core.rounds.render import format_durations
 from tests.core.helpers import cli, cli_json, ready_project, run_round
 
 SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "json" / "diff.schema.json"

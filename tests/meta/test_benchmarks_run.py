@@ -13,6 +13,7 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 QUICK = {
+    "bookkeeping_bench.py": (["--quick"], "goal: <= 50 ms"),
     "chart_bench.py": (["--quick"], "goal: <= 2.0 s"),
     "cli_bench.py": (["--quick"], "goal <= 4.0x"),
     "tui_bench.py": (["--quick"], "first paint"),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pto_tui.core.rounds.render import duration_in, duration_unit
-from pto_tui.core.rounds.render import format_durations as durations
+from pto_tui.core.rounds.durations import duration_in, duration_unit
+from pto_tui.core.rounds.durations import format_durations as durations
 
 
 @pytest.mark.parametrize(

@@ -13,22 +13,27 @@ and amendments (`amendments`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
-from pto_tui.core.campaign import amendments, checks, measuring, rerun
-from pto_tui.core.campaign.changes import ChangeRecorder
-from pto_tui.core.campaign.closing import RoundClosing
 from pto_tui.core.campaign.context import CampaignContext, now_text
-from pto_tui.core.campaign.opening import RoundOpening
 from pto_tui.core.campaign.status import CampaignStatus, frontier_of, summarize, with_missing
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round
 from pto_tui.core.rounds.render import TorchBaseline, rows_differing
 from pto_tui.core.rules.gates import Finding, start_findings
 from pto_tui.core.vocabulary import ChangeKind, Verdict
+
+if TYPE_CHECKING:
+    from pto_tui.core.campaign.changes import ChangeRecorder
+    from pto_tui.core.campaign.closing import RoundClosing
+    from pto_tui.core.campaign.opening import RoundOpening
+
+# The steps that write (opening, changes, measuring, closing, amendments, and what they
+# use: tunable discovery, the verdict statistics, risk and scope rules) are imported when
+# first used: a read command (`status`, `rounds`, `show`) starts without them.
 
 __all__ = ["Campaign", "now_text"]
 
@@ -41,7 +46,7 @@ def _writes(
 ) -> Callable[Concatenate[Campaign, P], R]:
     """The method writes: it runs holding the project lock, taken for it alone."""
 
-    @wraps(method)
+    @functools.wraps(method)
     def locked(self: Campaign, *args: P.args, **kwargs: P.kwargs) -> R:
         with self.writing():
             return method(self, *args, **kwargs)
@@ -49,14 +54,51 @@ def _writes(
     return locked
 
 
+_Call = TypeVar("_Call", bound=Callable[..., Any])
+
+
+def _operation(*, write: bool) -> Callable[[_Call], _Call]:
+    def decorate(method: _Call) -> _Call:
+        @functools.wraps(method)
+        def wrapper(self: CampaignContext, *args: Any, **kwargs: Any) -> Any:
+            with self.reads.operation(write=write):
+                return method(self, *args, **kwargs)
+
+        return cast(_Call, wrapper)
+
+    return decorate
+
+
+# A public call is one operation: the ledger is read from disk once for it. A call that
+# shows rounds reads every round.toml (tampered marks); a call that records the open
+# round only what its rules can see change (read_model: sealed rounds).
+_one_read = _operation(write=False)
+_one_write = _operation(write=True)
+
+
 class Campaign(CampaignContext):
     """One project opened for reading, or for writing under the project lock."""
 
     def __init__(self, root: Path, *, write: bool = False, command: str = "") -> None:
         super().__init__(root, write=write, command=command)
-        self._opening = RoundOpening(self)
-        self._changes = ChangeRecorder(self)
-        self._closing = RoundClosing(self)
+
+    @functools.cached_property
+    def _opening(self) -> RoundOpening:
+        from pto_tui.core.campaign.opening import RoundOpening
+
+        return RoundOpening(self)
+
+    @functools.cached_property
+    def _changes(self) -> ChangeRecorder:
+        from pto_tui.core.campaign.changes import ChangeRecorder
+
+        return ChangeRecorder(self)
+
+    @functools.cached_property
+    def _closing(self) -> RoundClosing:
+        from pto_tui.core.campaign.closing import RoundClosing
+
+        return RoundClosing(self)
 
     def __enter__(self) -> Campaign:
         return self
@@ -66,16 +108,19 @@ class Campaign(CampaignContext):
 
     # -------------------------------------------------------------- reading
 
+    @_one_read
     def rounds(self) -> list[Round]:
         """Every readable round (copies); `problems` says what could not be read."""
         rounds, self.problems = self.reads.rounds()
         return rounds
 
+    @_one_read
     def round(self, number: int) -> Round:
         return self.reads.round(number)
 
     frontier_of = staticmethod(frontier_of)
 
+    @_one_read
     def status(self, rounds: list[Round] | None = None) -> CampaignStatus:
         """The campaign at a glance; pass the rounds just read by rounds() to avoid a re-read."""
         if rounds is None:
@@ -98,6 +143,7 @@ class Campaign(CampaignContext):
             for n in rows_differing(text, rounds)
         ]
 
+    @_one_read
     def gates(self, pre: PreEdit, rounds: list[Round] | None = None) -> list[Finding]:
         """What still blocks a round with these Pre-Edit answers (empty: may start)."""
         return start_findings(pre, self.current_rounds() if rounds is None else rounds)
@@ -105,20 +151,24 @@ class Campaign(CampaignContext):
     # -------------------------------------------------------------- environment and baseline
 
     @_writes
+    @_one_write
     def record_environment(self, notes: EnvironmentNotes) -> Round:
         return self._opening.record_environment(notes)
 
     @_writes
+    @_one_write
     def record_baseline(self, measurement: Measurement, analysis: str = "") -> Round:
         return self._opening.record_baseline(measurement, analysis)
 
     @_writes
+    @_one_write
     def set_torch_baseline(self, baseline: TorchBaseline) -> None:
         self._opening.set_torch_baseline(baseline)
 
     # -------------------------------------------------------------- the round
 
     @_writes
+    @_one_write
     def start_round(
         self,
         pre: PreEdit,
@@ -135,20 +185,28 @@ class Campaign(CampaignContext):
 
     def rerun_round(self, number: int) -> Round:
         """Open the next round as a rerun of the inconclusive round `number` (see `rerun`)."""
+        from pto_tui.core.campaign import rerun
+
         return rerun.rerun_round(self, number)
 
     @_writes
+    @_one_write
     def set_phase(self, phase: str) -> None:
         self._opening.set_phase(phase)
 
+    @_one_read
     def open_round(self, number: int | None = None) -> Round:
         """The open round (the newest one when number is None)."""
         return self.open_record(number)
 
+    @_one_write
     def preflight(self, record: Round) -> None:
+        from pto_tui.core.campaign import checks
+
         checks.preflight(self, record)
 
     @_writes
+    @_one_write
     def record_changes(
         self,
         number: int | None = None,
@@ -173,10 +231,14 @@ class Campaign(CampaignContext):
         )
 
     @_writes
+    @_one_write
     def record_measurement(self, measurement: Measurement, number: int | None = None) -> Round:
+        from pto_tui.core.campaign import measuring
+
         return measuring.record_measurement(self, measurement, number)
 
     @_writes
+    @_one_write
     def close_round(
         self,
         number: int | None = None,
@@ -189,19 +251,29 @@ class Campaign(CampaignContext):
             number, analysis=analysis, next_step=next_step, claimed=claimed
         )
 
+    @_one_read
     def preview(self, number: int | None = None) -> Round:
         return self._closing.preview(number)
 
     # -------------------------------------------------------------- amendments
 
     @_writes
+    @_one_read
     def amend(self, number: int, field_name: str, new_value: str, why: str, who: str = "") -> Round:
+        from pto_tui.core.campaign import amendments
+
         return amendments.amend(self, number, field_name, new_value, why, who)
 
     @_writes
+    @_one_read
     def confirm_review(self, number: int, reason: str, who: str = "") -> Round:
+        from pto_tui.core.campaign import amendments
+
         return amendments.confirm_review(self, number, reason, who)
 
     @_writes
+    @_one_read
     def delete_round(self, number: int) -> None:
+        from pto_tui.core.campaign import amendments
+
         amendments.delete_round(self, number)

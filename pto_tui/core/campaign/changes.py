@@ -10,7 +10,7 @@ from pto_tui.core.campaign.checks import check_integrity
 from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.tunables import apply_parameter, discover
-from pto_tui.core.project.config import Scalar, operator_folder
+from pto_tui.core.project.config import Scalar, Tunable, operator_folder
 from pto_tui.core.rounds.records import Changes, ParamChange, Round
 from pto_tui.core.rules.gates import (
     bug_fix_findings,
@@ -22,11 +22,20 @@ from pto_tui.core.rules.gates import (
 from pto_tui.core.rules.risk import diff_risks, parameter_risks
 from pto_tui.core.rules.scope import changed_lines, only_parameter_lines, outside_scope
 from pto_tui.core.vocabulary import ChangeKind
+from pto_tui.core.workspace.files import iter_workspace_files
+
+
+def _stamp(path: Path) -> tuple[int, int, int]:
+    info = path.stat()
+    return (info.st_mtime_ns, info.st_size, info.st_ino)
 
 
 class ChangeRecorder:
     def __init__(self, campaign: CampaignContext) -> None:
         self.campaign = campaign
+        # the operator's tunables as last discovered, by the stamps of the files read:
+        # parsing every source file is the costliest step of recording changes
+        self._discovered: tuple[object, list[Tunable]] | None = None
 
     def record_changes(
         self,
@@ -119,9 +128,11 @@ class ChangeRecorder:
         for name, value in requested.items():
             apply_parameter(source_root, self.campaign.config.tunables[name], value)
             self._note_parameter(changes, name, value)
-        for name, value in self._edited_parameters(changes).items():
+        edited = self._edited_parameters(changes)
+        for name, value in edited.items():
             self._note_parameter(changes, name, value)
-        self.campaign.project.save()
+        if requested or edited:  # nothing set: project.toml is not written again
+            self.campaign.project.save()
 
     def _inferred_kind(self, changes: Changes) -> ChangeKind | None:
         """The kind of change when none was given: from the parameters and files changed."""
@@ -142,7 +153,7 @@ class ChangeRecorder:
         operator_root = self.campaign.layout.workspace / operator_folder(self.campaign.config)
         if not operator_root.is_dir():
             return edited
-        for found in discover(operator_root):
+        for found in self._discover(operator_root):
             known = self.campaign.config.tunables.get(found.name)
             # env knobs and case fields do not live in the source: what discovery reads for
             # them is a default, never a hand edit (it would undo the round's --set)
@@ -151,6 +162,13 @@ class ChangeRecorder:
             if changes.snapshot.get(found.name, known.value) != found.value:
                 edited[found.name] = found.value
         return edited
+
+    def _discover(self, root: Path) -> list[Tunable]:
+        """discover(root), again only when a file under root changed (time, size, inode)."""
+        key = (root, [(rel, _stamp(root / rel)) for rel in iter_workspace_files(root)])
+        if self._discovered is None or self._discovered[0] != key:
+            self._discovered = (key, discover(root))
+        return self._discovered[1]
 
     def _tunable_file(self, name: str) -> str:
         """Where a tunable lives, relative to the project root."""

@@ -9,11 +9,13 @@ caller that swaps `campaign.project` for a fresh `ProjectFile` is seen by every 
 from __future__ import annotations
 
 import copy
+import functools
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pto_tui.core.campaign.read_model import LedgerReadModel
 from pto_tui.core.errors import InputError, RuleViolation
@@ -25,7 +27,9 @@ from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger, LedgerProblems
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.gates import HONEST_HISTORY
-from pto_tui.core.workspace.snapshots import SnapshotStore
+
+if TYPE_CHECKING:
+    from pto_tui.core.workspace.snapshots import SnapshotStore
 
 
 def now_text() -> str:
@@ -45,11 +49,18 @@ class CampaignContext:
         self.project = ProjectFile(self.layout.project_file)
         self.ledger = Ledger(self.layout)
         self.reads = LedgerReadModel(self.ledger)
-        self.snapshots = SnapshotStore(root)
         self.warnings: list[str] = []
         self.problems = LedgerProblems()  # of the last rounds() read
 
+    @functools.cached_property
+    def snapshots(self) -> SnapshotStore:
+        """The workspace snapshots (imported when first used: read commands need none)."""
+        from pto_tui.core.workspace.snapshots import SnapshotStore
+
+        return SnapshotStore(self.layout.root)
+
     def close(self) -> None:
+        self.reads.close()
         self.lock.release()
 
     @property
@@ -127,11 +138,14 @@ class CampaignContext:
     def publish(self, record: Round, diff_text: str | None = None) -> None:
         """Save the record, render its Markdown and ITERATIONS.md. A new open round's
         round.toml comes first, so a reader never takes its folder for a hand-written one."""
+        runs_known = self.reads.runs_known()
         if not record.is_closed and not (self.layout.round_dir(record.number) / ROUND_FILE).exists():
             self.ledger.save(record)  # the read model takes the final one, below
         self.warnings += self.ledger.write_round_files(record, diff_text)
-        self.reads.save(record)
-        self.warnings += self.ledger.write_iterations(self.current_rounds(), self.torch_baseline())
+        self.reads.save(record, runs_known)
+        self.warnings += self.ledger.update_iterations(
+            record, self.current_rounds, self.torch_baseline()
+        )
 
     def parameter_snapshot(self) -> dict[str, Scalar]:
         return {name: t.value for name, t in self.config.tunables.items()}

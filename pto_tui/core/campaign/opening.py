@@ -173,7 +173,8 @@ class RoundOpening:
         """The next round number, kept in project.toml; a round folder deleted from disk
         stays a gap, never a new round."""
         project = self.campaign.project
-        next_on_disk = self.campaign.ledger.next_number()
+        on_disk = self.campaign.reads.numbers()  # as this call's read of the ledger found them
+        next_on_disk = (on_disk[-1] + 1) if on_disk else 0
         return max(next_on_disk, int(project.get_state("last_round", 0)) + 1)
 
     def _keep_number(self, number: int) -> None:

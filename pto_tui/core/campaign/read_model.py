@@ -11,17 +11,25 @@ recorded, a preview) without touching the model.
 
 Every read also checks the closed rounds against runs/closed.log (`tamper`): a closed
 round rewritten or removed by hand is handed out as it was closed, marked tampered.
+
+One command reads the ledger from disk once: inside `operation()` (every public call of a
+`Campaign`) the first read compares the stamps, later reads of the same call use what it
+found plus the call's own writes, so one round's bookkeeping costs the same at 10 rounds
+and at 1,000. Reads outside an operation always compare the stamps.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from pto_tui.core.campaign.round_index import RoundIndex
 from pto_tui.core.campaign.tamper import Found, checked, start_log
 from pto_tui.core.errors import InputError
+from pto_tui.core.rounds.closed_log import LogEntry
 from pto_tui.core.rounds.ledger import Ledger, LedgerProblems, Stamp, numbering_gaps, sha256_text
 from pto_tui.core.rounds.records import Round
 
@@ -36,32 +44,134 @@ class _Entry:
     sha: str = ""  # of the round.toml read ("" when there is none)
 
 
+@dataclass
+class _Read:
+    """What one read of the ledger found: the checked rounds by number, the problems."""
+
+    rounds: dict[int, Round]
+    problems: LedgerProblems
+    log_lost: bool
+    log_version: int = -1  # of runs/closed.log as this read saw it
+    unsealed: set[int] = field(default_factory=set)  # rounds a write still looks at
+
+
 class LedgerReadModel:
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
         self._entries: dict[int, _Entry] = {}
         self._index = RoundIndex(ledger.layout.state_dir)
-        self._lock = threading.Lock()  # the terminal application reads from worker threads
+        self._lock = threading.RLock()  # the terminal application reads from worker threads
+        self._local = threading.local()  # per thread: the operation under way and its read
+        # the last check of each round against the log, by what it was made from
+        self._checks: dict[int, tuple[tuple[object, ...], Round | None]] = {}
+        self._runs_stamp: tuple[int, int] | None = None  # runs/ at the last full scan
+        self._last: _Read | None = None  # the newest read, for a write's next read
 
     # -------------------------------------------------------------- reading
+
+    @contextmanager
+    def operation(self, *, write: bool = False) -> Iterator[None]:
+        """One command's reads: the disk is compared at its first read only (nested calls
+        join the outer operation). A `write` operation compares only what its rules can
+        see change (`_sealed_stamps`), so recording a round does not stat every round.toml."""
+        depth = getattr(self._local, "depth", 0)
+        if depth == 0:
+            self._local.read = None
+            self._local.write = write
+        self._local.depth = depth + 1
+        try:
+            yield
+        finally:
+            self._local.depth = depth
+            if depth == 0:
+                self._local.read = None
 
     def current(self) -> tuple[list[Round], LedgerProblems]:
         """Every readable round (the model's own records: do not change them) and the
         problems, as `Ledger.load_all()` reports them."""
-        numbers = self._ledger.round_numbers()
+        read: _Read | None = getattr(self._local, "read", None)
+        if read is None:
+            in_operation = getattr(self._local, "depth", 0) > 0
+            read = self._read_disk(light=in_operation and getattr(self._local, "write", False))
+            if in_operation:
+                self._local.read = read
+        return [read.rounds[n] for n in sorted(read.rounds)], read.problems.copy()
+
+    def close(self) -> None:
+        """Keep the index of what this campaign wrote for the next command."""
         with self._lock:
+            self._index.save()
+
+    def _read_disk(self, *, light: bool = False) -> _Read:
+        with self._lock:
+            unchanged = self._unchanged_read() if light else None
+            if unchanged is not None:
+                return unchanged
+            stamps = self._sealed_stamps() if light else None
+            if stamps is None:
+                # taken before the scan: a folder added meanwhile shows at the next read
+                self._runs_stamp = self._ledger.runs_stamp()
+                stamps = self._ledger.stamps()
+                self._index.keep_only(set(stamps))
+                self._index.save()
+            numbers = list(stamps)
             for gone in set(self._entries) - set(numbers):
                 del self._entries[gone]
-            entries = {number: self._fresh(number) for number in numbers}
-            self._index.keep_only(set(numbers))
-            self._index.save()
+            for gone in set(self._checks) - set(numbers):
+                del self._checks[gone]
+            entries = {number: self._fresh(number, stamps[number]) for number in numbers}
             problems = LedgerProblems(missing=numbering_gaps(numbers))
             problems.unreadable = [e.error.render() for e in entries.values() if e.error is not None]
-            return self._checked(entries, problems), problems
+            logged, log_lost = self._log_state(entries, problems)
+            rounds = {}
+            for number in sorted(set(entries) | set(logged)):
+                record = self._check(number, entries.get(number), logged, log_lost)
+                if record is not None:
+                    rounds[number] = record
+            unsealed = {n for n, e in entries.items() if n not in logged or e.stamp is None}
+            self._last = _Read(rounds, problems, log_lost, self._ledger.closed_log.version, unsealed)
+            return self._last
 
-    def _checked(self, entries: dict[int, _Entry], problems: LedgerProblems) -> list[Round]:
-        """The rounds to use, checked against runs/closed.log (begun here for a project
-        from before the log)."""
+    def _unchanged_read(self) -> _Read | None:
+        """A write's read when runs/ and runs/closed.log are as the newest read saw them:
+        that read, with only its unsealed rounds looked at again; None otherwise."""
+        last = self._last
+        if last is None or self._runs_stamp is None or self._runs_stamp != self._ledger.runs_stamp():
+            return None
+        logged, _problems = self._ledger.closed_log.latest()
+        if self._ledger.closed_log.version != last.log_version:
+            return None
+        rounds = dict(last.rounds)
+        for number in last.unsealed:
+            record = self._check(number, self._entry(number), logged, last.log_lost)
+            if record is None:
+                rounds.pop(number, None)
+            else:
+                rounds[number] = record
+        problems = last.problems.copy()
+        problems.unreadable = [e.error.render() for e in self._entries.values() if e.error is not None]
+        self._last = _Read(rounds, problems, last.log_lost, last.log_version, set(last.unsealed))
+        return self._last
+
+    def _sealed_stamps(self) -> dict[int, Stamp | None] | None:
+        """The stamps for a write operation, None when a full scan is needed (no read yet,
+        or a round folder added or removed: runs/ changed). A closed round in
+        runs/closed.log is sealed: whatever happens to its round.toml, the rules use it as
+        logged (a hand edit only adds the tampered mark, which a full read shows), so its
+        file is not looked at; every other round's is."""
+        if self._runs_stamp is None or self._runs_stamp != self._ledger.runs_stamp():
+            return None
+        logged, _problems = self._ledger.closed_log.latest()
+        return {
+            n: e.stamp if n in logged and e.stamp is not None else self._ledger.stamp(n)
+            for n, e in sorted(self._entries.items())
+        }
+
+    def _log_state(
+        self, entries: dict[int, _Entry], problems: LedgerProblems
+    ) -> tuple[dict[int, LogEntry], bool]:
+        """runs/closed.log's newest entries (the log begun here for a project from before
+        the log), and whether the log is gone."""
         log = self._ledger.closed_log
         log_lost = not log.exists() and self._ledger.log_marker.exists()
         if not log.exists() and not log_lost:
@@ -71,14 +181,20 @@ class LedgerReadModel:
         problems.notices += log_problems
         if log_lost:
             problems.notices.append("runs/closed.log is gone: closed rounds cannot be checked")
-        out = []
-        for number in sorted(set(entries) | set(logged)):
-            entry = entries.get(number)
-            found = Found(entry.record, entry.error, entry.sha) if entry else None
-            record = checked(number, found, logged.get(number), log_lost)
-            if record is not None:
-                out.append(record)
-        return out
+        return logged, log_lost
+
+    def _check(
+        self, number: int, entry: _Entry | None, logged: dict[int, LogEntry], log_lost: bool
+    ) -> Round | None:
+        """checked() of one round, again only when its entry or its log line changed."""
+        key = (entry, logged.get(number), log_lost)
+        known = self._checks.get(number)
+        if known is not None and all(a is b for a, b in zip(known[0], key, strict=True)):
+            return known[1]
+        found = Found(entry.record, entry.error, entry.sha) if entry else None
+        record = checked(number, found, key[1], log_lost)
+        self._checks[number] = (key, record)
+        return record
 
     def rounds(self) -> tuple[list[Round], LedgerProblems]:
         """As current(), with records the caller may change."""
@@ -119,20 +235,62 @@ class LedgerReadModel:
 
     # -------------------------------------------------------------- writing
 
-    def save(self, record: Round) -> None:
-        """Write the record's round.toml and keep it as a later read would see it."""
+    def runs_known(self) -> bool:
+        """runs/ is as the last full scan left it (take before a write that may add a
+        round folder, give to save())."""
+        return self._runs_stamp is not None and self._runs_stamp == self._ledger.runs_stamp()
+
+    def save(self, record: Round, runs_known: bool = False) -> None:
+        """Write the record's round.toml and keep it as a later read would see it (and
+        the index for the next command). `runs_known`: runs/ was as scanned before this
+        write's files were written, so a folder it added is its own."""
+        runs_known = runs_known or self.runs_known()
+        log = self._ledger.closed_log
+        before = log.version
         text = self._ledger.save(record)
+        own = log.version - before  # 1: this write's own line appended to the log read
         stamp = self._ledger.stamp(record.number)
         as_read = self._ledger.parse(text, record.number)
         with self._lock:
-            self._entries[record.number] = _Entry(stamp, as_read, None, sha256_text(text))
+            if runs_known:  # a new round folder is this write's own: no full scan for it
+                self._runs_stamp = self._ledger.runs_stamp()
+            entry = _Entry(stamp, as_read, None, sha256_text(text))
+            self._entries[record.number] = entry
+            if stamp is not None:
+                self._index.put(record.number, stamp, entry.sha, as_read)
+            read: _Read | None = getattr(self._local, "read", None)
+            if read is not None:  # the operation's read, with this write in it
+                in_sync = read.log_version == before and own <= 1
+                logged, _problems = log.latest()
+                checked_now = self._check(record.number, entry, logged, read.log_lost)
+                if checked_now is not None:
+                    read.rounds[record.number] = checked_now
+                read.problems.missing = [n for n in read.problems.missing if n != record.number]
+                if record.number not in logged:
+                    read.unsealed.add(record.number)
+                # still the log as read plus this write's line, or a whole read next time
+                read.log_version = log.version if in_sync and log.version == before + own else -1
+            if self._last is not read:  # another thread's read, or none: the next one is whole
+                self._last = None
 
     # -------------------------------------------------------------- internals
 
     def _tampered(self, number: int) -> Round | None:
         """Round `number` as it was closed when it is tampered (a copy), else None."""
-        rounds, _problems = self.current()
-        marked = next((r for r in rounds if r.number == number and r.tampered), None)
+        read: _Read | None = getattr(self._local, "read", None)
+        if read is None and (self._ledger.closed_log.exists() or self._ledger.log_marker.exists()):
+            # one round asked for (`show 5`): only it is checked against the log
+            logged, _log_problems = self._ledger.closed_log.latest()
+            log_lost = not self._ledger.closed_log.exists()
+            with self._lock:
+                marked = self._check(number, self._entry(number), logged, log_lost)
+            marked = marked if marked is not None and marked.tampered else None
+        elif read is None:  # a project from before the log: the first read begins it
+            rounds, _ledger_problems = self.current()
+            marked = next((r for r in rounds if r.number == number and r.tampered), None)
+        else:
+            found = read.rounds.get(number)
+            marked = found if found is not None and found.tampered else None
         return copy.deepcopy(marked) if marked is not None else None
 
     def _entry(self, number: int) -> _Entry | None:
@@ -141,12 +299,11 @@ class LedgerReadModel:
             if not self._ledger.layout.round_dir(number).is_dir():
                 self._entries.pop(number, None)
                 return None
-            return self._fresh(number)
+            return self._fresh(number, self._ledger.stamp(number))
 
-    def _fresh(self, number: int) -> _Entry:
+    def _fresh(self, number: int, stamp: Stamp | None) -> _Entry:
         """The entry of an existing round folder, re-parsed only when its stamp changed.
         The stamp is taken before the read: a file changed meanwhile is read again."""
-        stamp = self._ledger.stamp(number)
         known = self._entries.get(number)
         if known is not None and known.stamp == stamp:
             return known

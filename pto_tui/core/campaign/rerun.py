@@ -25,7 +25,8 @@ from pto_tui.core.workspace.snapshots import SnapshotStore
 class Campaign(Protocol):
     """What a rerun needs of `campaign.Campaign` (not imported: that module composes this one)."""
 
-    snapshots: SnapshotStore
+    @property
+    def snapshots(self) -> SnapshotStore: ...
 
     @property
     def config(self) -> ProjectConfig: ...

@@ -9,6 +9,7 @@ rebuilt from the records.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,8 +40,12 @@ class Indexed:
 class RoundIndex:
     def __init__(self, state_dir: Path) -> None:
         self.path = state_dir / INDEX_FILE
-        self._entries = self._read()
         self._changed = False
+
+    @functools.cached_property
+    def _entries(self) -> dict[int, Indexed]:
+        """Read at first use: a command that looks at one round parses no index."""
+        return self._read()
 
     def _read(self) -> dict[int, Indexed]:
         try:

@@ -76,14 +76,10 @@ class CampaignStatus:
 
 def frontier_of(rounds: list[Round]) -> Round | None:
     """The best so far: the fastest kept round, else the baseline."""
-    candidates = [
-        r
-        for r in rounds
-        if r.is_closed
-        and r.measurement.median_us is not None
-        and (r.is_baseline or r.effective_verdict() is Verdict.KEPT)
-    ]
-    return min(candidates, key=lambda r: r.measurement.median_us or 0.0, default=None)
+    # the verdict first: a median is computed only for the kept rounds and the baseline
+    kept = [r for r in rounds if r.is_closed and (r.is_baseline or r.effective_verdict() is Verdict.KEPT)]
+    medians = [(m, r) for r in kept if (m := r.measurement.median_us) is not None]
+    return min(medians, key=lambda pair: pair[0], default=(0.0, None))[1]
 
 
 def with_missing(missing: list[int], on_disk: list[int], last_round: int) -> list[int]:

@@ -36,6 +36,7 @@ class ClosedLog:
         self._stamp: tuple[int, int] | None = None
         self._latest: dict[int, LogEntry] = {}
         self._problems: list[str] = []
+        self.version = 0  # counts the changes of what latest() gives
 
     def exists(self) -> bool:
         return self.path.is_file()
@@ -54,23 +55,35 @@ class ClosedLog:
             sort_keys=True,
         )
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        known = self._stamp is not None and self._stamp == self._stat()
         with self.path.open("a", encoding="utf-8") as handle:
             handle.write(line + "\n")
             handle.flush()
             os.fsync(handle.fileno())
+        if known:  # what was read plus this line: the log is not read again for it
+            self._latest[entry.number] = entry
+            self._stamp = self._stat()
+            self.version += 1
+
+    def _stat(self) -> tuple[int, int] | None:
+        try:
+            info = self.path.stat()
+        except FileNotFoundError:
+            return None
+        return (info.st_mtime_ns, info.st_size)
 
     def latest(self) -> tuple[dict[int, LogEntry], list[str]]:
         """The newest entry of every logged round, and the lines that could not be read
         (each naming the file and line). Re-read only when the file changed."""
-        try:
-            info = self.path.stat()
-        except FileNotFoundError:
+        stamp = self._stat()
+        if stamp is None:
+            self.version += self._stamp is not None
             self._stamp, self._latest, self._problems = None, {}, []
             return {}, []
-        stamp = (info.st_mtime_ns, info.st_size)
         if stamp != self._stamp:
             self._latest, self._problems = _read(self.path)
             self._stamp = stamp
+            self.version += 1
         return dict(self._latest), list(self._problems)
 
 

@@ -15,6 +15,7 @@ rounds show "unknown" in CSV and Markdown (an empty table in JSON).
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import types
@@ -24,8 +25,9 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import TorchBaseline, changes_summary, format_duration
+from pto_tui.core.rounds.render import TorchBaseline, changes_summary
 
 FORMATS = ("csv", "md", "json")
 UNKNOWN = "unknown"
@@ -160,6 +162,7 @@ def read_json(text: str) -> list[ExportRow]:
 _HINTS = typing.get_type_hints(ExportRow)
 
 
+@functools.cache  # asked for every cell: the type hints do not change
 def _kind(name: str) -> str:
     """How a column is written in CSV: 'json', 'float?', 'int?', 'str?', 'bool', 'int', 'str'."""
     hint = _HINTS[name]
@@ -172,12 +175,15 @@ def _kind(name: str) -> str:
     return hint.__name__
 
 
+_CELL_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(v, ensure_ascii=False), made once
+
+
 def _cell(name: str, value: Any) -> str:
     kind = _kind(name)
     if kind == "json":
         if name == "toolchain" and not value:
             return UNKNOWN
-        return json.dumps(value, ensure_ascii=False)
+        return _CELL_JSON.encode(value)
     if value is None:
         return ""
     if kind in ("float?", "float"):

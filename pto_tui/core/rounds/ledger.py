@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import stat
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import tomlkit
@@ -23,13 +25,12 @@ from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError, read_utf8
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
 from pto_tui.core.rounds.closed_log import LOG_NAME, ClosedLog, LogEntry
-from pto_tui.core.rounds.markdown_read import parse_iterations_table
-from pto_tui.core.rounds.markdown_round import round_from_markdown, rule_findings
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import (
     TorchBaseline,
     iterations_row,
+    patched_iterations,
     render_files_txt,
     render_iterations,
     render_notes,
@@ -61,6 +62,17 @@ def numbering_gaps(numbers: list[int]) -> list[int]:
     return gaps
 
 
+def _file_stamp(folder: str) -> Stamp | None:
+    for name in (ROUND_FILE, HAND_WRITTEN):
+        try:
+            info = os.stat(os.path.join(folder, name))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        if stat.S_ISREG(info.st_mode):
+            return (info.st_mtime_ns, info.st_size, info.st_ino)
+    return None
+
+
 @dataclass
 class LedgerProblems:
     """What could not be read; reported to the user, never silently dropped."""
@@ -68,6 +80,9 @@ class LedgerProblems:
     missing: list[int] = field(default_factory=list)  # gaps in the numbering
     unreadable: list[str] = field(default_factory=list)  # round folders without a valid record
     notices: list[str] = field(default_factory=list)  # about runs/closed.log itself
+
+    def copy(self) -> LedgerProblems:
+        return LedgerProblems(list(self.missing), list(self.unreadable), list(self.notices))
 
 
 class Ledger:
@@ -92,6 +107,37 @@ class Ledger:
                 numbers.append(int(match.group(1)))
         return sorted(numbers)
 
+    def stamps(self) -> dict[int, Stamp | None]:
+        """Every round folder's stamp (as stamp() gives it), by number: the one pass over
+        runs/ a read of the ledger makes (plain os calls: this runs per command at any size)."""
+        runs = str(self.layout.runs)
+        try:
+            entries = [(e.name, e.is_dir()) for e in os.scandir(runs)]
+        except (FileNotFoundError, NotADirectoryError):
+            return {}
+        found: dict[int, Stamp | None] = {}
+        for name, is_dir in entries:
+            match = _ROUND_DIR.match(name)
+            if match is None or not is_dir:
+                continue
+            try:  # the common case in one call: a round.toml
+                info = os.stat(f"{runs}/{name}/{ROUND_FILE}")
+            except (FileNotFoundError, NotADirectoryError):
+                info = None
+            if info is not None and stat.S_ISREG(info.st_mode):
+                found[int(match.group(1))] = (info.st_mtime_ns, info.st_size, info.st_ino)
+            else:
+                found[int(match.group(1))] = _file_stamp(os.path.join(runs, name))
+        return dict(sorted(found.items()))
+
+    def runs_stamp(self) -> tuple[int, int] | None:
+        """runs/ itself (time, inode): it changes when a round folder is added or removed."""
+        try:
+            info = os.stat(self.layout.runs)
+        except FileNotFoundError:
+            return None
+        return (info.st_mtime_ns, info.st_ino)
+
     def next_number(self) -> int:
         numbers = self.round_numbers()
         return (max(numbers) + 1) if numbers else 0
@@ -102,20 +148,16 @@ class Ledger:
     def stamp(self, number: int) -> Stamp | None:
         """The round.toml's stamp; for a round written by hand (no round.toml, a notes.md)
         the notes.md's, so an edit of it is read again; None when there is neither."""
-        folder = self.layout.round_dir(number)
-        for name in (ROUND_FILE, HAND_WRITTEN):
-            try:
-                info = (folder / name).stat()
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            if stat.S_ISREG(info.st_mode):
-                return (info.st_mtime_ns, info.st_size, info.st_ino)
-        return None
+        return _file_stamp(str(self.layout.round_dir(number)))
 
     def hand_written(self, number: int) -> Round:
         """A round folder an agent or a person wrote without pto-tui (notes.md, no
         round.toml), read in memory from its Markdown and its ITERATIONS.md row: never
         written, not a tampered round (pto-tui never closed it), its findings as flags."""
+        # imported here: only a project with hand-written rounds reads Markdown
+        from pto_tui.core.rounds.markdown_read import parse_iterations_table
+        from pto_tui.core.rounds.markdown_round import round_from_markdown, rule_findings
+
         try:
             rows, _problems = parse_iterations_table(self.layout.iterations)
         except InputError:
@@ -267,6 +309,43 @@ class Ledger:
         except (FileNotFoundError, ValueError):
             return {}
 
+    def update_iterations(
+        self, record: Round, rounds: Callable[[], list[Round]], baseline: TorchBaseline | None
+    ) -> list[str]:
+        """ITERATIONS.md after `record` was written. When pto-tui wrote the current file,
+        only that round's row changes: rewritten in place, or appended (the file is not
+        rendered again at every write of a 1,000-round campaign); otherwise as
+        write_iterations, with every round."""
+        path = self.layout.iterations
+        try:
+            current = path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            current = None
+        known = self._rendered()
+        if current is not None and known.get("ITERATIONS.md") == sha256_text(current):
+            patched = patched_iterations(current, record, baseline)
+            if patched is not None:
+                if patched != current and patched.startswith(current):
+                    self._append_owned(patched[len(current) :], patched, known)
+                elif patched != current:
+                    self._write_owned(patched, known)
+                return []
+        return self.write_iterations(rounds(), baseline)
+
+    def _append_owned(self, tail: str, text: str, known: dict[str, str]) -> None:
+        """A new row at the end: appended, not the whole file written again."""
+        with self.layout.iterations.open("a", encoding="utf-8") as handle:
+            handle.write(tail)
+            handle.flush()
+            os.fsync(handle.fileno())
+        known["ITERATIONS.md"] = sha256_text(text)
+        atomic_write_text(self._rendered_path, json.dumps(known, indent=2))
+
+    def _write_owned(self, text: str, known: dict[str, str]) -> None:
+        atomic_write_text(self.layout.iterations, text)
+        known["ITERATIONS.md"] = sha256_text(text)
+        atomic_write_text(self._rendered_path, json.dumps(known, indent=2))
+
     def write_iterations(
         self, rounds: list[Round], baseline: TorchBaseline | None, *, fresh: bool = False
     ) -> list[str]:
@@ -288,7 +367,5 @@ class Ledger:
                 return [
                     f"{path} was edited by hand; appended {len(missing)} row(s) and kept the rest"
                 ]
-        atomic_write_text(path, rendered)
-        known["ITERATIONS.md"] = sha256_text(rendered)
-        atomic_write_text(self._rendered_path, json.dumps(known, indent=2))
+        self._write_owned(rendered, known)
         return []

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from pto_tui.core.project.config import CPU_SIM
 from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.records import (
     Changes,
     EnvironmentNotes,
@@ -51,39 +52,6 @@ class TorchBaseline:
     warmup: int = 0
     runs: int = 0
     measured_at: str = ""
-
-
-MS_FROM_US = 10_000.0  # durations from 10 ms up read in ms
-
-
-def duration_in(us: float | None, unit: str) -> str:
-    """A duration in the given unit ("ms" or "us"): "23.987 ms", "9060.3 us", "-"."""
-    if us is None:
-        return "-"
-    return f"{us / 1000:.3f} ms" if unit == "ms" else f"{us:.1f} us"
-
-
-def format_duration(us: float | None) -> str:
-    """Microseconds as text in a sensible unit (us below 10 ms, ms above)."""
-    return duration_in(us, "ms" if us is not None and us >= MS_FROM_US else "us")
-
-
-def duration_unit(values: Sequence[float | None]) -> str:
-    """The one unit for several durations: "ms" when the middle of the known values is
-    10 ms or more, else "us" (one outlier does not turn a column into ms)."""
-    known = sorted(v for v in values if v is not None)
-    if not known:
-        return "us"
-    half = len(known) // 2
-    middle = known[half] if len(known) % 2 else (known[half - 1] + known[half]) / 2
-    return "ms" if middle >= MS_FROM_US else "us"
-
-
-def format_durations(values: Sequence[float | None]) -> list[str]:
-    """Several durations (microseconds) in one unit, so a column or a sentence never
-    mixes us and ms (23.987 ms beside 9060.3 us)."""
-    unit = duration_unit(values)
-    return [duration_in(v, unit) for v in values]
 
 
 def _cell(text: str) -> str:
@@ -145,7 +113,9 @@ def torch_section(baseline: TorchBaseline | None) -> list[str]:
     return lines
 
 
-def render_iterations(rounds: Sequence[Round], baseline: TorchBaseline | None) -> str:
+def iterations_head(baseline: TorchBaseline | None, simulated: bool) -> list[str]:
+    """ITERATIONS.md down to the table's rule line (`simulated`: a closed round has CPU
+    timings)."""
     lines = [
         ITERATIONS_TITLE,
         "",
@@ -158,11 +128,46 @@ def render_iterations(rounds: Sequence[Round], baseline: TorchBaseline | None) -
         TABLE_HEADER,
         TABLE_RULE,
     ]
-    closed = [r for r in sorted(rounds, key=lambda r: r.number) if r.is_closed]
-    if any(r.simulated for r in closed):
+    if simulated:
         lines[5:5] = [SIMULATED_NOTE, ""]
+    return lines
+
+
+def render_iterations(rounds: Sequence[Round], baseline: TorchBaseline | None) -> str:
+    closed = [r for r in sorted(rounds, key=lambda r: r.number) if r.is_closed]
+    lines = iterations_head(baseline, any(r.simulated for r in closed))
     lines += [iterations_row(r) for r in closed]
     return "\n".join(lines) + "\n"
+
+
+def patched_iterations(current: str, record: Round, baseline: TorchBaseline | None) -> str | None:
+    """ITERATIONS.md as render_iterations gave it (`current`) after only `record` changed:
+    its row rewritten in place, or appended when it is the newest closed round; None when
+    more than that row would change (the whole file is rendered then)."""
+    simulated = SIMULATED_NOTE in current.split("\n" + TABLE_RULE + "\n", 1)[0]
+    if record.is_closed and record.simulated and not simulated:
+        return None
+    head = "\n".join(iterations_head(baseline, simulated)) + "\n"
+    if not current.startswith(head) or not current.endswith("\n"):
+        return None
+    rows = current[len(head):].splitlines()
+    numbers = [_row_number(row) for row in rows]
+    if None in numbers:
+        return None
+    if record.number in numbers:
+        if not record.is_closed:
+            return None
+        rows[numbers.index(record.number)] = iterations_row(record)
+    elif record.is_closed:
+        if numbers and record.number < max(n for n in numbers if n is not None):
+            return None
+        rows.append(iterations_row(record))
+    return head + "".join(row + "\n" for row in rows)
+
+
+def _row_number(row: str) -> int | None:
+    cell = row.split("|", 2)[1].strip() if row.startswith("|") and row.count("|") > 2 else ""
+    return int(cell) if cell.isdigit() else None
 
 
 def render_files_txt(record: Round) -> str:

@@ -12,7 +12,7 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter
 from matplotlib.transforms import blended_transform_factory
 
-from pto_tui.core.rounds.render import format_duration
+from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text
 from pto_tui.core.summary.chart_model import BASELINE, ChartModel, ChartRound, format_value
 from pto_tui.core.summary.chart_style import (

@@ -28,8 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.rounds.durations import MS_FROM_US, format_duration
 from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import MS_FROM_US, TorchBaseline, format_duration
+from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.vocabulary import Verdict
 
 BASELINE = "baseline"

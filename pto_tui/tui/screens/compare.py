@@ -10,8 +10,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from pto_tui.core.rounds.durations import duration_in, duration_unit
 from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import duration_in, duration_unit
 from pto_tui.core.vocabulary import PRE_EDIT_FIELDS
 from pto_tui.tui.format import iter_name, verdict_word
 

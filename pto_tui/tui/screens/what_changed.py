@@ -20,7 +20,7 @@ from textual.widgets import Footer, Static
 
 from pto_tui.core.campaign.what_changed import FRONTIER, PREVIOUS, DurationDelta, RoundDiff, Side, round_diff
 from pto_tui.core.errors import PtoError
-from pto_tui.core.rounds.render import format_durations
+from pto_tui.core.rounds.durations import format_durations
 from pto_tui.tui.format import iter_name, marked_verdict
 from pto_tui.tui.session import Session
 

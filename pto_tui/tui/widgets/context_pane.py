@@ -20,8 +20,8 @@ from textual.widgets import DataTable, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from pto_tui.core.campaign.status import CampaignStatus
+from pto_tui.core.rounds.durations import format_durations
 from pto_tui.core.rounds.records import EnvironmentNotes
-from pto_tui.core.rounds.render import format_durations
 from pto_tui.jobs.model import JobRecord
 from pto_tui.tui.format import duration, iter_name, speed
 from pto_tui.tui.messages import RunLoopStep

@@ -11,8 +11,8 @@ from textual.containers import Vertical
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input, Static
 
+from pto_tui.core.rounds.durations import duration_in, duration_unit
 from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import duration_in, duration_unit
 from pto_tui.tui.format import (
     iter_name,
     marked_verdict,
