@@ -83,7 +83,8 @@ class PreEditForm(VerticalScroll, can_focus=False):
     BINDINGS = [
         Binding("ctrl+s", "start", "Start round", id="preedit.start"),
         Binding("ctrl+g", "suggest", "Costmodel ranking", id="preedit.suggest"),
-        Binding("ctrl+o", "prefill", "Pre-fill from the last round", id="preedit.prefill"),
+        Binding("ctrl+o", "prefill", "Pre-fill from the last round", show=False,
+                id="preedit.prefill"),
     ]
 
     class SuggestRequested(Message):
