@@ -99,7 +99,7 @@ class PtoApp(App[int]):
         self.session = session
         if session.lock_problem:
             self.notify(
-                session.lock_problem + "\nopened read-only", title="project locked",
+                session.lock_problem + "\nopened read-only", title="project read-only",
                 severity="warning", timeout=8,
             )
         from pto_tui.tui.screens.launcher import LauncherScreen

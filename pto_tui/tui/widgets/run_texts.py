@@ -34,7 +34,7 @@ def spread_text(samples: list[float]) -> str:
 def step_blocker(step: str, snap: Snapshot | None, read_only: bool) -> str:
     """Why the loop step cannot run now ("" when it can)."""
     if read_only:
-        return "the project is open read-only (another pto-tui writes it)"
+        return "the project is open read-only (its folder is not writable by you)"
     if snap is None:
         return "the project is still loading"
     passed = snap.status.environment_passed
