@@ -9,7 +9,7 @@ the length of one call only: the agent's writes and a person's never interleave.
 Modules: `envelope` (results and structured errors), `inputs` (the tools' argument
 records and their conversion to core records), `progress` (step events as progress
 notifications), `tools_project`, `tools_round`, `tools_summary`, `tools_ledger` (amend,
-confirm, phase), `tools_exec` (the tools, by group),
+confirm, phase, rerun, diff), `tools_exec` (the tools, by group),
 `resources` (the project's Markdown files), `server` (assembly and the stdio entry).
 
 May import: pto_tui.backends, pto_tui.costmodel, pto_tui.jobs, pto_tui.core and the

@@ -16,8 +16,9 @@ torch_baseline; baseline (iter-000); then per round: gates -> round_start (Pre-E
 answers) -> edit the workspace -> round_changes -> round_run (build, correctness,
 benchmark, verdict). A refusal is a structured error naming the rule and the fix.
 amend corrects a closed round beside its record; round_confirm keeps a round held for
-review (only with the user's word); phase sets the phase; exec runs a command on the
-target. chart and report at the end. The Markdown files are resources (pto-tui://project/...).
+review (only with the user's word); phase sets the phase; round_rerun measures an
+inconclusive round's change again as a new round; diff shows what changed in a round;
+exec runs a command on the target. chart and report at the end. The Markdown files are resources (pto-tui://project/...).
 """
 
 

@@ -1,5 +1,6 @@
-"""Tools that correct the ledger or the campaign's settings: amendments of closed rounds,
-the confirmation of a round held for review, and the current phase.
+"""Tools that correct the ledger or the campaign's settings (amendments of closed rounds,
+the confirmation of a round held for review, the current phase), rerun an inconclusive
+round, and show what changed in a round.
 
 Each opens the campaign for the one call and calls the same Campaign method as the CLI
 (`pto-tui amend`, `round confirm`, `phase`), which takes the project lock for the write:
@@ -12,6 +13,7 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 
+from pto_tui.core.campaign.what_changed import PREVIOUS, round_diff
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.mcp import payloads
 from pto_tui.mcp.envelope import ok
@@ -45,5 +47,22 @@ def register(server: MCPServer, projects: Projects) -> None:
                 campaign.set_phase(name)
             return ok(payloads.phases(campaign), campaign.warnings)
 
-    for tool in (amend, round_confirm, phase):
+    @guarded
+    def round_rerun(number: int, project: str = "") -> CallToolResult:
+        """Open the next round as a rerun of the inconclusive round `number`: its Pre-Edit
+        answers, its base, its parameter values and files put back in the workspace
+        (`pto-tui round rerun`). Then run it with round_run. Every start gate applies."""
+        with projects.campaign(project, write=True, command="round rerun") as campaign:
+            record = campaign.rerun_round(number)
+            return ok(round_to_dict(record), campaign.warnings)
+
+    @guarded
+    def diff(number: int, project: str = "", against: str = PREVIOUS) -> CallToolResult:
+        """What changed in round `number` against its base (previous), the frontier or a
+        round number (`pto-tui diff`): parameters, the duration with each side's noise
+        and the verdict's noise limit, TFLOPS, the patch."""
+        with projects.campaign(project, write=False, command="diff") as campaign:
+            return ok(round_diff(campaign, number, against).to_json(), campaign.warnings)
+
+    for tool in (amend, round_confirm, phase, round_rerun, diff):
         server.add_tool(tool)
