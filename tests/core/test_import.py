@@ -255,3 +255,35 @@ def test_parse_duration() -> None:
         parse_duration_us("12")
     with pytest.raises(ValueError, match="not a duration"):
         parse_duration_us("fast")
+
+
+HOLD_LOCK = """
+import sys, time
+from pathlib import Path
+from pto_tui.core.project.lock import ProjectLock
+ProjectLock(Path(sys.argv[1]), command="an agent's write").acquire()
+print("held", flush=True)
+time.sleep(60)
+"""
+
+
+def test_import_waits_for_the_project_lock_and_names_its_holder(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """import writes round.toml files: like every write it takes the lock, so it never
+    interleaves with an agent's or the terminal application's write."""
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(project / ".pto-tui")],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert cli("import", project) == 1  # refused, as any write under another's lock
+        err = capsys.readouterr().err
+        assert "locked by another pto-tui" in err and "an agent's write" in err
+        assert not list(project.glob("runs/iter-*/round.toml"))  # nothing written meanwhile
+    finally:
+        holder.kill()
+        holder.wait()
+    assert cli("import", project) == 0  # the holder is gone: the import goes ahead
+    assert (project / "runs/iter-001/round.toml").is_file()

@@ -23,6 +23,7 @@ from pto_tui.core.operators.tunables import discover
 from pto_tui.core.project.config import CaseConfig, CostmodelConfig, OperatorConfig, Scalar, Target
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.project.lock import ProjectLock
 from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.rounds.markdown_read import (  # noqa: F401 (re-exported for callers and tests)
@@ -145,7 +146,14 @@ def _import_torch(layout: ProjectLayout, report: ImportReport) -> None:
 
 
 def import_project(root: Path, kind: OperatorKind | None = None) -> ImportReport:
+    """Read the hand-kept records into round.toml files, holding the project lock like
+    every other write (an agent or the terminal application may be writing too)."""
     layout = ProjectLayout(root)
+    with ProjectLock(layout.state_dir, command="pto-tui import"):
+        return _import(layout, kind)
+
+
+def _import(layout: ProjectLayout, kind: OperatorKind | None) -> ImportReport:
     report = ImportReport()
     rows, problems = parse_iterations_table(layout.iterations)
     report.problems += problems
