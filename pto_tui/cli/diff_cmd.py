@@ -8,6 +8,7 @@ from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, open_campaign, print_json
 from pto_tui.core.campaign.what_changed import PREVIOUS, DurationDelta, RoundDiff, Side, round_diff
 from pto_tui.core.rounds.durations import format_durations
+from pto_tui.core.rounds.render import format_tflops
 
 _HOW = {
     "previous": "the round it was based on",
@@ -72,7 +73,7 @@ def render(diff: RoundDiff) -> str:
     if diff.duration is not None:
         lines += _duration_lines(diff.duration)
     if diff.tflops_before is not None or diff.tflops_after is not None:
-        shown = [f"{t:.3f}" if t is not None else "-" for t in (diff.tflops_before, diff.tflops_after)]
+        shown = [format_tflops(t) for t in (diff.tflops_before, diff.tflops_after)]
         delta = f" ({diff.tflops_delta:+.1%})" if diff.tflops_delta is not None else ""
         lines.append(f"TFLOPS: {shown[0]} -> {shown[1]}{delta}")
     base = f"iter-{diff.patch_against:03d}" if diff.patch_against is not None else "its base"

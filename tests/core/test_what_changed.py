@@ -114,3 +114,11 @@ def test_format_durations_uses_one_unit() -> None:
     assert format_durations([9_000.0, 12_000.0]) == ["9.000 ms", "12.000 ms"]
     assert format_durations([80.5, None, 950.25]) == ["80.5 us", "-", "950.2 us"]
     assert format_durations([None]) == ["-"]
+
+
+def test_tflops_keep_three_digits_when_small() -> None:
+    from pto_tui.core.rounds.render import format_tflops
+
+    assert format_tflops(None) == "-" and format_tflops(12.345) == "12.35"
+    assert format_tflops(0.5) == "0.50" and format_tflops(0.0123) == "0.0123"
+    assert format_tflops(8.52e-05) == "0.0000852"  # a CPU simulation's, not "0.000"

@@ -48,7 +48,7 @@ async def test_what_changed_against_the_previous_round_then_the_frontier(
         assert "iter-004  80.0 us  3 run(s), spread 31.2% (noisy), noise 15.6%" in body
         assert "delta -11.1% (1.12x)  within the noise" in body
         assert "noise limit 15.6%: the larger of the noise floor 2.0%" in body
-        assert "55.000 → 55.000  (+0.0%)" in body
+        assert "55.00 → 55.00  (+0.0%)" in body
         assert "the round's patch.diff, against iter-001" in body
         assert "+constexpr int kFaCvFifoConsSyncPeriod = 2;" in body
         scroller = screen.query_one("#changed-body")

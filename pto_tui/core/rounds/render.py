@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -52,6 +53,16 @@ class TorchBaseline:
     warmup: int = 0
     runs: int = 0
     measured_at: str = ""
+
+
+def format_tflops(value: float | None) -> str:
+    """TFLOPS to two decimals, or to three significant digits below 0.1 (a CPU simulation
+    reaches 0.0000852), never in exponent form."""
+    if value is None:
+        return "-"
+    if value == 0 or abs(value) >= 0.1:
+        return f"{value:.2f}"
+    return f"{value:.{2 - math.floor(math.log10(abs(value)))}f}"
 
 
 def _cell(text: str) -> str:

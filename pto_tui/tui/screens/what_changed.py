@@ -21,6 +21,7 @@ from textual.widgets import Footer, Static
 from pto_tui.core.campaign.what_changed import FRONTIER, PREVIOUS, DurationDelta, RoundDiff, Side, round_diff
 from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.durations import format_durations
+from pto_tui.core.rounds.render import format_tflops
 from pto_tui.tui.format import iter_name, marked_verdict
 from pto_tui.tui.session import Session
 
@@ -93,7 +94,7 @@ def _duration(d: DurationDelta) -> list[RenderableType]:
 
 
 def _tflops(diff: RoundDiff) -> Text:
-    shown = [f"{t:.3f}" if t is not None else "-" for t in (diff.tflops_before, diff.tflops_after)]
+    shown = [format_tflops(t) for t in (diff.tflops_before, diff.tflops_after)]
     text = Text(f"  {shown[0]} → {shown[1]}")
     if diff.tflops_delta is not None:
         text.append(f"  ({diff.tflops_delta:+.1%})")
