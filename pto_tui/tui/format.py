@@ -80,9 +80,5 @@ def round_duration(record: Round) -> str:
     return timing_text(median, record.simulated) if median is not None else "-"
 
 
-def tflops(value: float | None) -> str:
-    return f"{value:.2f}" if value is not None else "-"
-
-
 def iter_name(number: int | None) -> str:
     return f"iter-{number:03d}" if number is not None else "-"

@@ -13,12 +13,12 @@ from textual.widgets import DataTable, Input, Static
 
 from pto_tui.core.rounds.durations import duration_in, duration_unit
 from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.render import format_tflops
 from pto_tui.tui.format import (
     iter_name,
     marked_verdict,
     ratio,
     speed,
-    tflops,
     verdict_text,
     verdict_word,
 )
@@ -190,7 +190,7 @@ class RoundsPane(Vertical):
                 str(r.number),
                 _verdict_cell(r),
                 duration_in(median, unit) + (" (sim)" if r.simulated and median else ""),
-                tflops(r.measurement.tflops),
+                format_tflops(r.measurement.tflops),
                 speed(ratio(st.baseline_us, median)),
                 speed(ratio(torch_us, median)),
                 hypothesis_cell(r),
