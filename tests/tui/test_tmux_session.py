@@ -24,6 +24,7 @@ import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,7 +111,7 @@ def bench_runs(root: Path) -> int:
     return len(path.read_text().splitlines()) if path.exists() else 0
 
 
-def round_toml(root: Path, number: int) -> dict:  # noqa: ANN401
+def round_toml(root: Path, number: int) -> dict[str, Any]:
     return tomllib.loads((root / "runs" / f"iter-{number:03d}" / "round.toml").read_text())
 
 
@@ -202,7 +203,8 @@ def fill_pre_edit(tmux: Tmux, root: Path) -> None:
     for _key in HARDWARE_CHECKLIST:
         keys += ["Tab", "Space", "Tab"]
     tmux.burst([*keys, "C-s"])
-    tmux.wait_screen("iter-004 is open")
+    screen = tmux.wait_screen("iter-004 is open")
+    assert f"Hypothesis: {TYPED['hypothesis']}" in screen, screen
     record = round_toml(root, 4)
     assert record["status"] == "open" and record["title"] == TYPED["title"]
     pre = record["pre_edit"]
@@ -264,7 +266,7 @@ def rerun_inconclusive_and_quit(tmux: Tmux, root: Path) -> None:
     tmux.keys("2")
     screen = tmux.wait_screen("iter  verdict")
     row_of(screen, 4)  # the closed round is listed
-    tmux.keys("g", "j", "j", "u")
+    tmux.keys("g", "j", "j", "u")  # top (iter-000), down to iter-002
     tmux.wait_screen("iter-002 (inconclusive) measured again as iter-005")
     tmux.keys("y")
     tmux.wait_screen("r Run the open round iter-005 rerun of iter-002: block kv 32", 60)

@@ -78,7 +78,7 @@ class Tmux:
             self.last = done.stdout
         return self.last
 
-    def wait(self, ready: Callable[[str], bool], what: str, timeout: float = 15.0) -> str:
+    def wait(self, ready: Callable[[str], bool], what: str, timeout: float = 30.0) -> str:
         """The screen once ready(screen) holds; fails naming what and the last screen."""
         deadline = time.monotonic() + timeout
         while True:
@@ -90,7 +90,7 @@ class Tmux:
                                      f"last screen:\n{shown}")
             time.sleep(0.1)
 
-    def wait_screen(self, text: str, timeout: float = 15.0) -> str:
+    def wait_screen(self, text: str, timeout: float = 30.0) -> str:
         return self.wait(lambda shown: text in shown, repr(text), timeout)
 
     def wait_ended(self, timeout: float = 15.0) -> None:
