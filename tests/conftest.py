@@ -27,6 +27,7 @@ E2E_MODULES = {
     "tests/meta/test_benchmarks_run.py",
     "tests/tui/test_demo_loop.py",
     "tests/tui/test_round_flow.py",
+    "tests/tui/test_tmux_session.py",
 }
 
 
