@@ -12,7 +12,6 @@ it (the same gates: workload fingerprint, protected files, risk justification).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Container, Iterable
 from pathlib import Path
 from typing import Any
@@ -20,13 +19,20 @@ from typing import Any
 from pto_tui.backends.kinds import backend_for
 from pto_tui.backends.loop import case_flops, measure
 from pto_tui.backends.sample_journal import SampleJournal
-from pto_tui.backends.site import EventSink, OperatorSite, StepEvent, StepInterrupted, StepOutput
+from pto_tui.backends.site import (
+    EventSink,
+    OperatorSite,
+    StepEvent,
+    StepOutput,
+    finished,
+    take_line,
+)
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import PtoError
 from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.records import Round
 from pto_tui.jobs.logfile import read_log
-from pto_tui.jobs.model import JobRecord, JobState, LogLine, list_records
+from pto_tui.jobs.model import JobRecord, JobState, list_records
 from pto_tui.jobs.runner import JobRunner
 
 
@@ -73,38 +79,15 @@ class ResumingSite(OperatorSite):
 
     async def _adopted(self, step: str, record: JobRecord, emit: EventSink) -> StepOutput:
         output = StepOutput(record=record)
-
-        def take(line: LogLine) -> None:
-            if line.stream != "meta":
-                (output.stdout if line.stream == "stdout" else output.stderr).append(line.text)
-                emit(StepEvent(step, "line", line=line))
-
         emit(StepEvent(step, "started", record=record))
         if record.state.is_final:  # ended while it was followed: its log is its output
             for line in await asyncio.to_thread(lambda: list(read_log(Path(record.log_path)))):
-                take(line)
-        else:
-            job = await self.runner.reattach(self.target, record.id)
-            subscription = job.subscribe()  # before anything awaits: no line is lost
-            self.current = job
-            try:
-                for line in await asyncio.to_thread(lambda: list(read_log(Path(record.log_path)))):
-                    take(line)
-                async for line in subscription:
-                    take(line)
-                output.record = await job.wait()
-            except asyncio.CancelledError:
-                with contextlib.suppress(Exception):
-                    await asyncio.shield(job.cancel())
-                raise
-            finally:
-                self.current = None
-        emit(StepEvent(step, "finished", record=output.record))
-        state = output.record.state
-        if state in (JobState.CANCELLED, JobState.TIMED_OUT, JobState.LOST):
-            why = output.record.error or state.value
-            raise StepInterrupted(f"step '{step}' {state.value}: {why}")
-        return output
+                take_line(step, line, output, emit)
+            return finished(step, output, emit)
+        job = await self.runner.reattach(self.target, record.id)
+        subscription = job.subscribe()  # before anything awaits: no line is lost
+        self.current = job
+        return await self.follow(step, job, subscription, output, emit, Path(record.log_path))
 
 
 async def resume_round(

@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import shlex
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from pto_tui.core.project.config import ProjectConfig, Scalar, Target, operator_
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.jobs.errors import FetchError
 from pto_tui.jobs.job import Job
+from pto_tui.jobs.logfile import read_log
 from pto_tui.jobs.model import JobRecord, JobSpec, JobState, LogLine
 from pto_tui.jobs.runner import JobRunner
 
@@ -75,6 +76,22 @@ class StepOutput:
         if self.record.error and self.record.exit_code is None:
             return self.record.error
         return self.tail(lines) or f"exit code {self.record.exit_code}"
+
+
+def take_line(step: str, line: LogLine, output: StepOutput, emit: EventSink) -> None:
+    if line.stream != "meta":
+        (output.stdout if line.stream == "stdout" else output.stderr).append(line.text)
+        emit(StepEvent(step, "line", line=line))
+
+
+def finished(step: str, output: StepOutput, emit: EventSink) -> StepOutput:
+    """The step's end: a cancelled, timed-out or lost job raises StepInterrupted."""
+    emit(StepEvent(step, "finished", record=output.record))
+    state = output.record.state
+    if state in (JobState.CANCELLED, JobState.TIMED_OUT, JobState.LOST):
+        why = output.record.error or state.value
+        raise StepInterrupted(f"step '{step}' {state.value}: {why}")
+    return output
 
 
 class OperatorSite:
@@ -153,15 +170,27 @@ class OperatorSite:
         emit = (lambda _event: None) if quiet else self.on_event
         job = await self.runner.submit(self.target, spec)
         self.current = job
-        output = StepOutput(record=job.record)
         subscription = job.subscribe()
         emit(StepEvent(step, "started", record=job.record))
+        return await self.follow(step, job, subscription, StepOutput(record=job.record), emit)
+
+    async def follow(
+        self,
+        step: str,
+        job: Job,
+        subscription: AsyncIterator[LogLine],
+        output: StepOutput,
+        emit: EventSink,
+        earlier: Path | None = None,
+    ) -> StepOutput:
+        """Follow a job to its end, its lines into `output` (first those already in its
+        log file `earlier`, for a job re-attached); a cancel here cancels the job."""
         try:
+            if earlier is not None:
+                for line in await asyncio.to_thread(lambda: list(read_log(earlier))):
+                    take_line(step, line, output, emit)
             async for line in subscription:
-                if line.stream == "meta":
-                    continue
-                (output.stdout if line.stream == "stdout" else output.stderr).append(line.text)
-                emit(StepEvent(step, "line", line=line))
+                take_line(step, line, output, emit)
             output.record = await job.wait()
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
@@ -169,12 +198,7 @@ class OperatorSite:
             raise
         finally:
             self.current = None
-        emit(StepEvent(step, "finished", record=output.record))
-        state = output.record.state
-        if state in (JobState.CANCELLED, JobState.TIMED_OUT, JobState.LOST):
-            why = output.record.error or state.value
-            raise StepInterrupted(f"step '{step}' {state.value}: {why}")
-        return output
+        return finished(step, output, emit)
 
     def workload_env(self) -> dict[str, str]:
         """The case's shape knobs, so a build outside the runner builds the case's shape."""
