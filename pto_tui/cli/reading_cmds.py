@@ -11,7 +11,7 @@ from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print
 from pto_tui.cli.plain import PlainConsole, Printer
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import read_utf8
-from pto_tui.core.rounds.durations import format_duration
+from pto_tui.core.rounds.durations import duration_unit, format_duration
 from pto_tui.core.rounds.export import ExportRow, export_rows
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.records import verdict_label
@@ -135,6 +135,7 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     pto = "PTO (sim)" if simulated else "PTO"
     table = Table("Iter", "Phase", "Hypothesis", "Verdict", pto, "vs initial", "vs torch", box=None)
     labels = {r.number: verdict_label(r) for r in rounds}
+    unit = duration_unit([row.median_us for row in rows])  # one unit for the column
     for row in rows:
         verdict = row.verdict if row.verdict == "baseline" else labels.get(row.round) or row.verdict
         table.add_row(
@@ -142,7 +143,7 @@ def cmd_rounds(args: argparse.Namespace) -> int:
             row.phase or "-",
             (row.title or row.hypothesis or "-")[:50],
             (verdict or row.status) + (" !tampered" if row.round in st.tampered else ""),
-            timing_text(row.median_us, row.simulated),
+            timing_text(row.median_us, row.simulated, unit),
             _speed(row.speedup_vs_initial),
             _speed(row.speedup_vs_torch),
         )

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from pto_tui.core.project.config import CPU_SIM
 from pto_tui.core.project.layout import round_dir_name
-from pto_tui.core.rounds.durations import format_duration
+from pto_tui.core.rounds.durations import duration_in, format_duration
 from pto_tui.core.rounds.records import (
     Changes,
     EnvironmentNotes,
@@ -83,9 +83,10 @@ def changes_summary(record: Round) -> str:
     return "-"
 
 
-def timing_text(us: float | None, simulated: bool) -> str:
-    """A duration, marked when it was measured in a CPU simulation."""
-    text = format_duration(us)
+def timing_text(us: float | None, simulated: bool, unit: str | None = None) -> str:
+    """A duration (in `unit` when a column shares one), marked when it was measured in a
+    CPU simulation."""
+    text = format_duration(us) if unit is None else duration_in(us, unit)
     return f"{text} (sim)" if simulated and us is not None else text
 
 

@@ -11,9 +11,9 @@ from textual.containers import Vertical
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input, Static
 
-from pto_tui.core.rounds.durations import duration_in, duration_unit
+from pto_tui.core.rounds.durations import duration_unit
 from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import format_tflops
+from pto_tui.core.rounds.render import format_tflops, timing_text
 from pto_tui.tui.format import (
     iter_name,
     marked_verdict,
@@ -189,7 +189,7 @@ class RoundsPane(Vertical):
                 Text(front, style="dark_orange"),
                 str(r.number),
                 _verdict_cell(r),
-                duration_in(median, unit) + (" (sim)" if r.simulated and median else ""),
+                timing_text(median, r.simulated, unit),
                 format_tflops(r.measurement.tflops),
                 speed(ratio(st.baseline_us, median)),
                 speed(ratio(torch_us, median)),

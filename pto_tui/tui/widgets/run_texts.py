@@ -9,6 +9,7 @@ from rich.text import Text
 
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.rounds.durations import format_durations
 from pto_tui.core.rounds.records import EnvironmentNotes, Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.verdict import invalid_sample_reason, sample_stats
@@ -123,10 +124,10 @@ def recorded_text(result: EnvironmentNotes | TorchBaseline | Round) -> Text:
     if isinstance(result, EnvironmentNotes):
         return environment_text(result)
     if isinstance(result, TorchBaseline):
+        avg, low, high = format_durations([result.avg_us, result.min_us, result.max_us])
         return Text.assemble(
             ("torch_npu baseline recorded: ", "bold green"),
-            f"{result.label}: avg {duration(result.avg_us)} (min {duration(result.min_us)}, "
-            f"max {duration(result.max_us)}, {result.runs} runs)",
+            f"{result.label}: avg {avg} (min {low}, max {high}, {result.runs} runs)",
         )
     m = result.measurement
     return Text.assemble(
@@ -155,12 +156,13 @@ def round_verdict_text(r: Round, before: CampaignStatus | None) -> Text:
     m = r.measurement
     text = Text.assemble((iter_name(r.number), "bold"), " ", verdict_text(r), "  ")
     if m.samples_us:
-        text.append(f"median {duration(m.median_us)} · {len(m.samples_us)} samples · "
-                    f"spread {spread_text(m.samples_us)}")
         frontier_us = before.frontier_us if before is not None else None
+        median, frontier = format_durations([m.median_us, frontier_us])  # one unit
+        text.append(f"median {median} · {len(m.samples_us)} samples · "
+                    f"spread {spread_text(m.samples_us)}")
         if before is not None and frontier_us and m.median_us:
             text.append(f" · {frontier_us / m.median_us:.2f}x vs frontier "
-                        f"{iter_name(before.frontier_round)} ({duration(frontier_us)})")
+                        f"{iter_name(before.frontier_round)} ({frontier})")
     else:
         text.append(f"build {m.build or '-'}, correctness {m.correctness or '-'}")
     text.append(f"\n{r.verdict_reason}")
