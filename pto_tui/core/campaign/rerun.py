@@ -11,16 +11,53 @@ original was based on; then the workspace is put into the original's measured st
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.rounds.records import Round
+from pto_tui.core.project.config import ProjectConfig, Scalar
+from pto_tui.core.rounds.records import PreEdit, Round
 from pto_tui.core.rounds.reruns import rerun_title
 from pto_tui.core.rules.gates import Finding, refuse
-from pto_tui.core.vocabulary import Verdict
+from pto_tui.core.vocabulary import ChangeKind, Verdict
+from pto_tui.core.workspace.snapshots import SnapshotStore
 
-if TYPE_CHECKING:  # campaign.py imports this module when a rerun is asked for
-    from pto_tui.core.campaign.campaign import Campaign
+
+class Campaign(Protocol):
+    """What a rerun needs of `campaign.Campaign` (not imported: that module composes this one)."""
+
+    @property
+    def snapshots(self) -> SnapshotStore: ...
+
+    @property
+    def config(self) -> ProjectConfig: ...
+
+    def require_write(self) -> None: ...
+
+    def round(self, number: int) -> Round: ...
+
+    def start_round(
+        self,
+        pre: PreEdit,
+        *,
+        phase: str | None = None,
+        based_on: int | None = None,
+        title: str = "",
+        restore: bool = False,
+        rerun_of: int | None = None,
+    ) -> Round: ...
+
+    def record_changes(
+        self,
+        number: int | None = None,
+        *,
+        kind: ChangeKind | None = None,
+        description: str = "",
+        parameters: dict[str, Scalar] | None = None,
+        bug_fix: str = "",
+        risk_justification: str = "",
+        tolerance_approval: str = "",
+        discipline_approval: str = "",
+    ) -> Round: ...
 
 
 # only a round the numbers could not decide is measured again as the same change; a
