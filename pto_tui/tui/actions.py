@@ -146,5 +146,5 @@ async def run_action(screen: Screen, action: Action) -> None:
     """From the palette: to the action's pane first, then the action where it is bound."""
     show = getattr(screen, "action_show_pane", None)
     if action.pane_id is not None and show is not None:
-        show(action.pane_id)
+        await show(action.pane_id)
     await screen.app.run_action(action.action, action.node)

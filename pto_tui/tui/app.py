@@ -174,7 +174,8 @@ class PtoApp(App[int]):
 
         for screen in self.screen_stack:
             if isinstance(screen, ProjectScreen):
-                return screen.query_one(RunPane)
+                pane = screen.panes["run"]
+                return pane if isinstance(pane, RunPane) else None
         return None
 
     def _hangup(self) -> None:

@@ -25,7 +25,7 @@ from pto_tui.tui.screens.job_log import JobLogScreen
 from pto_tui.tui.screens.params import ParamScreen
 from pto_tui.tui.screens.project import ProjectScreen
 from pto_tui.tui.screens.round_detail import RoundScreen
-from pto_tui.tui.widgets.log_pane import LogView
+from pto_tui.tui.widgets.log_view import LogView
 from pto_tui.tui.widgets.run_pane import RunPane
 from tests.tui.keys import loaded, tab_to, type_into, wait_for
 from tests.tui.test_review import table_rows

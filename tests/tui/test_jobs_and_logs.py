@@ -10,7 +10,8 @@ from textual.app import App, ComposeResult
 
 from pto_tui.jobs.model import JobState, list_records
 from pto_tui.tui.app import PtoApp
-from pto_tui.tui.widgets.log_pane import LogPane, LogView
+from pto_tui.tui.widgets.log_pane import LogPane
+from pto_tui.tui.widgets.log_view import LogView
 from tests.tui.keys import loaded, wait_for
 from tests.tui.text import static_text
 

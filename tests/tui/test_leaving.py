@@ -11,7 +11,7 @@ from pathlib import Path
 from pto_tui.jobs.model import JobRecord, JobState, list_records
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.leave import LeaveScreen
-from pto_tui.tui.widgets.log_pane import LogView
+from pto_tui.tui.widgets.log_view import LogView
 from tests.tui.keys import loaded, wait_for
 from tests.tui.text import static_text
 

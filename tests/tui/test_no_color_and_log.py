@@ -9,7 +9,8 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from pto_tui.tui.app import PtoApp
-from pto_tui.tui.widgets.log_pane import LogPane, LogView
+from pto_tui.tui.widgets.log_pane import LogPane
+from pto_tui.tui.widgets.log_view import LogView
 from tests.tui.keys import loaded, wait_for
 from tests.tui.test_leaving import kill_left_over, start_command
 from tests.tui.text import static_text

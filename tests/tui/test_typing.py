@@ -12,7 +12,7 @@ from textual.widgets import Checkbox, Input, TextArea
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.project import ProjectScreen
-from pto_tui.tui.widgets.log_pane import LogView
+from pto_tui.tui.widgets.log_view import LogView
 from tests.tui.keys import loaded, tab_to, wait_for
 from tests.tui.test_demo_loop import run_finished, start_scripted_round
 from tests.tui.test_leaving import kill_left_over

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -26,14 +28,15 @@ from pto_tui.tui.widgets.round_pane import RoundPane
 from pto_tui.tui.widgets.rounds_pane import RoundsPane
 from pto_tui.tui.widgets.run_pane import RunPane
 
-# (id, tab title): the digit of a pane is its position
-PANES: tuple[tuple[str, str], ...] = (
-    ("context", "Context"),
-    ("rounds", "Rounds"),
-    ("round", "Round"),
-    ("run", "Run"),
-    ("costmodel", "Costmodel"),
+# (id, tab title, class): the digit of a pane is its position
+PANES: tuple[tuple[str, str, Callable[..., Widget]], ...] = (
+    ("context", "Context", ContextPane),
+    ("rounds", "Rounds", RoundsPane),
+    ("round", "Round", RoundPane),
+    ("run", "Run", RunPane),
+    ("costmodel", "Costmodel", CostmodelPane),
 )
+FIRST_PANE = "rounds"
 SIDE_MIN_WIDTH = 110  # below this the side summary folds away
 
 
@@ -42,7 +45,7 @@ class ProjectScreen(Screen[None]):
         *(
             Binding(f"{i},f{i}", f"show_pane('{pid}')", f"Go to {title}", show=False,
                     id=f"pane.{pid}")
-            for i, (pid, title) in enumerate(PANES, 1)
+            for i, (pid, title, _cls) in enumerate(PANES, 1)
         ),
         Binding("escape", "home", "Back", show=False, id="project.back"),
         Binding("q", "app.quit", "Quit", id="project.quit"),
@@ -56,21 +59,42 @@ class ProjectScreen(Screen[None]):
     def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
-        self.current = "rounds"
+        self.current = FIRST_PANE
         self.last_chart: Path | None = None
+        # every pane exists from the start; only the first is mounted before the first
+        # paint (styling the forms of the others is most of a launch), the rest after it
+        self.panes: dict[str, Widget] = {
+            pid: make(session, id=pid) for pid, _title, make in PANES
+        }
+        self._rest: asyncio.Task[None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="topbar", classes="topbar")
         yield Static(id="tabs")
         with Horizontal(id="body"):
             yield Static(id="side")
-            with ContentSwitcher(initial="rounds", id="main"):
-                yield ContextPane(self.session, id="context")
-                yield RoundsPane(self.session, id="rounds")
-                yield RoundPane(self.session, id="round")
-                yield RunPane(self.session, id="run")
-                yield CostmodelPane(self.session, id="costmodel")
+            with ContentSwitcher(initial=FIRST_PANE, id="main"):
+                yield self.panes[FIRST_PANE]
         yield Footer()
+
+    async def mount_panes(self) -> None:
+        """Mount the panes not mounted yet (once; later callers wait for that one mount)."""
+        if self._rest is None:
+            self._rest = asyncio.create_task(self._mount_rest())
+        await asyncio.shield(self._rest)
+
+    async def _mount_rest(self) -> None:
+        rest = [pane for pane in self.panes.values() if not pane.is_attached]
+        switcher = self.query_one("#main", ContentSwitcher)
+        for pane in rest:  # the switcher hides only the children it had when mounted
+            pane.display = pane.id == switcher.current
+        await switcher.mount_all(rest)
+        for pane in rest:
+            make_compact(pane)
+            if self.session.snapshot is not None:
+                refresh = getattr(pane, "refresh_from", None)
+                if refresh is not None:
+                    refresh(self.session.snapshot)
 
     def on_mount(self) -> None:
         make_compact(self)
@@ -88,10 +112,10 @@ class ProjectScreen(Screen[None]):
 
     @work(exclusive=True, group="load", exit_on_error=False)
     async def reload(self) -> None:
-        import asyncio
-
         snap = await asyncio.to_thread(self.session.load)
         self.apply(snap)
+        if self._rest is None:  # the first frame shows the table; the other panes follow
+            self.call_after_refresh(self.mount_panes)
 
     def apply(self, snap: Snapshot) -> None:
         for pane in self.query_one("#main", ContentSwitcher).children:
@@ -124,7 +148,7 @@ class ProjectScreen(Screen[None]):
 
     def _draw_tabs(self) -> None:
         text = Text()
-        for i, (pid, title) in enumerate(PANES, 1):
+        for i, (pid, title, _cls) in enumerate(PANES, 1):
             style = "bold reverse" if pid == self.current else "dim"
             text.append(f" {i} {title} ", style=style)
             text.append(" ")
@@ -158,28 +182,29 @@ class ProjectScreen(Screen[None]):
 
     # ------------------------------------------------------------ panes
 
-    def action_show_pane(self, pane: str) -> None:
+    async def action_show_pane(self, pane: str) -> None:
+        if not self.panes[pane].is_attached:
+            await self.mount_panes()
         self.current = pane
         self.query_one("#main", ContentSwitcher).current = pane
         self._draw_tabs()
-        widget = self.query_one(f"#{pane}")
-        focus = getattr(widget, "focus_default", None)
+        focus = getattr(self.panes[pane], "focus_default", None)
         if focus is not None:
             focus()
 
     def pane_widgets(self) -> list[tuple[str, str, Widget]]:
         """(id, title, widget) of each pane, in tab order (the palette and `?` read them)."""
-        return [(pid, title, self.query_one(f"#{pid}", Widget)) for pid, title in PANES]
+        return [(pid, title, self.panes[pid]) for pid, title, _cls in PANES]
 
-    def on_show_pane(self, event: ShowPane) -> None:
+    async def on_show_pane(self, event: ShowPane) -> None:
         event.stop()
-        self.action_show_pane(event.pane)
+        await self.action_show_pane(event.pane)
 
-    def action_home(self) -> None:
+    async def action_home(self) -> None:
         """esc: out of a text field to its pane first (so keys work again), else home."""
         focused = self.focused
         if isinstance(focused, Input | TextArea):
-            pane = self.query_one(f"#{self.current}")
+            pane = self.panes[self.current]
             target = next((a for a in focused.ancestors
                            if isinstance(a, Widget) and a.can_focus and a is not focused), None)
             if target is None and not pane.can_focus:
@@ -187,7 +212,7 @@ class ProjectScreen(Screen[None]):
             else:
                 (target or pane).focus()
             return
-        self.action_show_pane("rounds")
+        await self.action_show_pane("rounds")
 
     async def action_close_project(self) -> None:
         await self.app.close_project()  # type: ignore[attr-defined]
@@ -210,20 +235,18 @@ class ProjectScreen(Screen[None]):
             if changed:
                 self.reload()
             if screen.rerun_as is not None:  # rerun from there: `r` in Run runs it
-                self.action_show_pane("run")
+                self.call_later(self.action_show_pane, "run")
 
         self.app.push_screen(screen, closed)
 
-    def on_run_loop_step(self, event: RunLoopStep) -> None:
+    async def on_run_loop_step(self, event: RunLoopStep) -> None:
         event.stop()
-        self.action_show_pane("run")
+        await self.action_show_pane("run")
         self.query_one(RunPane).action_loop(event.step)
 
     @work(exclusive=True, group="chart", exit_on_error=False)
     async def action_write_chart(self) -> None:
         """The summary chart (PNG and SVG) written by core, its path shown."""
-        import asyncio
-
         from pto_tui.core.summary.chart import write_campaign_chart
 
         snap = self.session.snapshot
@@ -241,10 +264,11 @@ class ProjectScreen(Screen[None]):
         paths = "\n".join(str(path) for path in (chart.png, chart.svg) if path)
         self.app.notify(paths, title="summary chart written", timeout=15)
 
-    def on_attach_evidence(self, event: AttachEvidence) -> None:
+    async def on_attach_evidence(self, event: AttachEvidence) -> None:
         event.stop()
+        await self.mount_panes()
         self.query_one(RoundPane).attach_evidence(event.text)
-        self.action_show_pane("round")
+        await self.action_show_pane("round")
 
     # ------------------------------------------------------------ export and report
 
@@ -260,8 +284,6 @@ class ProjectScreen(Screen[None]):
 
     @work(exclusive=True, group="export", exit_on_error=False)
     async def write_export(self, fmt: str) -> None:
-        import asyncio
-
         from pto_tui.tui.screens.export import write_export
 
         try:
@@ -274,8 +296,6 @@ class ProjectScreen(Screen[None]):
     @work(exclusive=True, group="report", exit_on_error=False)
     async def action_write_report(self) -> None:
         """R: REPORT.md (the chart drawn first when missing or out of date), as `pto-tui report`."""
-        import asyncio
-
         from pto_tui.core.summary.campaign_report import write_campaign_report
 
         self.app.notify("writing the campaign report…", title="report")

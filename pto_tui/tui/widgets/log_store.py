@@ -11,12 +11,15 @@ import tempfile
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict, deque
+from itertools import accumulate
 from pathlib import Path
 
 STDOUT, STDERR, META = 0, 1, 2
 STREAM_CODES = {"stdout": STDOUT, "stderr": STDERR, "meta": META}
 ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
-ERROR_RE = re.compile(r"\b(error|failed|failure|fatal|traceback|test failed)\b", re.I)
+# matched on lower-cased text; a batch without any of the words skips the regex
+ERROR_RE = re.compile(r"\b(error|failed|failure|fatal|traceback|test failed)\b")
+ERROR_WORDS = ("error", "fail", "fatal", "traceback")
 MAX_WIDTH = 2000  # horizontal scrolling stops here; longer lines are still searchable
 
 
@@ -48,32 +51,56 @@ class LineStore:
         self._file.close()
 
     def append(self, batch: list[tuple[str, str]]) -> list[int]:
-        """Store a batch with one write; returns the indices of the new error lines."""
+        """Store a batch with one write; returns the indices of the new error lines.
+
+        The work is done on the batch joined into one string (a million lines a
+        few times a second): per-line Python only where a line needs it.
+        """
         if not batch:
             return []
         start = len(self.offsets)
-        texts = [clean(text) for _stream, text in batch]
-        blobs = [t.encode("utf-8", errors="replace") + b"\n" for t in texts]
-        position = self._end
-        offsets = self.offsets
-        for blob in blobs:
-            offsets.append(position)
-            position += len(blob)
-        self._file.seek(self._end)
-        self._file.write(b"".join(blobs))
-        self._end = position
-        new_errors = []
-        for i, ((stream, _), text) in enumerate(zip(batch, texts, strict=True)):
-            code = STREAM_CODES.get(stream, STDOUT)
-            self.streams.append(code)
-            if code == STDERR or ERROR_RE.search(text):
-                new_errors.append(start + i)
+        texts = [text for _stream, text in batch]
+        joined = "\n".join(texts)
+        if "\x1b" in joined or "\t" in joined:
+            texts = [clean(text) for text in texts]
+            joined = "\n".join(texts)
+        data = joined.encode("utf-8", errors="replace") + b"\n"
+        if len(data) == len(joined) + 1:  # all ASCII: a character is a byte
+            sizes = [len(text) + 1 for text in texts]
+        else:
+            sizes = [len(text.encode("utf-8", errors="replace")) + 1 for text in texts]
+        starts = list(accumulate(sizes, initial=self._end))
+        self._end = starts.pop()
+        self.offsets.extend(starts)
+        self._file.seek(starts[0])
+        self._file.write(data)
+        new_errors = self._errors(batch, texts, joined, start)
         self.errors.extend(new_errors)
         self.tail.extend(texts)
-        longest = max(len(t) for t in texts)
+        longest = max(map(len, texts))
         if longest > self.width:
             self.width = min(MAX_WIDTH, longest)
         return new_errors
+
+    def _errors(self, batch: list[tuple[str, str]], texts: list[str], joined: str,
+                start: int) -> list[int]:
+        """Record each line's stream; the indices of stderr lines and error lines."""
+        streams = [stream for stream, _text in batch]
+        if streams.count("stdout") == len(streams):
+            self.streams.extend(bytes(len(streams)))  # STDOUT is 0
+            found: set[int] = set()
+        else:
+            codes = bytes(STREAM_CODES.get(stream, STDOUT) for stream in streams)
+            self.streams.extend(codes)
+            found = {i for i, code in enumerate(codes) if code == STDERR}
+        lowered = joined.lower()
+        if len(lowered) != len(joined):  # lower-casing changed a length: line by line
+            found.update(i for i, text in enumerate(texts) if ERROR_RE.search(text.lower()))
+        elif any(word in lowered for word in ERROR_WORDS):
+            line_starts = list(accumulate((len(text) + 1 for text in texts), initial=0))
+            found.update(bisect_right(line_starts, match.start()) - 1
+                         for match in ERROR_RE.finditer(lowered))
+        return [start + i for i in sorted(found)]
 
     def line(self, index: int) -> str:
         """Text of a line: from the memory tail, else read back from the file."""
