@@ -124,7 +124,7 @@ def test_a_deleted_log_is_not_silently_begun_again(
 
 def test_the_tui_rounds_table_marks_a_tampered_round(tmp_path: Path) -> None:
     from pto_tui.core.campaign.campaign import Campaign
-    from pto_tui.tui.widgets.rounds_pane import _verdict_cell
+    from pto_tui.tui.widgets.rounds_rows import verdict_cell as _verdict_cell
 
     root = three_neutral_rounds(tmp_path)
     path = root / "runs/iter-001/round.toml"

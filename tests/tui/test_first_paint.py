@@ -3,6 +3,7 @@ before they are (a digit pressed at once) is built then and shown."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,8 @@ from textual.widgets import DataTable
 
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.project import PANES, ProjectScreen
+from pto_tui.tui.widgets.rounds_pane import FIRST_ROWS, MORE_ROWS, RoundsPane
+from pto_tui.tui.widgets.rounds_rows import COMPARE_MARK, PIN_MARK
 from pto_tui.tui.widgets.run_pane import RunPane
 from tests.tui.keys import loaded, wait_for
 
@@ -56,3 +59,64 @@ async def test_a_pane_asked_for_at_once_is_built_and_shown(campaign_root: Path) 
         assert app.focused is screen.query_one("#run-loop")
         await loaded(pilot)
         assert screen.query_one("#run-hint").render()
+
+
+def many_rounds(base: Path, rounds: int) -> Path:
+    """A project of `rounds` closed rounds, from the benchmarks' one generator of them."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bookkeeping_bench.py"
+    spec = importlib.util.spec_from_file_location("bookkeeping_bench", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.make_project(base, rounds)
+
+
+def shown_numbers(table: DataTable) -> list[int]:
+    return [int(str(table.get_row_at(i)[2])) for i in range(table.row_count)]
+
+
+async def test_a_long_table_fills_after_its_first_rows_and_a_sort_restarts_it(
+    tmp_path: Path,
+) -> None:
+    root = many_rounds(tmp_path, FIRST_ROWS + MORE_ROWS + 50)
+    total = FIRST_ROWS + MORE_ROWS + 50
+    sizes: list[int] = []
+    add_rows = RoundsPane._add_rows
+
+    def watched(pane: RoundsPane, *args: object) -> None:
+        add_rows(pane, *args)  # type: ignore[arg-type]
+        sizes.append(pane.table.row_count)
+
+    app = PtoApp(root)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(RoundsPane, "_add_rows", watched)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await loaded(pilot)
+            pane = app.screen.query_one(RoundsPane)
+            await wait_for(pilot, lambda: not pane.filling)
+            assert sizes[:3] == [FIRST_ROWS, FIRST_ROWS + MORE_ROWS, total]
+            assert shown_numbers(pane.table) == list(range(total))
+            await pilot.press("G")
+            assert pane.selected() == total - 1
+            sizes.clear()
+            await pilot.press("S")  # reverse: a new fill; the old one's chunks stop
+            await wait_for(pilot, lambda: not pane.filling)
+            assert shown_numbers(pane.table) == list(range(total))[::-1]
+            assert pane.selected() == total - 1  # the cursor stays on its round
+
+
+async def test_marking_redraws_the_marks_alone(campaign_root: Path) -> None:
+    app = PtoApp(campaign_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        pane = app.screen.query_one(RoundsPane)
+        pane.focus_default()
+        fills: list[int] = []
+        pane._fill = lambda: fills.append(1)  # type: ignore[method-assign]
+        await pilot.press("space", "j", "space", "j", "space")  # the third mark drops the first
+        assert pane.marked == [1, 2]
+        marks = [str(pane.table.get_row_at(i)[0]) for i in range(pane.table.row_count)]
+        assert marks[:4] == ["", COMPARE_MARK, COMPARE_MARK, ""]
+        await pilot.press("P")
+        assert str(pane.table.get_row_at(2)[0]) == PIN_MARK + COMPARE_MARK
+        assert fills == []

@@ -14,85 +14,27 @@ from textual.widgets import DataTable, Input, Static
 from pto_tui.core.rounds.durations import duration_unit
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import format_tflops, timing_text
-from pto_tui.tui.format import (
-    iter_name,
-    marked_verdict,
-    ratio,
-    speed,
-    verdict_text,
-    verdict_word,
-)
+from pto_tui.tui.format import iter_name, marked_verdict, ratio, speed, verdict_word
 from pto_tui.tui.messages import OpenRound, ProjectChanged, ShowPane
 from pto_tui.tui.session import Session, Snapshot
 from pto_tui.tui.widgets.frontier_plot import FrontierPlot, PlotPoint
-
-COLUMNS = ("", "", "iter", "verdict", "duration", "TFLOPS", "x init", "x torch", "hypothesis",
-           "class", "phase")
-COMPARE_MARK = "▶"
-PIN_MARK = "◆"
-FRONTIER_NOW = "★"
-FRONTIER_STEP = "↑"
-RERUN_MARK = "↻"
-# one line under the table: every mark it shows (marks, not colours: NO_COLOR keeps them);
-# the tampered and simulated marks only when a round has them (80 columns hold the rest)
-LEGEND = (
-    (FRONTIER_STEP, "frontier step"), (FRONTIER_NOW, "frontier"), ("*", "amended"),
-    (COMPARE_MARK, "marked"), (PIN_MARK, "reference"),
-)
-TAMPERED_LEGEND = ("!", "tampered")
-SIMULATED_LEGEND = ("(sim)", "simulated")
-RERUN_LEGEND = (RERUN_MARK, "rerun")
-
-
-def legend_text(tampered: bool = False, simulated: bool = False, rerun: bool = False) -> Text:
-    items = [*LEGEND, *([TAMPERED_LEGEND] if tampered else []),
-             *([SIMULATED_LEGEND] if simulated else []), *([RERUN_LEGEND] if rerun else [])]
-    text = Text(no_wrap=True, overflow="ellipsis")
-    for mark, meaning in items:
-        text.append(mark, style="bold")
-        text.append(f" {meaning}  ", style="dim")
-    text.rstrip()
-    return text
-
-
-SORTS: tuple[tuple[str, Callable[[Round], object]], ...] = (
-    ("iter", lambda r: r.number),
-    ("duration", lambda r: (r.measurement.median_us is None, r.measurement.median_us or 0.0)),
-    ("verdict", verdict_word),
-    ("class", lambda r: r.pre_edit.bottleneck),
-    ("phase", lambda r: r.phase),
+from pto_tui.tui.widgets.rounds_rows import (
+    COLUMNS,
+    COMPARE_MARK,
+    FRONTIER_NOW,
+    FRONTIER_STEP,
+    PIN_MARK,
+    SORTS,
+    hypothesis_cell,
+    legend_text,
+    matches,
+    verdict_cell,
+    verdict_text_style,
 )
 
-
-def hypothesis_cell(record: Round, limit: int = 40) -> str:
-    """The short hypothesis; a rerun names the round it measures again first (its title
-    already does: "rerun of iter-002: …"; the mark says it without reading)."""
-    if record.rerun_of is None:
-        return record.short_hypothesis(limit)
-    return f"{RERUN_MARK} {record.short_hypothesis(limit - 2)}"
-
-
-def matches(record: Round, query: str) -> bool:
-    """Filter terms, all must hold: `verdict:kept`, `class:tile`, `phase:fine`, or free text."""
-    for term in query.lower().split():
-        field, sep, value = term.partition(":")
-        if sep and field in ("verdict", "v"):
-            if not verdict_word(record).startswith(value):
-                return False
-        elif sep and field in ("class", "c"):
-            if value not in record.pre_edit.bottleneck.lower():
-                return False
-        elif sep and field in ("phase", "p"):
-            if value not in record.phase.lower():
-                return False
-        else:
-            haystack = " ".join(
-                (record.title, record.pre_edit.hypothesis, record.pre_edit.bottleneck,
-                 verdict_word(record), record.phase, record.verdict_reason, str(record.number))
-            ).lower()
-            if term not in haystack:
-                return False
-    return True
+FIRST_ROWS = 100  # rows in the table's first frame (more than a tall terminal shows)
+MORE_ROWS = 300  # rows added after each refresh, until all are there
+MARK_COLUMN = "mark"  # the key of the marks' column: a mark redraws that cell alone
 
 
 class RoundsPane(Vertical):
@@ -126,12 +68,14 @@ class RoundsPane(Vertical):
         self.marked: list[int] = []
         self.pinned: int | None = None  # the reference `c` compares the cursor round with
         self.query_text = ""
+        self._generation = 0  # of the table's fill; a newer one stops an older one
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: verdict:kept class:tile phase:fine or text  (esc clears)",
                     id="rounds-filter", classes="hidden")
         table: DataTable[str | Text] = DataTable(id="rounds-table", cursor_type="row")
-        table.add_columns(*COLUMNS)
+        table.add_column(COLUMNS[0], key=MARK_COLUMN)
+        table.add_columns(*COLUMNS[1:])
         yield table
         yield Static(legend_text(), id="rounds-legend")
         yield FrontierPlot(id="rounds-plot", classes="hidden")
@@ -164,46 +108,68 @@ class RoundsPane(Vertical):
         return sorted(rows, key=key, reverse=self.descending)  # type: ignore[arg-type]
 
     def _fill(self) -> None:
+        """Rebuild the table: the first rows at once (the first frame), the rest after it."""
         snap = self.snapshot
         if snap is None:
             return
         table = self.table
-        keep = table.cursor_row
         current_key = None
         if table.row_count:
-            current_key = table.coordinate_to_cell_key(Coordinate(keep, 0)).row_key.value
+            current_key = table.coordinate_to_cell_key(
+                Coordinate(table.cursor_row, 0)).row_key.value
         table.clear()
-        st = snap.status
-        torch_us = st.torch.avg_us if st.torch else None
-        steps = {r.number for r in snap.rounds
-                 if r.is_closed and (r.is_baseline or verdict_word(r) == "kept")}
+        self._generation += 1
         rows = self.visible_rounds()
-        # one unit for the column, from all rounds (a filter does not change it)
-        unit = duration_unit([r.measurement.median_us for r in snap.rounds])
-        for r in rows:
-            median = r.measurement.median_us
-            front = FRONTIER_NOW if r.number == st.frontier_round else (
-                FRONTIER_STEP if r.number in steps else "")
-            table.add_row(
-                self._mark_cell(r.number),
-                Text(front, style="dark_orange"),
-                str(r.number),
-                _verdict_cell(r),
-                timing_text(median, r.simulated, unit),
-                format_tflops(r.measurement.tflops),
-                speed(ratio(st.baseline_us, median)),
-                speed(ratio(torch_us, median)),
-                hypothesis_cell(r),
-                r.pre_edit.bottleneck or "-",
-                r.phase or "-",
-                key=str(r.number),
-            )
-        if current_key is not None and current_key in {str(r.number) for r in rows}:
-            table.move_cursor(row=table.get_row_index(current_key), animate=False)
+        cells = self._row_cells(snap)
+        self._add_rows(rows, 0, cells, current_key, self._generation)
         self._counts(len(rows))
         self.query_one("#rounds-legend", Static).update(legend_text(
             any(r.tampered for r in snap.rounds), any(r.simulated for r in snap.rounds),
             any(r.rerun_of is not None for r in snap.rounds)))
+
+    def _row_cells(self, snap: Snapshot) -> Callable[[Round], list[str | Text]]:
+        st = snap.status
+        torch_us = st.torch.avg_us if st.torch else None
+        steps = {r.number for r in snap.rounds
+                 if r.is_closed and (r.is_baseline or verdict_word(r) == "kept")}
+        # one unit for the column, from all rounds (a filter does not change it)
+        unit = duration_unit([r.measurement.median_us for r in snap.rounds])
+
+        def cells(r: Round) -> list[str | Text]:
+            median = r.measurement.median_us
+            front = FRONTIER_NOW if r.number == st.frontier_round else (
+                FRONTIER_STEP if r.number in steps else "")
+            return [
+                self._mark_cell(r.number), Text(front, style="dark_orange"), str(r.number),
+                verdict_cell(r), timing_text(median, r.simulated, unit),
+                format_tflops(r.measurement.tflops), speed(ratio(st.baseline_us, median)),
+                speed(ratio(torch_us, median)), hypothesis_cell(r),
+                r.pre_edit.bottleneck or "-", r.phase or "-",
+            ]
+
+        return cells
+
+    def _add_rows(self, rows: list[Round], first: int, cells: Callable[[Round], list[str | Text]],
+                  current_key: str | None, generation: int) -> None:
+        """Rows from `first` on, a chunk now and the next after the screen refreshed;
+        a newer fill (sort, filter, reload) stops an older one."""
+        if generation != self._generation:
+            return
+        table = self.table
+        chunk = FIRST_ROWS if first == 0 else MORE_ROWS
+        for r in rows[first:first + chunk]:
+            key = str(r.number)
+            table.add_row(*cells(r), key=key)
+            if key == current_key:
+                table.move_cursor(row=table.get_row_index(key), animate=False)
+        if first + chunk < len(rows):
+            self.call_after_refresh(self._add_rows, rows, first + chunk, cells, current_key,
+                                    generation)
+
+    @property
+    def filling(self) -> bool:
+        """Rows of the last fill are still to come."""
+        return self.table.row_count < len(self.visible_rounds())
 
     def _mark_cell(self, number: int) -> Text:
         text = Text()
@@ -296,16 +262,28 @@ class RoundsPane(Vertical):
         if number in self.marked:
             self.marked.remove(number)
         else:
+            before = self.marked
             self.marked = [*self.marked, number][-2:]  # two rounds at most: the oldest goes
-        self._fill()
+            self._redraw_marks(set(before) - set(self.marked))
+        self._redraw_marks({number})
 
     def action_pin(self) -> None:
         """P: the cursor round becomes the reference (P on it again unpins)."""
         number = self.selected()
         if number is None:
             return
+        before = self.pinned
         self.pinned = None if number == self.pinned else number
-        self._fill()
+        self._redraw_marks({number} | ({before} if before is not None else set()))
+
+    def _redraw_marks(self, numbers: set[int]) -> None:
+        """The mark cells of these rounds, and the counts line (not the whole table)."""
+        table = self.table
+        for number in numbers:
+            key = str(number)
+            if key in table.rows:
+                table.update_cell(key, MARK_COLUMN, self._mark_cell(number), update_width=True)
+        self._counts(len(self.visible_rounds()))
 
     def compare_pair(self) -> tuple[int, int, bool] | None:
         """(a, b, a is the pinned reference): two marked rounds, else the reference and
@@ -369,18 +347,3 @@ class RoundsPane(Vertical):
         event.stop()
         if event.row_key.value is not None:
             self.post_message(OpenRound(int(event.row_key.value)))
-
-
-def _verdict_cell(record: Round) -> Text:
-    """The verdict, with a visible mark when the closed record was changed by hand (the
-    round is shown and counted as it was closed)."""
-    text = verdict_text(record)
-    if record.tampered:
-        text.append(" !tampered", style="bold red")
-    return text
-
-
-def verdict_text_style(verdict: str) -> str:
-    from pto_tui.tui.format import VERDICT_STYLES
-
-    return VERDICT_STYLES.get(verdict, "")
