@@ -69,6 +69,7 @@ class RoundsPane(Vertical):
         self.pinned: int | None = None  # the reference `c` compares the cursor round with
         self.query_text = ""
         self._generation = 0  # of the table's fill; a newer one stops an older one
+        self._bottom_asked = False
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: verdict:kept class:tile phase:fine or text  (esc clears)",
@@ -165,6 +166,9 @@ class RoundsPane(Vertical):
         if first + chunk < len(rows):
             self.call_after_refresh(self._add_rows, rows, first + chunk, cells, current_key,
                                     generation)
+        elif self._bottom_asked:  # G while the table filled: the last row, now it is there
+            self._bottom_asked = False
+            table.move_cursor(row=table.row_count - 1, animate=False)
 
     @property
     def filling(self) -> bool:
@@ -217,6 +221,7 @@ class RoundsPane(Vertical):
             table.move_cursor(row=0, animate=False)
         else:
             table.move_cursor(row=max(0, table.row_count - 1), animate=False)
+            self._bottom_asked = self.filling
 
     def action_filter(self) -> None:
         box = self.query_one("#rounds-filter", Input)
