@@ -174,7 +174,7 @@ class PtoApp(App[int]):
 
         for screen in self.screen_stack:
             if isinstance(screen, ProjectScreen):
-                pane = screen.panes["run"]
+                pane = screen.pane("run")
                 return pane if isinstance(pane, RunPane) else None
         return None
 

@@ -27,7 +27,8 @@ async def test_the_first_frame_holds_only_the_round_table(
     def watched(screen: ProjectScreen, snap) -> None:  # noqa: ANN001 - a Snapshot
         if not attached_at_first_apply:
             attached_at_first_apply.append(
-                {pid: pane.is_attached for pid, pane in screen.panes.items()})
+                {pid: pid in screen._panes and screen._panes[pid].is_attached
+                 for pid, _title in PANES})
         apply(screen, snap)
 
     monkeypatch.setattr(ProjectScreen, "apply", watched)
@@ -35,7 +36,7 @@ async def test_the_first_frame_holds_only_the_round_table(
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
         assert attached_at_first_apply == [
-            {pid: pid == "rounds" for pid, _title, _make in PANES}]
+            {pid: pid == "rounds" for pid, _title in PANES}]
         screen = app.screen
         assert isinstance(screen, ProjectScreen)
         await wait_for(pilot, lambda: all(p.is_attached for p in screen.panes.values()))

@@ -22,20 +22,51 @@ from pto_tui.tui.disk_watch import DiskChanged, reload_changed
 from pto_tui.tui.format import duration, iter_name, speed
 from pto_tui.tui.messages import AttachEvidence, OpenRound, ProjectChanged, RunLoopStep, ShowPane
 from pto_tui.tui.session import Session, Snapshot
-from pto_tui.tui.widgets.context_pane import ContextPane
-from pto_tui.tui.widgets.costmodel_pane import CostmodelPane
-from pto_tui.tui.widgets.round_pane import RoundPane
 from pto_tui.tui.widgets.rounds_pane import RoundsPane
-from pto_tui.tui.widgets.run_pane import RunPane
 
-# (id, tab title, class): the digit of a pane is its position
-PANES: tuple[tuple[str, str, Callable[..., Widget]], ...] = (
-    ("context", "Context", ContextPane),
-    ("rounds", "Rounds", RoundsPane),
-    ("round", "Round", RoundPane),
-    ("run", "Run", RunPane),
-    ("costmodel", "Costmodel", CostmodelPane),
+# (id, tab title): the digit of a pane is its position
+PANES: tuple[tuple[str, str], ...] = (
+    ("context", "Context"),
+    ("rounds", "Rounds"),
+    ("round", "Round"),
+    ("run", "Run"),
+    ("costmodel", "Costmodel"),
 )
+
+
+# the panes but the first are imported when first built: after the first frame
+def _context_pane(session: Session) -> Widget:
+    from pto_tui.tui.widgets.context_pane import ContextPane
+
+    return ContextPane(session, id="context")
+
+
+def _rounds_pane(session: Session) -> Widget:
+    return RoundsPane(session, id="rounds")
+
+
+def _round_pane(session: Session) -> Widget:
+    from pto_tui.tui.widgets.round_pane import RoundPane
+
+    return RoundPane(session, id="round")
+
+
+def _run_pane(session: Session) -> Widget:
+    from pto_tui.tui.widgets.run_pane import RunPane
+
+    return RunPane(session, id="run")
+
+
+def _costmodel_pane(session: Session) -> Widget:
+    from pto_tui.tui.widgets.costmodel_pane import CostmodelPane
+
+    return CostmodelPane(session, id="costmodel")
+
+
+MAKE_PANE: dict[str, Callable[[Session], Widget]] = {
+    "context": _context_pane, "rounds": _rounds_pane, "round": _round_pane,
+    "run": _run_pane, "costmodel": _costmodel_pane,
+}
 FIRST_PANE = "rounds"
 SIDE_MIN_WIDTH = 110  # below this the side summary folds away
 
@@ -45,7 +76,7 @@ class ProjectScreen(Screen[None]):
         *(
             Binding(f"{i},f{i}", f"show_pane('{pid}')", f"Go to {title}", show=False,
                     id=f"pane.{pid}")
-            for i, (pid, title, _cls) in enumerate(PANES, 1)
+            for i, (pid, title) in enumerate(PANES, 1)
         ),
         Binding("escape", "home", "Back", show=False, id="project.back"),
         Binding("q", "app.quit", "Quit", id="project.quit"),
@@ -61,11 +92,9 @@ class ProjectScreen(Screen[None]):
         self.session = session
         self.current = FIRST_PANE
         self.last_chart: Path | None = None
-        # every pane exists from the start; only the first is mounted before the first
-        # paint (styling the forms of the others is most of a launch), the rest after it
-        self.panes: dict[str, Widget] = {
-            pid: make(session, id=pid) for pid, _title, make in PANES
-        }
+        # only the first pane is built and mounted before the first paint (importing
+        # and styling the forms of the others is most of a launch), the rest after it
+        self._panes: dict[str, Widget] = {FIRST_PANE: MAKE_PANE[FIRST_PANE](session)}
         self._rest: asyncio.Task[None] | None = None
 
     def compose(self) -> ComposeResult:
@@ -74,8 +103,19 @@ class ProjectScreen(Screen[None]):
         with Horizontal(id="body"):
             yield Static(id="side")
             with ContentSwitcher(initial=FIRST_PANE, id="main"):
-                yield self.panes[FIRST_PANE]
+                yield self._panes[FIRST_PANE]
         yield Footer()
+
+    def pane(self, pid: str) -> Widget:
+        """The pane, built when first asked for (mounted by mount_panes)."""
+        if pid not in self._panes:
+            self._panes[pid] = MAKE_PANE[pid](self.session)
+        return self._panes[pid]
+
+    @property
+    def panes(self) -> dict[str, Widget]:
+        """Every pane by id, in tab order."""
+        return {pid: self.pane(pid) for pid, _title in PANES}
 
     async def mount_panes(self) -> None:
         """Mount the panes not mounted yet (once; later callers wait for that one mount)."""
@@ -148,7 +188,7 @@ class ProjectScreen(Screen[None]):
 
     def _draw_tabs(self) -> None:
         text = Text()
-        for i, (pid, title, _cls) in enumerate(PANES, 1):
+        for i, (pid, title) in enumerate(PANES, 1):
             style = "bold reverse" if pid == self.current else "dim"
             text.append(f" {i} {title} ", style=style)
             text.append(" ")
@@ -183,18 +223,18 @@ class ProjectScreen(Screen[None]):
     # ------------------------------------------------------------ panes
 
     async def action_show_pane(self, pane: str) -> None:
-        if not self.panes[pane].is_attached:
+        if not self.pane(pane).is_attached:
             await self.mount_panes()
         self.current = pane
         self.query_one("#main", ContentSwitcher).current = pane
         self._draw_tabs()
-        focus = getattr(self.panes[pane], "focus_default", None)
+        focus = getattr(self.pane(pane), "focus_default", None)
         if focus is not None:
             focus()
 
     def pane_widgets(self) -> list[tuple[str, str, Widget]]:
         """(id, title, widget) of each pane, in tab order (the palette and `?` read them)."""
-        return [(pid, title, self.panes[pid]) for pid, title, _cls in PANES]
+        return [(pid, title, self.pane(pid)) for pid, title in PANES]
 
     async def on_show_pane(self, event: ShowPane) -> None:
         event.stop()
@@ -204,7 +244,7 @@ class ProjectScreen(Screen[None]):
         """esc: out of a text field to its pane first (so keys work again), else home."""
         focused = self.focused
         if isinstance(focused, Input | TextArea):
-            pane = self.panes[self.current]
+            pane = self.pane(self.current)
             target = next((a for a in focused.ancestors
                            if isinstance(a, Widget) and a.can_focus and a is not focused), None)
             if target is None and not pane.can_focus:
@@ -242,7 +282,11 @@ class ProjectScreen(Screen[None]):
     async def on_run_loop_step(self, event: RunLoopStep) -> None:
         event.stop()
         await self.action_show_pane("run")
-        self.query_one(RunPane).action_loop(event.step)
+        from pto_tui.tui.widgets.run_pane import RunPane
+
+        run = self.pane("run")
+        assert isinstance(run, RunPane)
+        run.action_loop(event.step)
 
     @work(exclusive=True, group="chart", exit_on_error=False)
     async def action_write_chart(self) -> None:
@@ -267,7 +311,11 @@ class ProjectScreen(Screen[None]):
     async def on_attach_evidence(self, event: AttachEvidence) -> None:
         event.stop()
         await self.mount_panes()
-        self.query_one(RoundPane).attach_evidence(event.text)
+        from pto_tui.tui.widgets.round_pane import RoundPane
+
+        form = self.pane("round")
+        assert isinstance(form, RoundPane)
+        form.attach_evidence(event.text)
         await self.action_show_pane("round")
 
     # ------------------------------------------------------------ export and report
