@@ -9,11 +9,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
+from itertools import repeat
 from pathlib import Path
 
 from pto_tui.jobs.executor import OutStream, Process
-from pto_tui.jobs.logfile import LineSplitter, LogWriter, decode_line
+from pto_tui.jobs.logfile import LineSplitter, LogWriter, decode_block, lines_block
 from pto_tui.jobs.model import LogLine, Stream
+
+
+def make_lines(stream: Stream, texts: list[str], when: float) -> list[LogLine]:
+    """LogLines of one block. What LogLine._make does, without a Python call per line:
+    at 1M lines, a LogLine(...) call each was the biggest cost of a live subscriber
+    (0.55 s against 0.24 s, measured)."""
+    fields = zip(repeat(stream), texts, repeat(when))
+    return list(map(tuple.__new__, repeat(LogLine), fields))
 
 
 class Subscription:
@@ -82,9 +91,13 @@ class JobOutput:
         return subscription
 
     async def emit(self, stream: Stream, lines: list[bytes], when: float) -> None:
-        self._log.write(stream, lines, when)
-        if self._subscribers:
-            batch = [LogLine(stream, decode_line(raw), when) for raw in lines]
+        await self.emit_block(stream, lines_block(lines), when)
+
+    async def emit_block(self, stream: Stream, block: bytes, when: float) -> None:
+        """Lines (each ending in b"\\n") to the log file first, then to the subscribers."""
+        self._log.write_block(stream, block, when)
+        if self._subscribers and block:
+            batch = make_lines(stream, decode_block(block), when)
             for subscription in list(self._subscribers):
                 await subscription.put(batch)
 
@@ -100,9 +113,9 @@ class JobOutput:
             if not chunk:
                 return
             self.offsets[stream] += len(chunk)
-            lines = splitter.feed(chunk)
-            if lines:
-                await self.emit(stream, lines, time.time())
+            block = splitter.feed_block(chunk)
+            if block:
+                await self.emit_block(stream, block, time.time())
 
     async def flush_tails(self) -> None:
         """The last lines of streams that ended without a newline."""
