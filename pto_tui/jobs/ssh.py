@@ -27,14 +27,16 @@ from pto_tui.jobs.executor import CHUNK, CommandResult, Executor, ExitInfo, OutS
 PARALLEL_TRANSFERS = 16  # SFTP requests in flight on one session
 
 # The receive window of a session channel (bytes the server may send ahead of our reads).
-# A line-buffered job writes a line per write(); with asyncssh's 2 MiB window sshd, never
-# held back, sends each few lines as its own packet (1M lines of 80 bytes: 40-90k packets,
-# ~1 KiB each), and asyncssh's per-packet work in Python was most of the streaming time.
-# A smaller window holds sshd back while we are busy, so the job's pipe fills and sshd
-# sends it in big packets (256 KiB: ~30k packets; measured 2.3 s against 2.3-5.3 s). The
-# price is a throughput bound of window / round-trip time (256 KiB at 20 ms: 12 MiB/s),
-# so block-buffered jobs, which already come in big writes, keep the large window.
-LIVE_WINDOW = 256 * 1024
+# A line-buffered job writes a line per write(). With asyncssh's 2 MiB window sshd is never
+# held back: it sends each few lines as their own packet (1M lines of 80 bytes: 40-90k
+# packets of ~1 KiB), and asyncssh's work per packet, in Python, was most of the streaming
+# time. asyncssh gives back half the window at a time, so a small window holds sshd back
+# while we are busy: the job's pipe fills and sshd sends it in packets of up to half the
+# window (64 KiB: 5-8k packets; 1M lines in 1.8 s against 3.8 s with 2 MiB, where
+# `ssh 'stdbuf -oL cmd' > file` took 1.8 s). The price is a bound of window / round-trip
+# time on live output (64 KiB at 10 ms: 6.4 MB/s, 80k lines/s); block-buffered jobs,
+# which come in big writes anyway, keep the large window.
+LIVE_WINDOW = 64 * 1024
 BULK_WINDOW = 2 * 1024 * 1024  # asyncssh's default
 
 

@@ -15,7 +15,7 @@ from pto_tui.jobs.logfile import (
     read_log_raw,
 )
 from pto_tui.jobs.model import JobSpec, JobState, LogLine
-from pto_tui.jobs.output import make_lines
+from pto_tui.jobs.output import Batch
 from pto_tui.jobs.runner import JobRunner
 from pto_tui.jobs.ssh import BULK_WINDOW, LIVE_WINDOW, SshExecutor, SshProcess
 from tests.jobs.conftest import Place
@@ -57,8 +57,8 @@ def test_a_block_is_written_as_one_record_per_line(tmp_path: Path) -> None:
     assert (tmp_path / "output.log").read_bytes() == expected
 
 
-def test_made_lines_are_log_lines() -> None:
-    lines = make_lines("stderr", ["a", "b"], 3.0)
+def test_batch_lines_are_log_lines() -> None:
+    lines = list(Batch("stderr", ["a", "b"], 3.0).lines())
     assert lines == [LogLine("stderr", "a", 3.0), LogLine("stderr", "b", 3.0)]
     assert all(type(line) is LogLine for line in lines)
     assert lines[1].stream == "stderr" and lines[1].text == "b" and lines[1].time == 3.0
