@@ -32,10 +32,12 @@ PARALLEL_TRANSFERS = 16  # SFTP requests in flight on one session
 # packets of ~1 KiB), and asyncssh's work per packet, in Python, was most of the streaming
 # time. asyncssh gives back half the window at a time, so a small window holds sshd back
 # while we are busy: the job's pipe fills and sshd sends it in packets of up to half the
-# window (64 KiB: 5-8k packets; 1M lines in 1.8 s against 3.8 s with 2 MiB, where
-# `ssh 'stdbuf -oL cmd' > file` took 1.8 s). The price is a bound of window / round-trip
-# time on live output (64 KiB at 10 ms: 6.4 MB/s, 80k lines/s); block-buffered jobs,
-# which come in big writes anyway, keep the large window.
+# window. Measured on loopback, 1M lines to a live subscriber against
+# `ssh 'stdbuf -oL cmd' > file`: 2 MiB 0.45x (40-90k packets), 256 KiB 0.6-0.7x (~25k),
+# 128 KiB 0.9x, 64 KiB 0.95x (5-8k packets; each half window given back is one more packet
+# we send, so smaller still is no better). The price is a bound of window / round-trip
+# time on live output (64 KiB at 10 ms: 6.4 MB/s, 80k lines of 80 bytes a second);
+# block-buffered jobs, which come in big writes anyway, keep the large window.
 LIVE_WINDOW = 64 * 1024
 BULK_WINDOW = 2 * 1024 * 1024  # asyncssh's default
 
