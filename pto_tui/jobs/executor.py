@@ -64,8 +64,11 @@ class Executor(ABC):
         self.target = target
 
     @abstractmethod
-    async def start(self, script: str, *, pty: bool = False) -> Process:
-        """Start a script (POSIX shell text) with stdin closed."""
+    async def start(
+        self, script: str, *, pty: bool = False, line_buffered: bool = False
+    ) -> Process:
+        """Start a script (POSIX shell text) with stdin closed. line_buffered: its output
+        comes a line per write (a live job), which an executor may read differently."""
 
     @abstractmethod
     async def run(

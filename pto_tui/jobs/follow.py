@@ -67,7 +67,9 @@ class Follower:
     async def run_attached(self) -> tuple[ExitInfo, Ending]:
         inner = shell.inner_script(self.target, self.spec, self.cwd)
         script = shell.attached_script(self.remote_dir, inner, self.spec.line_buffered)
-        process = await self.executor.start(script, pty=self.spec.pty)
+        process = await self.executor.start(
+            script, pty=self.spec.pty, line_buffered=self.spec.line_buffered
+        )
         self.events.started.set()
         try:
             return await self.follow(process)

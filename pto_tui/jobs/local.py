@@ -88,7 +88,9 @@ class LocalProcess(Process):
 class LocalExecutor(Executor):
     """Runs scripts with bash on this machine; "remote" paths are local paths."""
 
-    async def start(self, script: str, *, pty: bool = False) -> Process:
+    async def start(
+        self, script: str, *, pty: bool = False, line_buffered: bool = False
+    ) -> Process:
         if not pty:
             proc = await asyncio.create_subprocess_exec(
                 "bash", "-c", script,

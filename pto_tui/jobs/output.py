@@ -8,12 +8,31 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 from pto_tui.jobs.executor import OutStream, Process
-from pto_tui.jobs.logfile import LineSplitter, LogWriter, decode_line
+from pto_tui.jobs.logfile import LineSplitter, LogWriter, decode_block, lines_block
 from pto_tui.jobs.model import LogLine, Stream
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The lines of one block for the subscribers, made into LogLines only as each one
+    takes them. Made all at once, the LogLines of up to 64 waiting batches outlived the
+    garbage collector's young generation, and its collections then cost as much as making
+    the lines (1M lines to a subscriber: 1.0 s of CPU, against 0.5 s made as taken)."""
+
+    stream: Stream
+    texts: list[str]
+    when: float
+
+    def lines(self) -> Iterator[LogLine]:
+        # what LogLine._make does, without a Python call per line (half the cost)
+        fields = zip(repeat(self.stream), self.texts, repeat(self.when))
+        return map(tuple.__new__, repeat(LogLine), fields)
 
 
 class Subscription:
@@ -21,25 +40,27 @@ class Subscription:
 
     def __init__(self, subscribers: set[Subscription], max_batches: int) -> None:
         self._subscribers = subscribers  # the set this subscription is registered in
-        self._queue: asyncio.Queue[list[LogLine] | None] = asyncio.Queue(max_batches)
-        self._batch: list[LogLine] = []
+        self._queue: asyncio.Queue[Batch | None] = asyncio.Queue(max_batches)
+        self._lines: Iterator[LogLine] = iter(())
         self._ended = False
 
     def __aiter__(self) -> Subscription:
         return self
 
     async def __anext__(self) -> LogLine:
-        while not self._batch:
+        line = next(self._lines, None)
+        while line is None:
             if self._ended and self._queue.empty():
                 raise StopAsyncIteration
             batch = await self._queue.get()
             if batch is None:
                 self._ended = True
                 raise StopAsyncIteration
-            self._batch = batch[::-1]
-        return self._batch.pop()
+            self._lines = batch.lines()
+            line = next(self._lines, None)
+        return line
 
-    async def put(self, batch: list[LogLine]) -> None:
+    async def put(self, batch: Batch) -> None:
         await self._queue.put(batch)
 
     def end(self) -> None:
@@ -82,9 +103,13 @@ class JobOutput:
         return subscription
 
     async def emit(self, stream: Stream, lines: list[bytes], when: float) -> None:
-        self._log.write(stream, lines, when)
-        if self._subscribers:
-            batch = [LogLine(stream, decode_line(raw), when) for raw in lines]
+        await self.emit_block(stream, lines_block(lines), when)
+
+    async def emit_block(self, stream: Stream, block: bytes, when: float) -> None:
+        """Lines (each ending in b"\\n") to the log file first, then to the subscribers."""
+        self._log.write_block(stream, block, when)
+        if self._subscribers and block:
+            batch = Batch(stream, decode_block(block), when)
             for subscription in list(self._subscribers):
                 await subscription.put(batch)
 
@@ -100,9 +125,9 @@ class JobOutput:
             if not chunk:
                 return
             self.offsets[stream] += len(chunk)
-            lines = splitter.feed(chunk)
-            if lines:
-                await self.emit(stream, lines, time.time())
+            block = splitter.feed_block(chunk)
+            if block:
+                await self.emit_block(stream, block, time.time())
 
     async def flush_tails(self) -> None:
         """The last lines of streams that ended without a newline."""
