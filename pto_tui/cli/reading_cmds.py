@@ -17,7 +17,6 @@ from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.records import verdict_label
 from pto_tui.core.rounds.render import SIMULATED_NOTE, timing_text
 from pto_tui.core.rounds.reruns import reruns_of
-from pto_tui.mcp import payloads
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -93,6 +92,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         commands = asdict(campaign.config.commands)
         journals = unfinished(campaign.layout)
     if args.json:
+        from pto_tui.mcp import payloads  # loads the new-project and scan modules: only here
+
         print_json({**st.to_json(), "commands": commands, "unfinished_measurements": journals,
                     "last_write": payloads.last_write(campaign.layout)})
         return 0
@@ -161,7 +162,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         record = campaign.round(args.number)
         folder = campaign.layout.round_dir(args.number)
-        reruns = reruns_of(campaign.rounds(), args.number)
+        reruns = reruns_of(campaign.current_rounds(), args.number)  # read only: no copies
     notes = folder / "notes.md"
     if args.json:
         print_json(

@@ -247,17 +247,17 @@ class LedgerReadModel:
         runs_known = runs_known or self.runs_known()
         log = self._ledger.closed_log
         before = log.version
-        text = self._ledger.save(record)
+        text, data = self._ledger.save_data(record)
         own = log.version - before  # 1: this write's own line appended to the log read
         stamp = self._ledger.stamp(record.number)
-        as_read = self._ledger.parse(text, record.number)
+        as_read = self._ledger.from_tables(data)
         with self._lock:
             if runs_known:  # a new round folder is this write's own: no full scan for it
                 self._runs_stamp = self._ledger.runs_stamp()
             entry = _Entry(stamp, as_read, None, sha256_text(text))
             self._entries[record.number] = entry
             if stamp is not None:
-                self._index.put(record.number, stamp, entry.sha, as_read)
+                self._index.put(record.number, stamp, entry.sha, as_read, data)
             read: _Read | None = getattr(self._local, "read", None)
             if read is not None:  # the operation's read, with this write in it
                 in_sync = read.log_version == before and own <= 1

@@ -67,8 +67,11 @@ class RoundIndex:
         record = entry.record()
         return (record, entry.sha) if record is not None else None
 
-    def put(self, number: int, stamp: Stamp, sha: str, record: Round) -> None:
-        self._entries[number] = Indexed(stamp, sha, round_to_dict(record))
+    def put(
+        self, number: int, stamp: Stamp, sha: str, record: Round, data: dict[str, Any] | None = None
+    ) -> None:
+        """Index the record (`data`: its round_to_dict, when the caller has it already)."""
+        self._entries[number] = Indexed(stamp, sha, data if data is not None else round_to_dict(record))
         self._changed = True
 
     def keep_only(self, numbers: set[int]) -> None:

@@ -18,12 +18,12 @@ import stat
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import tomlkit
+from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError, read_utf8
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
+from pto_tui.core.rounds import toml_text
 from pto_tui.core.rounds.closed_log import LOG_NAME, ClosedLog, LogEntry
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
@@ -206,6 +206,12 @@ class Ledger:
             )
         return record
 
+    @staticmethod
+    def from_tables(data: dict[str, Any]) -> Round:
+        """The record in round.toml's tables as save_data() gives them: what parsing the
+        text written gives (tomllib reads those tables back), without parsing it."""
+        return round_from_dict(data)
+
     def load_all(self) -> tuple[list[Round], LedgerProblems]:
         problems = LedgerProblems()
         rounds: list[Round] = []
@@ -222,8 +228,14 @@ class Ledger:
 
     def save(self, record: Round) -> str:
         """Write round.toml; returns the text written."""
+        return self.save_data(record)[0]
+
+    def save_data(self, record: Round) -> tuple[str, dict[str, Any]]:
+        """Write round.toml; returns the text written and the tables it holds (what
+        tomllib reads back from the text: round_to_dict of the record)."""
         folder = self.layout.round_dir(record.number)
-        text = tomlkit.dumps(round_to_dict(record))
+        data = round_to_dict(record)
+        text = toml_text.dumps(data)  # tomlkit's bytes, without its cost
         if folder.is_dir():
             atomic_write_text(folder / ROUND_FILE, text)
         else:  # a new round appears with its record in it, never as an empty folder
@@ -232,8 +244,8 @@ class Ledger:
             atomic_write_text(staging / ROUND_FILE, text)
             staging.rename(folder)
         if record.is_closed:
-            self.log_closed(record, text)
-        return text
+            self.log_closed(record, text, data=data)
+        return text, data
 
     def file_sha(self, number: int) -> str:
         """SHA-256 of round `number`'s round.toml as it is on disk ("" when there is none)."""
@@ -243,8 +255,11 @@ class Ledger:
             return ""
         return hashlib.sha256(data).hexdigest()
 
-    def log_closed(self, record: Round, text: str, event: str = "") -> None:
-        """Append the closed record to runs/closed.log, unless its newest line is this text."""
+    def log_closed(
+        self, record: Round, text: str, event: str = "", data: dict[str, Any] | None = None
+    ) -> None:
+        """Append the closed record to runs/closed.log, unless its newest line is this text
+        (`data`: round_to_dict of the record, when the caller has it already)."""
         known, _problems = self.closed_log.latest()
         sha = sha256_text(text)
         previous = known.get(record.number)
@@ -261,7 +276,7 @@ class Ledger:
                 sha256=sha,
                 verdict=verdict.value if verdict else ("baseline" if record.is_baseline else ""),
                 median_us=record.measurement.median_us,
-                record=round_to_dict(record),
+                record=data if data is not None else round_to_dict(record),
             )
         )
 
