@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict, fields
 
-from pto_tui.backends.sample_journal import unfinished
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json, print_json_table
 from pto_tui.cli.plain import PlainConsole, Printer
@@ -90,6 +89,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         st = campaign.status()
         commands = asdict(campaign.config.commands)
+        from pto_tui.backends.sample_journal import unfinished  # status alone reads journals
+
         journals = unfinished(campaign.layout)
     if args.json:
         from pto_tui.mcp import payloads  # loads the new-project and scan modules: only here

@@ -13,7 +13,6 @@ import functools
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +23,7 @@ from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import ProjectLock
 from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger, LedgerProblems
-from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.records import CLOSED, Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.gates import HONEST_HISTORY
 
@@ -33,6 +32,8 @@ if TYPE_CHECKING:
 
 
 def now_text() -> str:
+    from datetime import UTC, datetime  # only writes stamp times: read commands start without it
+
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -121,10 +122,11 @@ class CampaignContext:
         """The open round (the newest one when number is None), a copy to change."""
         if number is None:
             rounds, self.problems = self.reads.current()
-            open_rounds = [r for r in rounds if not r.is_closed and not r.is_baseline]
-            if not open_rounds:
+            # the newest open one, from the newest end (the rounds come in order)
+            newest = next((r for r in reversed(rounds) if r.status != CLOSED and r.number != 0), None)
+            if newest is None:
                 raise InputError("no open round: start one with `pto-tui round start`")
-            return copy.deepcopy(open_rounds[-1])
+            return copy.deepcopy(newest)
         record = self.reads.round(number)
         if record.is_closed:
             raise RuleViolation(

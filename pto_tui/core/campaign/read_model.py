@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from pto_tui.core.campaign.round_index import RoundIndex
 from pto_tui.core.campaign.tamper import Found, checked, start_log
@@ -53,6 +54,11 @@ class _Read:
     log_lost: bool
     log_version: int = -1  # of runs/closed.log as this read saw it
     unsealed: set[int] = field(default_factory=set)  # rounds a write still looks at
+    # what `derived()` computed from these rounds, by the function computing it
+    derived: dict[Callable[[list[Round]], Any], Any] = field(default_factory=dict)
+
+
+T = TypeVar("T")
 
 
 class LedgerReadModel:
@@ -96,6 +102,18 @@ class LedgerReadModel:
             if in_operation:
                 self._local.read = read
         return [read.rounds[n] for n in sorted(read.rounds)], read.problems.copy()
+
+    def derived(self, compute: Callable[[list[Round]], T]) -> T:
+        """compute(current rounds), a pure function of them (the frontier, the newest
+        reference round), kept until the rounds change: a write asks the same of a
+        thousand rounds at every step, and they changed only where it wrote."""
+        rounds, _problems = self.current()
+        read: _Read | None = getattr(self._local, "read", None)
+        if read is None:  # outside an operation: nothing to keep it with
+            return compute(rounds)
+        if compute not in read.derived:
+            read.derived[compute] = compute(rounds)
+        return read.derived[compute]
 
     def close(self) -> None:
         """Keep the index of what this campaign wrote for the next command."""
@@ -150,7 +168,10 @@ class LedgerReadModel:
                 rounds[number] = record
         problems = last.problems.copy()
         problems.unreadable = [e.error.render() for e in self._entries.values() if e.error is not None]
-        self._last = _Read(rounds, problems, last.log_lost, last.log_version, set(last.unsealed))
+        # the same records (no unsealed round changed on disk): what was derived from them holds
+        same = all(rounds.get(n) is last.rounds.get(n) for n in last.unsealed)
+        self._last = _Read(rounds, problems, last.log_lost, last.log_version, set(last.unsealed),
+                           dict(last.derived) if same else {})
         return self._last
 
     def _sealed_stamps(self) -> dict[int, Stamp | None] | None:
@@ -260,6 +281,7 @@ class LedgerReadModel:
                 self._index.put(record.number, stamp, entry.sha, as_read, data)
             read: _Read | None = getattr(self._local, "read", None)
             if read is not None:  # the operation's read, with this write in it
+                read.derived.clear()  # derived from the rounds before this write
                 in_sync = read.log_version == before and own <= 1
                 logged, _problems = log.latest()
                 checked_now = self._check(record.number, entry, logged, read.log_lost)
