@@ -28,3 +28,16 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def staged_write_text(path: Path, text: str) -> None:
+    """A file of a folder no reader sees yet (a new round's, put together aside): written
+    in place and flushed to disk, no temporary file and rename of its own, since the
+    folder appears whole by one rename once all its files are written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    with os.fdopen(fd, "wb") as handle:
+        os.fchmod(fd, 0o644)  # as atomic_write_bytes gives a new file, whatever the umask
+        handle.write(text.encode("utf-8"))
+        handle.flush()
+        os.fsync(fd)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import shutil
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -138,13 +139,19 @@ class CampaignContext:
     # -------------------------------------------------------------- writing
 
     def publish(self, record: Round, diff_text: str | None = None) -> None:
-        """Save the record, render its Markdown and ITERATIONS.md. A new open round's
-        round.toml comes first, so a reader never takes its folder for a hand-written one."""
+        """Save the record, render its Markdown and ITERATIONS.md. A new round's folder
+        is put together aside and appears whole, its notes and its round.toml in it (each
+        written once), so a reader never takes it for a hand-written one; so does an open
+        round's round.toml in a folder that has none yet."""
         runs_known = self.reads.runs_known()
-        if not record.is_closed and not (self.layout.round_dir(record.number) / ROUND_FILE).exists():
+        folder = self.layout.round_dir(record.number)
+        staging = None if folder.is_dir() else self.ledger.staging_dir(record.number)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)  # what a crashed write left
+        elif not record.is_closed and not (folder / ROUND_FILE).exists():
             self.ledger.save(record)  # the read model takes the final one, below
-        self.warnings += self.ledger.write_round_files(record, diff_text)
-        self.reads.save(record, runs_known)
+        self.warnings += self.ledger.write_round_files(record, diff_text, staging)
+        self.reads.save(record, runs_known, staged=staging is not None)
         self.warnings += self.ledger.update_iterations(
             record, self.current_rounds, self.torch_baseline()
         )

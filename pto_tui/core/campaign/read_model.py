@@ -261,14 +261,15 @@ class LedgerReadModel:
         round folder, give to save())."""
         return self._runs_stamp is not None and self._runs_stamp == self._ledger.runs_stamp()
 
-    def save(self, record: Round, runs_known: bool = False) -> None:
+    def save(self, record: Round, runs_known: bool = False, *, staged: bool = False) -> None:
         """Write the record's round.toml and keep it as a later read would see it (and
         the index for the next command). `runs_known`: runs/ was as scanned before this
-        write's files were written, so a folder it added is its own."""
+        write's files were written, so a folder it added is its own; `staged`: as
+        Ledger.save_data."""
         runs_known = runs_known or self.runs_known()
         log = self._ledger.closed_log
         before = log.version
-        text, data = self._ledger.save_data(record)
+        text, data = self._ledger.save_data(record, staged=staged)
         own = log.version - before  # 1: this write's own line appended to the log read
         stamp = self._ledger.stamp(record.number)
         as_read = self._ledger.from_tables(data)

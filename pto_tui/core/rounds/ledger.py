@@ -18,9 +18,10 @@ import stat
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.atomic import atomic_write_text, staged_write_text
 from pto_tui.core.errors import InputError, read_utf8
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
 from pto_tui.core.rounds import toml_text
@@ -230,18 +231,25 @@ class Ledger:
         """Write round.toml; returns the text written."""
         return self.save_data(record)[0]
 
-    def save_data(self, record: Round) -> tuple[str, dict[str, Any]]:
+    def staging_dir(self, number: int) -> Path:
+        """Where a new round's folder is put together before it appears whole in runs/."""
+        folder = self.layout.round_dir(number)
+        return folder.with_name(f".{folder.name}.new")
+
+    def save_data(self, record: Round, *, staged: bool = False) -> tuple[str, dict[str, Any]]:
         """Write round.toml; returns the text written and the tables it holds (what
-        tomllib reads back from the text: round_to_dict of the record)."""
+        tomllib reads back from the text: round_to_dict of the record). `staged`: a new
+        round's other files are in staging_dir() already, to appear with it."""
         folder = self.layout.round_dir(record.number)
         data = round_to_dict(record)
         text = toml_text.dumps(data)  # tomlkit's bytes, without its cost
         if folder.is_dir():
             atomic_write_text(folder / ROUND_FILE, text)
         else:  # a new round appears with its record in it, never as an empty folder
-            staging = folder.with_name(f".{folder.name}.new")
-            shutil.rmtree(staging, ignore_errors=True)
-            atomic_write_text(staging / ROUND_FILE, text)
+            staging = self.staging_dir(record.number)
+            if not staged:
+                shutil.rmtree(staging, ignore_errors=True)
+            staged_write_text(staging / ROUND_FILE, text)
             staging.rename(folder)
         if record.is_closed:
             self.log_closed(record, text, data=data)
@@ -280,14 +288,18 @@ class Ledger:
             )
         )
 
-    def write_round_files(self, record: Round, diff_text: str | None = None) -> list[str]:
-        """Render notes.md (and files.txt / patch.diff when diff_text is given).
+    def write_round_files(
+        self, record: Round, diff_text: str | None = None, folder: Path | None = None
+    ) -> list[str]:
+        """Render notes.md (and files.txt / patch.diff when diff_text is given), in the
+        round's folder or in `folder` (a new round's staging_dir()).
 
         Returns warnings about hand-edited files that were left alone. The record's
         notes_sha is updated; call save() afterwards.
         """
         warnings: list[str] = []
-        folder = self.layout.round_dir(record.number)
+        write = atomic_write_text if folder is None else staged_write_text
+        folder = folder or self.layout.round_dir(record.number)
         folder.mkdir(parents=True, exist_ok=True)
         notes_path = folder / "notes.md"
         rendered = render_notes(record)
@@ -298,13 +310,13 @@ class Ledger:
             )
             if hand_edited and current != rendered:
                 side = folder / "notes.pto-tui.md"
-                atomic_write_text(side, rendered)
+                write(side, rendered)
                 warnings.append(
                     f"{notes_path} was edited by hand; left as is, pto-tui's version is in {side.name}"
                 )
                 rendered = ""
         if rendered:
-            atomic_write_text(notes_path, rendered)
+            write(notes_path, rendered)
             record.notes_sha = sha256_text(rendered)
         if diff_text is not None:
             for name, text in (
@@ -315,7 +327,7 @@ class Ledger:
                 if record.imported and path.exists():
                     warnings.append(f"{path} was written by hand; left as is")
                     continue
-                atomic_write_text(path, text)
+                write(path, text)
         return warnings
 
     def _rendered(self) -> dict[str, str]:
