@@ -61,6 +61,13 @@ class _Read:
 T = TypeVar("T")
 
 
+def _matches(found: Found | None, logged: LogEntry) -> bool:
+    """The round.toml found is the one logged (checked() then needs no logged record)."""
+    if found is None or found.record is None or found.error is not None:
+        return False
+    return found.sha == logged.sha256
+
+
 class LedgerReadModel:
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
@@ -116,9 +123,18 @@ class LedgerReadModel:
         return read.derived[compute]
 
     def close(self) -> None:
-        """Keep the index of what this campaign wrote for the next command."""
+        """Keep the index of what this campaign wrote (and the log it read) for the next
+        command."""
         with self._lock:
+            self._index.set_log(self._ledger.closed_log.summary())
             self._index.save()
+
+    def _logged(self) -> tuple[dict[int, LogEntry], list[str]]:
+        """runs/closed.log's newest entries: from the index's summary while the log has
+        the stamp it kept (their records read only when asked for), else from the log."""
+        log = self._ledger.closed_log
+        log.seed(self._index.log_summary())
+        return log.latest()
 
     def _read_disk(self, *, light: bool = False) -> _Read:
         with self._lock:
@@ -156,7 +172,7 @@ class LedgerReadModel:
         last = self._last
         if last is None or self._runs_stamp is None or self._runs_stamp != self._ledger.runs_stamp():
             return None
-        logged, _problems = self._ledger.closed_log.latest()
+        logged, _problems = self._logged()
         if self._ledger.closed_log.version != last.log_version:
             return None
         rounds = dict(last.rounds)
@@ -182,7 +198,7 @@ class LedgerReadModel:
         file is not looked at; every other round's is."""
         if self._runs_stamp is None or self._runs_stamp != self._ledger.runs_stamp():
             return None
-        logged, _problems = self._ledger.closed_log.latest()
+        logged, _problems = self._logged()
         return {
             n: e.stamp if n in logged and e.stamp is not None else self._ledger.stamp(n)
             for n, e in sorted(self._entries.items())
@@ -198,7 +214,8 @@ class LedgerReadModel:
         if not log.exists() and not log_lost:
             notice = start_log(self._ledger, [e.record for e in entries.values() if e.record])
             problems.notices += [notice] if notice else []
-        logged, log_problems = log.latest()
+        logged, log_problems = self._logged()
+        self._index.set_log(log.summary())  # for the next command, saved with the index
         problems.notices += log_problems
         if log_lost:
             problems.notices.append("runs/closed.log is gone: closed rounds cannot be checked")
@@ -213,7 +230,11 @@ class LedgerReadModel:
         if known is not None and all(a is b for a, b in zip(known[0], key, strict=True)):
             return known[1]
         found = Found(entry.record, entry.error, entry.sha) if entry else None
-        record = checked(number, found, key[1], log_lost)
+        logged_entry = key[1]
+        if logged_entry is not None and not logged_entry.record and not _matches(found, logged_entry):
+            # from the summary, without its record: the round as closed is needed now
+            logged_entry = self._ledger.closed_log.full_entry(number)
+        record = checked(number, found, logged_entry, log_lost)
         self._checks[number] = (key, record)
         return record
 
@@ -284,7 +305,7 @@ class LedgerReadModel:
             if read is not None:  # the operation's read, with this write in it
                 read.derived.clear()  # derived from the rounds before this write
                 in_sync = read.log_version == before and own <= 1
-                logged, _problems = log.latest()
+                logged, _problems = self._logged()
                 checked_now = self._check(record.number, entry, logged, read.log_lost)
                 if checked_now is not None:
                     read.rounds[record.number] = checked_now
@@ -303,7 +324,7 @@ class LedgerReadModel:
         read: _Read | None = getattr(self._local, "read", None)
         if read is None and (self._ledger.closed_log.exists() or self._ledger.log_marker.exists()):
             # one round asked for (`show 5`): only it is checked against the log
-            logged, _log_problems = self._ledger.closed_log.latest()
+            logged, _log_problems = self._logged()
             log_lost = not self._ledger.closed_log.exists()
             with self._lock:
                 marked = self._check(number, self._entry(number), logged, log_lost)
