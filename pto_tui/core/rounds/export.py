@@ -179,7 +179,8 @@ def _kind(name: str) -> str:
     return hint
 
 
-_CELL_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(v, ensure_ascii=False), made once
+# json.dumps(v, ensure_ascii=False), made once; a record's values never refer to themselves
+_CELL_JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False)
 _ROW_VALUES = attrgetter(*COLUMNS)  # a row's values in column order, in one call
 
 
@@ -199,6 +200,7 @@ def _converter(name: str) -> Callable[[Any], str]:
 
 
 _CONVERTERS: dict[str, Callable[[Any], str]] = {name: _converter(name) for name in COLUMNS}
+_AS_IS = ("str", "str?", "int", "int?")  # kinds the csv writer writes as their converter does
 
 
 def _value(name: str, text: str) -> Any:
@@ -223,11 +225,14 @@ def to_csv(rows: Sequence[ExportRow]) -> str:
     # the csv module's default "\r\n" (RFC 4180): a cell holding a lone "\r" gets quoted
     writer = csv.writer(buffer)
     writer.writerow(COLUMNS)
-    converters = [_CONVERTERS[name] for name in COLUMNS]
-    writer.writerows(
-        [convert(value) for convert, value in zip(converters, _ROW_VALUES(row), strict=True)]
-        for row in rows
-    )
+    # the text and integer columns go to the writer as they are (it writes str(value), and
+    # None as an empty cell: what their converters give); only the others are converted
+    converted = [(i, _CONVERTERS[name]) for i, name in enumerate(COLUMNS) if _kind(name) not in _AS_IS]
+    for row in rows:
+        values = list(_ROW_VALUES(row))
+        for index, convert in converted:
+            values[index] = convert(values[index])
+        writer.writerow(values)
     return buffer.getvalue()
 
 
