@@ -1,16 +1,24 @@
-"""Atomic file writes: a record is either the old file or the new one, never half of each."""
+"""Atomic file writes: a record is either the old file or the new one, never half of each.
+
+The temporary file is written beside the file, or in a `scratch` folder of the same file
+system: the ledger's round folders are many, and on ext4 a new file in a folder made
+late in a 1,000-round campaign costs twenty times one made in the project's own state
+folder (the rename into place costs the same either way)."""
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes, scratch: Path | None = None) -> None:
     import tempfile  # with random and shutil: a read command that writes nothing never needs it
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    folder = scratch or path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -21,13 +29,18 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         else:
             os.chmod(tmp, 0o644)
         os.replace(tmp, path)
+    except OSError as error:
+        Path(tmp).unlink(missing_ok=True)
+        if scratch is None or error.errno != errno.EXDEV:
+            raise
+        atomic_write_bytes(path, data)  # the scratch folder is on another file system
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: Path, text: str, scratch: Path | None = None) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), scratch)
 
 
 def staged_write_text(path: Path, text: str) -> None:

@@ -1,6 +1,7 @@
-"""What the rules ask of every round at every write (the frontier, the newest reference
-round) is kept by the read model until the rounds change: a write, or an open round's
-file edited by hand; the answer is always the one the records on disk give."""
+"""What the rules ask of the closed rounds at every write (the frontier, the newest
+reference round) is kept by the read model until a closed round changes: a close, or a
+round's file edited by hand to say closed; the answer is always the one the records on
+disk give."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def test_the_frontier_is_computed_again_only_after_a_write(tmp_path: Path) -> No
         assert counting.calls == 2 and newest == _on_disk(campaign)
 
 
-def test_an_open_round_edited_by_hand_drops_what_was_derived(tmp_path: Path) -> None:
+def test_only_a_closed_round_changed_by_hand_drops_what_was_derived(tmp_path: Path) -> None:
     root = project_with_rounds(tmp_path, 2)
     counting = Counting()
     with Campaign(root, write=True) as campaign:
@@ -54,6 +55,9 @@ def test_an_open_round_edited_by_hand_drops_what_was_derived(tmp_path: Path) -> 
         _derived(campaign, counting)
         path = campaign.layout.round_dir(opened.number) / "round.toml"
         path.write_text(path.read_text().replace('title = "bigger tiles"', 'title = "by hand"'))
-        _derived(campaign, counting)
+        _derived(campaign, counting)  # an open round's edit: the closed rounds are as they were
+        assert counting.calls == 1 and campaign.open_round().title == "by hand"
+        path.write_text(path.read_text().replace('status = "open"', 'status = "closed"'))
+        _derived(campaign, counting)  # it says closed now: asked again
         assert counting.calls == 2
-        assert campaign.open_round().title == "by hand"
+        assert campaign.status().tampered[opened.number]  # and shown as pto-tui never closed it

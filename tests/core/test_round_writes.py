@@ -4,13 +4,16 @@ not carried into it. project.toml's table note is written only when it changes."
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.project import completeness
 from pto_tui.core.rounds import ledger as ledger_module
@@ -56,3 +59,30 @@ def test_the_table_note_is_written_only_when_it_changes(tmp_path: Path) -> None:
     with Campaign(root, write=True) as campaign:
         campaign.set_phase(campaign.config.phases[-1])
     assert witness.read_text() != "[]\n"
+
+
+def test_a_write_by_way_of_scratch_space_leaves_nothing_there(tmp_path: Path) -> None:
+    target, scratch = tmp_path / "runs" / "iter-001" / "notes.md", tmp_path / ".pto-tui" / "tmp"
+    target.parent.mkdir(parents=True)
+    target.write_text("old\n")
+    target.chmod(0o600)
+    atomic_write_text(target, "new\n", scratch=scratch)
+    assert target.read_text() == "new\n" and target.stat().st_mode & 0o777 == 0o600
+    assert list(scratch.iterdir()) == []
+
+
+def test_scratch_space_on_another_file_system_falls_back_beside_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target, scratch = tmp_path / "notes.md", tmp_path / "elsewhere"
+    real_replace = os.replace
+
+    def replace(src: str, dst: Path) -> None:
+        if Path(src).parent == scratch:  # as a rename across file systems fails
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    atomic_write_text(target, "text\n", scratch=scratch)
+    assert target.read_text() == "text\n" and list(scratch.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "notes.md"]

@@ -32,7 +32,7 @@ from pto_tui.core.campaign.tamper import Found, checked, start_log
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.closed_log import LogEntry
 from pto_tui.core.rounds.ledger import Ledger, LedgerProblems, Stamp, numbering_gaps, sha256_text
-from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.records import CLOSED, Round
 
 
 @dataclass(frozen=True)
@@ -54,11 +54,17 @@ class _Read:
     log_lost: bool
     log_version: int = -1  # of runs/closed.log as this read saw it
     unsealed: set[int] = field(default_factory=set)  # rounds a write still looks at
-    # what `derived()` computed from these rounds, by the function computing it
+    # what `derived()` computed from the closed rounds, by the function computing it
     derived: dict[Callable[[list[Round]], Any], Any] = field(default_factory=dict)
+    ordered: list[Round] | None = None  # the rounds in order, once asked for
 
 
 T = TypeVar("T")
+
+
+def _same_closed(before: Round | None, after: Round | None) -> bool:
+    """Replacing `before` by `after` leaves the closed rounds as they were."""
+    return before is after or not any(r is not None and r.status == CLOSED for r in (before, after))
 
 
 def _matches(found: Found | None, logged: LogEntry) -> bool:
@@ -108,12 +114,15 @@ class LedgerReadModel:
             read = self._read_disk(light=in_operation and getattr(self._local, "write", False))
             if in_operation:
                 self._local.read = read
-        return [read.rounds[n] for n in sorted(read.rounds)], read.problems.copy()
+        if read.ordered is None:
+            read.ordered = [read.rounds[n] for n in sorted(read.rounds)]
+        return list(read.ordered), read.problems.copy()
 
     def derived(self, compute: Callable[[list[Round]], T]) -> T:
-        """compute(current rounds), a pure function of them (the frontier, the newest
-        reference round), kept until the rounds change: a write asks the same of a
-        thousand rounds at every step, and they changed only where it wrote."""
+        """compute(current rounds), a pure function of the closed ones among them (the
+        frontier, the newest reference round), kept until a closed round changes: a write
+        asks the same of a thousand rounds at every step, and only a close, an amendment
+        or a closed round's file changed by hand changes the answer."""
         rounds, _problems = self.current()
         read: _Read | None = getattr(self._local, "read", None)
         if read is None:  # outside an operation: nothing to keep it with
@@ -184,8 +193,9 @@ class LedgerReadModel:
                 rounds[number] = record
         problems = last.problems.copy()
         problems.unreadable = [e.error.render() for e in self._entries.values() if e.error is not None]
-        # the same records (no unsealed round changed on disk): what was derived from them holds
-        same = all(rounds.get(n) is last.rounds.get(n) for n in last.unsealed)
+        # no closed round changed (the unsealed ones the same, or open before and now):
+        # what was derived from the closed rounds holds
+        same = all(_same_closed(last.rounds.get(n), rounds.get(n)) for n in last.unsealed)
         self._last = _Read(rounds, problems, last.log_lost, last.log_version, set(last.unsealed),
                            dict(last.derived) if same else {})
         return self._last
@@ -303,7 +313,9 @@ class LedgerReadModel:
                 self._index.put(record.number, stamp, entry.sha, as_read, data)
             read: _Read | None = getattr(self._local, "read", None)
             if read is not None:  # the operation's read, with this write in it
-                read.derived.clear()  # derived from the rounds before this write
+                if not _same_closed(read.rounds.get(record.number), as_read):
+                    read.derived.clear()  # derived from the closed rounds before this write
+                read.ordered = None
                 in_sync = read.log_version == before and own <= 1
                 logged, _problems = self._logged()
                 checked_now = self._check(record.number, entry, logged, read.log_lost)

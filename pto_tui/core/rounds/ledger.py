@@ -209,8 +209,7 @@ class Ledger:
 
     @staticmethod
     def from_tables(data: dict[str, Any]) -> Round:
-        """The record in round.toml's tables as save_data() gives them: what parsing the
-        text written gives (tomllib reads those tables back), without parsing it."""
+        """The record in save_data()'s tables: what parsing its text gives, unparsed."""
         return round_from_dict(data)
 
     def load_all(self) -> tuple[list[Round], LedgerProblems]:
@@ -231,20 +230,23 @@ class Ledger:
         """Write round.toml; returns the text written."""
         return self.save_data(record)[0]
 
+    def _write(self, path: Path, text: str) -> None:
+        """A round folder's file, its temporary file in .pto-tui/tmp (see core/atomic.py)."""
+        atomic_write_text(path, text, scratch=self.layout.state_dir / "tmp")
+
     def staging_dir(self, number: int) -> Path:
         """Where a new round's folder is put together before it appears whole in runs/."""
         folder = self.layout.round_dir(number)
         return folder.with_name(f".{folder.name}.new")
 
     def save_data(self, record: Round, *, staged: bool = False) -> tuple[str, dict[str, Any]]:
-        """Write round.toml; returns the text written and the tables it holds (what
-        tomllib reads back from the text: round_to_dict of the record). `staged`: a new
-        round's other files are in staging_dir() already, to appear with it."""
+        """Write round.toml; returns the text and its tables (round_to_dict of the record).
+        `staged`: a new round's other files are in staging_dir() already."""
         folder = self.layout.round_dir(record.number)
         data = round_to_dict(record)
         text = toml_text.dumps(data)  # tomlkit's bytes, without its cost
         if folder.is_dir():
-            atomic_write_text(folder / ROUND_FILE, text)
+            self._write(folder / ROUND_FILE, text)
         else:  # a new round appears with its record in it, never as an empty folder
             staging = self.staging_dir(record.number)
             if not staged:
@@ -298,7 +300,7 @@ class Ledger:
         notes_sha is updated; call save() afterwards.
         """
         warnings: list[str] = []
-        write = atomic_write_text if folder is None else staged_write_text
+        write = self._write if folder is None else staged_write_text
         folder = folder or self.layout.round_dir(record.number)
         folder.mkdir(parents=True, exist_ok=True)
         notes_path = folder / "notes.md"
