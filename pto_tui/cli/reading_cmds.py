@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict, fields
 
-from pto_tui.backends.sample_journal import unfinished
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json, print_json_table
 from pto_tui.cli.plain import PlainConsole, Printer
@@ -17,7 +16,6 @@ from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.records import verdict_label
 from pto_tui.core.rounds.render import SIMULATED_NOTE, timing_text
 from pto_tui.core.rounds.reruns import reruns_of
-from pto_tui.mcp import payloads
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -91,8 +89,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         st = campaign.status()
         commands = asdict(campaign.config.commands)
+        from pto_tui.backends.sample_journal import unfinished  # status alone reads journals
+
         journals = unfinished(campaign.layout)
     if args.json:
+        from pto_tui.mcp import payloads  # loads the new-project and scan modules: only here
+
         print_json({**st.to_json(), "commands": commands, "unfinished_measurements": journals,
                     "last_write": payloads.last_write(campaign.layout)})
         return 0
@@ -161,7 +163,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         record = campaign.round(args.number)
         folder = campaign.layout.round_dir(args.number)
-        reruns = reruns_of(campaign.rounds(), args.number)
+        reruns = reruns_of(campaign.current_rounds(), args.number)  # read only: no copies
     notes = folder / "notes.md"
     if args.json:
         print_json(

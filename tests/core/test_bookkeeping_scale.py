@@ -34,9 +34,9 @@ class DiskSpy:
                 self.stats[str(path)] += 1
             return real_stat(path, *args, **kwargs)
 
-        def counting_write(path: Path, text: str) -> None:
+        def counting_write(path: Path, text: str, scratch: Path | None = None) -> None:
             self.iterations_writes += path.name == "ITERATIONS.md"
-            real_write(path, text)
+            real_write(path, text, scratch)
 
         monkeypatch.setattr(ledger_module.os, "stat", counting_stat)
         monkeypatch.setattr(ledger_module, "atomic_write_text", counting_write)

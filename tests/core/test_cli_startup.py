@@ -53,3 +53,21 @@ def test_the_table_lists_what_the_modules_register_with_their_help() -> None:
     helps = {action.dest: action.help for action in sub._choices_actions}  # type: ignore[attr-defined]
     assert sorted(sub.choices) == sorted(c.name for c in COMMANDS)  # type: ignore[arg-type]
     assert helps == HELP
+
+
+# what only a write, a status --json or a new project needs: a read command that loads
+# none of these starts faster (each costs a few milliseconds, as much as Python's own start)
+WRITE_ONLY = ("tomlkit", "socket", "statistics", "tempfile", "pto_tui.mcp", "pto_tui.core.campaign.scaffold")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("status",), ("rounds", "--json"), ("show", "0"), ("export", "--format", "csv"),
+     ("export", "--format", "md"), ("export", "--format", "json")],
+)
+def test_a_read_command_loads_nothing_only_writes_need(tmp_path: Path, argv: tuple[str, ...]) -> None:
+    root = make_project(tmp_path)
+    _loaded("--project", str(root), "status")  # the index written once, as by any command
+    loaded = _loaded("--project", str(root), *argv)
+    assert "pto_tui.core.campaign.read_model" in loaded
+    assert not {m for m in loaded if m.startswith(WRITE_ONLY)}

@@ -9,7 +9,7 @@ from dataclasses import asdict
 from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.errors import RuleViolation
 from pto_tui.core.project.config import workload_fingerprint
-from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.records import CLOSED, Round
 from pto_tui.core.rules.gates import (
     SAME_WORKLOAD,
     discipline_changes,
@@ -39,9 +39,16 @@ def check_workload(campaign: CampaignContext) -> str:
 
 def reference_record(campaign: CampaignContext) -> Round | None:
     """The newest closed round that set the protected-file reference (baseline or bug fix)."""
-    closed = [r for r in campaign.current_rounds() if r.is_closed]
-    with_hashes = [r for r in closed if r.protected_hashes or r.is_baseline]
-    return max(with_hashes, key=lambda r: r.number, default=None)
+    # asked at every write: kept by the read model until the rounds change
+    return campaign.reads.derived(newest_reference)
+
+
+def newest_reference(rounds: list[Round]) -> Round | None:
+    """The newest closed round of `rounds` (in order) with protected hashes, or the baseline."""
+    return next(
+        (r for r in reversed(rounds) if r.status == CLOSED and (r.protected_hashes or r.number == 0)),
+        None,
+    )
 
 
 def check_integrity(campaign: CampaignContext, record: Round) -> None:
@@ -66,8 +73,8 @@ def discipline_in_force(campaign: CampaignContext) -> dict[str, float]:
 def check_discipline(campaign: CampaignContext, record: Round) -> None:
     """The verdict rules in force are those the newest closed round closed under, unless
     this round justifies the change."""
-    closed = [r for r in campaign.current_rounds() if r.is_closed and r.discipline]
-    reference = max(closed, key=lambda r: r.number, default=None)
+    rounds = campaign.current_rounds()  # in order: the newest is found from its end
+    reference = next((r for r in reversed(rounds) if r.status == CLOSED and r.discipline), None)
     if reference is None or reference.number == record.number:
         return
     changed = discipline_changes(reference.discipline, discipline_in_force(campaign))

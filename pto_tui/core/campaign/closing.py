@@ -80,7 +80,8 @@ class RoundClosing:
             # "test success" line, blocked benchmark): an invalid round
             return VerdictResult(Verdict.FAILURE, f"invalid round: {m.problem}", "")
         rounds = self.campaign.current_rounds()
-        frontier = frontier_of([r for r in rounds if r.number != record.number])
+        # the round being decided is open, so never the frontier: the model's own frontier
+        frontier = self.campaign.reads.derived(frontier_of)
         baseline = next((r for r in rounds if r.is_baseline), None)
         base_print = baseline.measurement.fingerprint if baseline else ""
         d = self.campaign.config.discipline

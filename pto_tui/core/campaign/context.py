@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import copy
 import functools
+import shutil
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +24,7 @@ from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import ProjectLock
 from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger, LedgerProblems
-from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.records import CLOSED, Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.gates import HONEST_HISTORY
 
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 
 def now_text() -> str:
+    from datetime import UTC, datetime  # only writes stamp times: read commands start without it
+
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -121,10 +123,11 @@ class CampaignContext:
         """The open round (the newest one when number is None), a copy to change."""
         if number is None:
             rounds, self.problems = self.reads.current()
-            open_rounds = [r for r in rounds if not r.is_closed and not r.is_baseline]
-            if not open_rounds:
+            # the newest open one, from the newest end (the rounds come in order)
+            newest = next((r for r in reversed(rounds) if r.status != CLOSED and r.number != 0), None)
+            if newest is None:
                 raise InputError("no open round: start one with `pto-tui round start`")
-            return copy.deepcopy(open_rounds[-1])
+            return copy.deepcopy(newest)
         record = self.reads.round(number)
         if record.is_closed:
             raise RuleViolation(
@@ -136,13 +139,19 @@ class CampaignContext:
     # -------------------------------------------------------------- writing
 
     def publish(self, record: Round, diff_text: str | None = None) -> None:
-        """Save the record, render its Markdown and ITERATIONS.md. A new open round's
-        round.toml comes first, so a reader never takes its folder for a hand-written one."""
+        """Save the record, render its Markdown and ITERATIONS.md. A new round's folder
+        is put together aside and appears whole, its notes and its round.toml in it (each
+        written once), so a reader never takes it for a hand-written one; so does an open
+        round's round.toml in a folder that has none yet."""
         runs_known = self.reads.runs_known()
-        if not record.is_closed and not (self.layout.round_dir(record.number) / ROUND_FILE).exists():
+        folder = self.layout.round_dir(record.number)
+        staging = None if folder.is_dir() else self.ledger.staging_dir(record.number)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)  # what a crashed write left
+        elif not record.is_closed and not (folder / ROUND_FILE).exists():
             self.ledger.save(record)  # the read model takes the final one, below
-        self.warnings += self.ledger.write_round_files(record, diff_text)
-        self.reads.save(record, runs_known)
+        self.warnings += self.ledger.write_round_files(record, diff_text, staging)
+        self.reads.save(record, runs_known, staged=staging is not None)
         self.warnings += self.ledger.update_iterations(
             record, self.current_rounds, self.torch_baseline()
         )

@@ -123,7 +123,7 @@ class RoundOpening:
         refuse(start_findings(pre, rounds))
         if phase is not None:
             self._check_phase(phase)
-        base = _base_round(rounds, based_on)
+        base = _base_round(rounds, based_on, campaign.reads.derived(frontier_of))
         if restore:
             self._restore(base)
         else:
@@ -231,9 +231,8 @@ def _check_baseline_measurement(measurement: Measurement) -> None:
         raise RuleViolation(VALID_BASELINE, f"the baseline needs valid samples: {problem}")
 
 
-def _base_round(rounds: list[Round], based_on: int | None) -> Round:
+def _base_round(rounds: list[Round], based_on: int | None, frontier: Round | None) -> Round:
     """The closed round a new round starts from: `based_on`, else the best so far."""
-    frontier = frontier_of(rounds)
     number = based_on if based_on is not None else (frontier.number if frontier else 0)
     base = next((r for r in rounds if r.number == number), None)
     if base is None or not base.is_closed:

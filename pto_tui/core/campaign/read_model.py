@@ -22,16 +22,17 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from pto_tui.core.campaign.round_index import RoundIndex
 from pto_tui.core.campaign.tamper import Found, checked, start_log
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.closed_log import LogEntry
 from pto_tui.core.rounds.ledger import Ledger, LedgerProblems, Stamp, numbering_gaps, sha256_text
-from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.records import CLOSED, Round
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,24 @@ class _Read:
     log_lost: bool
     log_version: int = -1  # of runs/closed.log as this read saw it
     unsealed: set[int] = field(default_factory=set)  # rounds a write still looks at
+    # what `derived()` computed from the closed rounds, by the function computing it
+    derived: dict[Callable[[list[Round]], Any], Any] = field(default_factory=dict)
+    ordered: list[Round] | None = None  # the rounds in order, once asked for
+
+
+T = TypeVar("T")
+
+
+def _same_closed(before: Round | None, after: Round | None) -> bool:
+    """Replacing `before` by `after` leaves the closed rounds as they were."""
+    return before is after or not any(r is not None and r.status == CLOSED for r in (before, after))
+
+
+def _matches(found: Found | None, logged: LogEntry) -> bool:
+    """The round.toml found is the one logged (checked() then needs no logged record)."""
+    if found is None or found.record is None or found.error is not None:
+        return False
+    return found.sha == logged.sha256
 
 
 class LedgerReadModel:
@@ -95,12 +114,36 @@ class LedgerReadModel:
             read = self._read_disk(light=in_operation and getattr(self._local, "write", False))
             if in_operation:
                 self._local.read = read
-        return [read.rounds[n] for n in sorted(read.rounds)], read.problems.copy()
+        if read.ordered is None:
+            read.ordered = [read.rounds[n] for n in sorted(read.rounds)]
+        return list(read.ordered), read.problems.copy()
+
+    def derived(self, compute: Callable[[list[Round]], T]) -> T:
+        """compute(current rounds), a pure function of the closed ones among them (the
+        frontier, the newest reference round), kept until a closed round changes: a write
+        asks the same of a thousand rounds at every step, and only a close, an amendment
+        or a closed round's file changed by hand changes the answer."""
+        rounds, _problems = self.current()
+        read: _Read | None = getattr(self._local, "read", None)
+        if read is None:  # outside an operation: nothing to keep it with
+            return compute(rounds)
+        if compute not in read.derived:
+            read.derived[compute] = compute(rounds)
+        return read.derived[compute]
 
     def close(self) -> None:
-        """Keep the index of what this campaign wrote for the next command."""
+        """Keep the index of what this campaign wrote (and the log it read) for the next
+        command."""
         with self._lock:
+            self._index.set_log(self._ledger.closed_log.summary())
             self._index.save()
+
+    def _logged(self) -> tuple[dict[int, LogEntry], list[str]]:
+        """runs/closed.log's newest entries: from the index's summary while the log has
+        the stamp it kept (their records read only when asked for), else from the log."""
+        log = self._ledger.closed_log
+        log.seed(self._index.log_summary())
+        return log.latest()
 
     def _read_disk(self, *, light: bool = False) -> _Read:
         with self._lock:
@@ -138,7 +181,7 @@ class LedgerReadModel:
         last = self._last
         if last is None or self._runs_stamp is None or self._runs_stamp != self._ledger.runs_stamp():
             return None
-        logged, _problems = self._ledger.closed_log.latest()
+        logged, _problems = self._logged()
         if self._ledger.closed_log.version != last.log_version:
             return None
         rounds = dict(last.rounds)
@@ -150,7 +193,11 @@ class LedgerReadModel:
                 rounds[number] = record
         problems = last.problems.copy()
         problems.unreadable = [e.error.render() for e in self._entries.values() if e.error is not None]
-        self._last = _Read(rounds, problems, last.log_lost, last.log_version, set(last.unsealed))
+        # no closed round changed (the unsealed ones the same, or open before and now):
+        # what was derived from the closed rounds holds
+        same = all(_same_closed(last.rounds.get(n), rounds.get(n)) for n in last.unsealed)
+        self._last = _Read(rounds, problems, last.log_lost, last.log_version, set(last.unsealed),
+                           dict(last.derived) if same else {})
         return self._last
 
     def _sealed_stamps(self) -> dict[int, Stamp | None] | None:
@@ -161,7 +208,7 @@ class LedgerReadModel:
         file is not looked at; every other round's is."""
         if self._runs_stamp is None or self._runs_stamp != self._ledger.runs_stamp():
             return None
-        logged, _problems = self._ledger.closed_log.latest()
+        logged, _problems = self._logged()
         return {
             n: e.stamp if n in logged and e.stamp is not None else self._ledger.stamp(n)
             for n, e in sorted(self._entries.items())
@@ -177,7 +224,8 @@ class LedgerReadModel:
         if not log.exists() and not log_lost:
             notice = start_log(self._ledger, [e.record for e in entries.values() if e.record])
             problems.notices += [notice] if notice else []
-        logged, log_problems = log.latest()
+        logged, log_problems = self._logged()
+        self._index.set_log(log.summary())  # for the next command, saved with the index
         problems.notices += log_problems
         if log_lost:
             problems.notices.append("runs/closed.log is gone: closed rounds cannot be checked")
@@ -192,7 +240,11 @@ class LedgerReadModel:
         if known is not None and all(a is b for a, b in zip(known[0], key, strict=True)):
             return known[1]
         found = Found(entry.record, entry.error, entry.sha) if entry else None
-        record = checked(number, found, key[1], log_lost)
+        logged_entry = key[1]
+        if logged_entry is not None and not logged_entry.record and not _matches(found, logged_entry):
+            # from the summary, without its record: the round as closed is needed now
+            logged_entry = self._ledger.closed_log.full_entry(number)
+        record = checked(number, found, logged_entry, log_lost)
         self._checks[number] = (key, record)
         return record
 
@@ -240,28 +292,32 @@ class LedgerReadModel:
         round folder, give to save())."""
         return self._runs_stamp is not None and self._runs_stamp == self._ledger.runs_stamp()
 
-    def save(self, record: Round, runs_known: bool = False) -> None:
+    def save(self, record: Round, runs_known: bool = False, *, staged: bool = False) -> None:
         """Write the record's round.toml and keep it as a later read would see it (and
         the index for the next command). `runs_known`: runs/ was as scanned before this
-        write's files were written, so a folder it added is its own."""
+        write's files were written, so a folder it added is its own; `staged`: as
+        Ledger.save_data."""
         runs_known = runs_known or self.runs_known()
         log = self._ledger.closed_log
         before = log.version
-        text = self._ledger.save(record)
+        text, data = self._ledger.save_data(record, staged=staged)
         own = log.version - before  # 1: this write's own line appended to the log read
         stamp = self._ledger.stamp(record.number)
-        as_read = self._ledger.parse(text, record.number)
+        as_read = self._ledger.from_tables(data)
         with self._lock:
             if runs_known:  # a new round folder is this write's own: no full scan for it
                 self._runs_stamp = self._ledger.runs_stamp()
             entry = _Entry(stamp, as_read, None, sha256_text(text))
             self._entries[record.number] = entry
             if stamp is not None:
-                self._index.put(record.number, stamp, entry.sha, as_read)
+                self._index.put(record.number, stamp, entry.sha, as_read, data)
             read: _Read | None = getattr(self._local, "read", None)
             if read is not None:  # the operation's read, with this write in it
+                if not _same_closed(read.rounds.get(record.number), as_read):
+                    read.derived.clear()  # derived from the closed rounds before this write
+                read.ordered = None
                 in_sync = read.log_version == before and own <= 1
-                logged, _problems = log.latest()
+                logged, _problems = self._logged()
                 checked_now = self._check(record.number, entry, logged, read.log_lost)
                 if checked_now is not None:
                     read.rounds[record.number] = checked_now
@@ -280,7 +336,7 @@ class LedgerReadModel:
         read: _Read | None = getattr(self._local, "read", None)
         if read is None and (self._ledger.closed_log.exists() or self._ledger.log_marker.exists()):
             # one round asked for (`show 5`): only it is checked against the log
-            logged, _log_problems = self._ledger.closed_log.latest()
+            logged, _log_problems = self._logged()
             log_lost = not self._ledger.closed_log.exists()
             with self._lock:
                 marked = self._check(number, self._entry(number), logged, log_lost)

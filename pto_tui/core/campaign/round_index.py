@@ -5,6 +5,11 @@ Never the source of truth: an entry is used only while its round.toml has the sa
 (modification time in ns, size, inode) as when it was parsed; anything else is parsed
 from the file and the index is rewritten. A missing, stale or unreadable index is
 rebuilt from the records.
+
+It also keeps what the last read of runs/closed.log found, without the records (each
+round's newest line: its hash, event, verdict, median), with the log's stamp: a command
+takes it instead of decoding the whole log while the log keeps that stamp
+(`ClosedLog.seed`).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ class RoundIndex:
     def __init__(self, state_dir: Path) -> None:
         self.path = state_dir / INDEX_FILE
         self._changed = False
+        self._log: Any = None  # the closed log's summary (ClosedLog.summary)
 
     @functools.cached_property
     def _entries(self) -> dict[int, Indexed]:
@@ -52,12 +58,24 @@ class RoundIndex:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             if data.get("version") != VERSION:
                 return {}
-            return {
+            entries = {
                 int(n): Indexed(tuple(e["stamp"]), str(e["sha"]), dict(e["data"]))
                 for n, e in data["rounds"].items()
             }
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return {}  # missing or unreadable: rebuilt from the records
+        self._log = data.get("log")  # checked by ClosedLog.seed, which ignores a bad one
+        return entries
+
+    def log_summary(self) -> Any:
+        """The closed log's summary as the index keeps it (None when it keeps none)."""
+        _ = self._entries  # the file read
+        return self._log
+
+    def set_log(self, summary: dict[str, Any] | None) -> None:
+        if summary is not None and summary != self.log_summary():
+            self._log = summary
+            self._changed = True
 
     def get(self, number: int, stamp: Stamp | None) -> tuple[Round, str] | None:
         """The record and sha of round `number` if its file still has `stamp`."""
@@ -67,8 +85,11 @@ class RoundIndex:
         record = entry.record()
         return (record, entry.sha) if record is not None else None
 
-    def put(self, number: int, stamp: Stamp, sha: str, record: Round) -> None:
-        self._entries[number] = Indexed(stamp, sha, round_to_dict(record))
+    def put(
+        self, number: int, stamp: Stamp, sha: str, record: Round, data: dict[str, Any] | None = None
+    ) -> None:
+        """Index the record (`data`: its round_to_dict, when the caller has it already)."""
+        self._entries[number] = Indexed(stamp, sha, data if data is not None else round_to_dict(record))
         self._changed = True
 
     def keep_only(self, numbers: set[int]) -> None:
@@ -84,7 +105,8 @@ class RoundIndex:
             str(n): {"stamp": list(e.stamp), "sha": e.sha, "data": e.data} for n, e in self._entries.items()
         }
         try:
-            atomic_write_text(self.path, json.dumps({"version": VERSION, "rounds": rounds}))
+            document = {"version": VERSION, "rounds": rounds, "log": self._log}
+            atomic_write_text(self.path, json.dumps(document))
             self._changed = False
         except OSError:
             pass

@@ -8,7 +8,7 @@ from typing import Any
 
 from pto_tui.core.project.config import CPU_SIM, ProjectConfig
 from pto_tui.core.rounds.ledger import LedgerProblems
-from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.records import CLOSED, Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.gates import rounds_without_gain, three_round_rule_applies
 from pto_tui.core.vocabulary import Verdict
@@ -76,8 +76,17 @@ class CampaignStatus:
 
 def frontier_of(rounds: list[Round]) -> Round | None:
     """The best so far: the fastest kept round, else the baseline."""
-    # the verdict first: a median is computed only for the kept rounds and the baseline
-    kept = [r for r in rounds if r.is_closed and (r.is_baseline or r.effective_verdict() is Verdict.KEPT)]
+    # the verdict first: a median is computed only for the kept rounds and the baseline;
+    # plain attributes before the calls (this runs at every write, over every round)
+    kept = [
+        r
+        for r in rounds
+        if r.status == CLOSED
+        and (
+            r.number == 0
+            or ((r.verdict is Verdict.KEPT or r.amendments) and r.effective_verdict() is Verdict.KEPT)
+        )
+    ]
     medians = [(m, r) for r in kept if (m := r.measurement.median_us) is not None]
     return min(medians, key=lambda pair: pair[0], default=(0.0, None))[1]
 

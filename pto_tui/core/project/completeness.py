@@ -80,4 +80,10 @@ def note(path: Path, data: Mapping[str, Any]) -> None:
     """Record which KEPT tables the file just saved holds."""
     witness = path.parent / WITNESS
     witness.parent.mkdir(exist_ok=True)
-    atomic_write_text(witness, json.dumps(present(data)) + "\n")
+    text = json.dumps(present(data)) + "\n"
+    try:
+        if witness.read_text(encoding="utf-8") == text:
+            return  # as it is: not written again at every save of project.toml
+    except (OSError, UnicodeDecodeError):
+        pass
+    atomic_write_text(witness, text)

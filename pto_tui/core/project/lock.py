@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,12 @@ LOCK_NAME = "lock.json"
 LAST_WRITE_NAME = "last-write.json"
 WAIT_SECONDS = 5.0  # a write is short: wait this long for another writer before refusing
 POLL_SECONDS = 0.05
+
+
+def _hostname() -> str:
+    import socket  # with selectors and select: a read command never needs them
+
+    return socket.gethostname()
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,7 @@ def read_holder(path: Path) -> LockHolder | None:
 
 def is_stale(holder: LockHolder) -> bool:
     """Stale when its process is gone on this host; another host's lock is never presumed stale."""
-    return holder.host == socket.gethostname() and not _pid_alive(holder.pid)
+    return holder.host == _hostname() and not _pid_alive(holder.pid)
 
 
 class ProjectLock:
@@ -103,7 +108,7 @@ class ProjectLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         me = {
             "pid": os.getpid(),
-            "host": socket.gethostname(),
+            "host": _hostname(),
             "since": time.time(),
             "command": self.command,
         }
@@ -114,7 +119,7 @@ class ProjectLock:
                 holder = read_holder(self.path)
                 if holder is None:
                     continue  # released meanwhile: try again
-                if holder.pid == os.getpid() and holder.host == socket.gethostname():
+                if holder.pid == os.getpid() and holder.host == _hostname():
                     self.held = True  # re-entrant within one process
                     self._nested = True
                     return
@@ -143,7 +148,7 @@ class ProjectLock:
             self.held = self._nested = False
             return
         holder = read_holder(self.path)
-        if holder and holder.pid == os.getpid() and holder.host == socket.gethostname():
+        if holder and holder.pid == os.getpid() and holder.host == _hostname():
             try:  # released by a rename: the holder stays readable as the last writer
                 os.replace(self.path, self.path.with_name(LAST_WRITE_NAME))
             except OSError:

@@ -7,6 +7,11 @@ verdict and median, the SHA-256 of the round.toml text written, and the whole re
 The newest line of a round is the round as pto-tui last closed it: a round.toml that no
 longer hashes to it, or that is gone, is tampered, and the campaign's counts and rules
 use the logged record instead.
+
+What a read found can be kept as a summary (`summary` / `seed`: each round's newest
+line without its record, and the file's stamp), so a command reading a 1,000-round
+ledger does not decode every record again while the file is unchanged; a record is read
+from the file only when it is asked for (`full_entry`, for a tampered round).
 """
 
 from __future__ import annotations
@@ -33,9 +38,10 @@ class LogEntry:
 class ClosedLog:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._stamp: tuple[int, int] | None = None
+        self._stamp: tuple[int, int, int] | None = None
         self._latest: dict[int, LogEntry] = {}
         self._problems: list[str] = []
+        self._partial = False  # the entries came from a summary: their records are not read
         self.version = 0  # counts the changes of what latest() gives
 
     def exists(self) -> bool:
@@ -65,12 +71,12 @@ class ClosedLog:
             self._stamp = self._stat()
             self.version += 1
 
-    def _stat(self) -> tuple[int, int] | None:
+    def _stat(self) -> tuple[int, int, int] | None:
         try:
             info = self.path.stat()
         except FileNotFoundError:
             return None
-        return (info.st_mtime_ns, info.st_size)
+        return (info.st_mtime_ns, info.st_size, info.st_ino)
 
     def latest(self) -> tuple[dict[int, LogEntry], list[str]]:
         """The newest entry of every logged round, and the lines that could not be read
@@ -82,9 +88,53 @@ class ClosedLog:
             return {}, []
         if stamp != self._stamp:
             self._latest, self._problems = _read(self.path)
-            self._stamp = stamp
+            self._stamp, self._partial = stamp, False
             self.version += 1
         return dict(self._latest), list(self._problems)
+
+    def full_entry(self, number: int) -> LogEntry | None:
+        """Round `number`'s newest entry with its record (read from the file when the
+        entries came from a summary)."""
+        if self._partial and self._stamp == self._stat():
+            self._latest, self._problems = _read(self.path)
+            self._partial = False
+        return self._latest.get(number)
+
+    def summary(self) -> dict[str, Any] | None:
+        """What latest() found, without the records, and the file's stamp (None before a read)."""
+        if self._stamp is None:
+            return None
+        return {
+            "stamp": list(self._stamp),
+            "latest": {str(n): [e.event, e.sha256, e.verdict, e.median_us] for n, e in self._latest.items()},
+            "problems": list(self._problems),
+        }
+
+    def seed(self, summary: Any) -> None:
+        """Take a summary() kept from an earlier read as what the file holds, if the file
+        still has its stamp and nothing was read yet (anything unexpected: ignored)."""
+        if self._stamp is not None or not isinstance(summary, dict):
+            return
+        try:
+            stamp = tuple(int(v) for v in summary["stamp"])
+            latest = {
+                int(n): LogEntry(int(n), str(e[0]), str(e[1]), str(e[2]), _median(e[3]), {})
+                for n, e in summary["latest"].items()
+            }
+            problems = [str(p) for p in summary["problems"]]
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            return
+        if len(stamp) == 3 and stamp == self._stat():
+            self._stamp, self._latest, self._problems = (stamp[0], stamp[1], stamp[2]), latest, problems
+            self._partial = True
+            self.version += 1
+
+
+def _median(value: Any) -> float | None:
+    """A summary's median as the log line holds it (a number, or none)."""
+    if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+        return value
+    raise ValueError(f"not a median: {value!r}")
 
 
 def _read(path: Path) -> tuple[dict[int, LogEntry], list[str]]:

@@ -18,10 +18,9 @@ import csv
 import functools
 import io
 import json
-import types
-import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
+from operator import attrgetter
 from typing import Any
 
 from pto_tui.core.errors import InputError
@@ -139,14 +138,20 @@ def to_json(
     case: str = "",
     torch: TorchBaseline | None = None,
 ) -> str:
-    data = {
+    """The export as JSON: its fields one to a line, the rounds one to a line (each written
+    by the C encoder: an indented 1,000-round table takes several times as long)."""
+    encode = _CELL_JSON.encode
+    head = {
         "schema": JSON_SCHEMA,
         "operator": operator,
         "case": case,
         "torch_baseline": asdict(torch) if torch else None,
-        "rounds": [asdict(r) for r in rows],
     }
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    parts = [f"  {encode(key)}: {encode(value)}" for key, value in head.items()]
+    # the fields' values are plain values, lists and tables: no copies needed to encode them
+    lines = ",\n    ".join(encode(dict(zip(COLUMNS, _ROW_VALUES(r), strict=True))) for r in rows)
+    parts.append(f'  "rounds": [\n    {lines}\n  ]' if rows else '  "rounds": []')
+    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def read_json(text: str) -> list[ExportRow]:
@@ -159,38 +164,43 @@ def read_json(text: str) -> list[ExportRow]:
 
 # ---------------------------------------------------------------- CSV
 
-_HINTS = typing.get_type_hints(ExportRow)
+_HINTS = {f.name: str(f.type) for f in fields(ExportRow)}  # as written: "float | None", ...
 
 
-@functools.cache  # asked for every cell: the type hints do not change
+@functools.cache  # asked for every cell: the annotations do not change
 def _kind(name: str) -> str:
-    """How a column is written in CSV: 'json', 'float?', 'int?', 'str?', 'bool', 'int', 'str'."""
+    """How a column is written in CSV: 'json', 'float?', 'int?', 'str?', 'bool', 'int', 'str'
+    (read from the annotation's text: evaluating the hints costs a command's start-up)."""
     hint = _HINTS[name]
-    origin = typing.get_origin(hint)
-    if origin in (list, dict):
+    if hint.startswith(("list[", "dict[")):
         return "json"
-    if origin in (typing.Union, types.UnionType):
-        inner = next(a for a in typing.get_args(hint) if a is not type(None))
-        return f"{inner.__name__}?"
-    return hint.__name__
+    if hint.endswith(" | None"):
+        return hint.removesuffix(" | None") + "?"
+    return hint
 
 
-_CELL_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(v, ensure_ascii=False), made once
+# json.dumps(v, ensure_ascii=False), made once; a record's values never refer to themselves
+_CELL_JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False)
+_ROW_VALUES = attrgetter(*COLUMNS)  # a row's values in column order, in one call
 
 
-def _cell(name: str, value: Any) -> str:
+def _converter(name: str) -> Callable[[Any], str]:
+    """How the column's values are written in a CSV cell (chosen once per column)."""
     kind = _kind(name)
     if kind == "json":
-        if name == "toolchain" and not value:
-            return UNKNOWN
-        return _CELL_JSON.encode(value)
-    if value is None:
-        return ""
+        if name == "toolchain":
+            return lambda value: _CELL_JSON.encode(value) if value else UNKNOWN
+        return _CELL_JSON.encode
     if kind in ("float?", "float"):
-        return repr(float(value))  # repr is the shortest text that reads back exactly
+        # repr is the shortest text that reads back exactly
+        return lambda value: "" if value is None else repr(float(value))
     if kind == "bool":
-        return "true" if value else "false"
-    return str(value)
+        return lambda value: "" if value is None else ("true" if value else "false")
+    return lambda value: "" if value is None else str(value)
+
+
+_CONVERTERS: dict[str, Callable[[Any], str]] = {name: _converter(name) for name in COLUMNS}
+_AS_IS = ("str", "str?", "int", "int?")  # kinds the csv writer writes as their converter does
 
 
 def _value(name: str, text: str) -> Any:
@@ -215,8 +225,14 @@ def to_csv(rows: Sequence[ExportRow]) -> str:
     # the csv module's default "\r\n" (RFC 4180): a cell holding a lone "\r" gets quoted
     writer = csv.writer(buffer)
     writer.writerow(COLUMNS)
+    # the text and integer columns go to the writer as they are (it writes str(value), and
+    # None as an empty cell: what their converters give); only the others are converted
+    converted = [(i, _CONVERTERS[name]) for i, name in enumerate(COLUMNS) if _kind(name) not in _AS_IS]
     for row in rows:
-        writer.writerow([_cell(name, getattr(row, name)) for name in COLUMNS])
+        values = list(_ROW_VALUES(row))
+        for index, convert in converted:
+            values[index] = convert(values[index])
+        writer.writerow(values)
     return buffer.getvalue()
 
 

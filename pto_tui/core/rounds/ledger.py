@@ -18,12 +18,13 @@ import stat
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
-import tomlkit
-
-from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.atomic import atomic_write_text, staged_write_text
 from pto_tui.core.errors import InputError, read_utf8
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
+from pto_tui.core.rounds import toml_text
 from pto_tui.core.rounds.closed_log import LOG_NAME, ClosedLog, LogEntry
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
@@ -206,6 +207,11 @@ class Ledger:
             )
         return record
 
+    @staticmethod
+    def from_tables(data: dict[str, Any]) -> Round:
+        """The record in save_data()'s tables: what parsing its text gives, unparsed."""
+        return round_from_dict(data)
+
     def load_all(self) -> tuple[list[Round], LedgerProblems]:
         problems = LedgerProblems()
         rounds: list[Round] = []
@@ -222,18 +228,34 @@ class Ledger:
 
     def save(self, record: Round) -> str:
         """Write round.toml; returns the text written."""
+        return self.save_data(record)[0]
+
+    def _write(self, path: Path, text: str) -> None:
+        """A round folder's file, its temporary file in .pto-tui/tmp (see core/atomic.py)."""
+        atomic_write_text(path, text, scratch=self.layout.state_dir / "tmp")
+
+    def staging_dir(self, number: int) -> Path:
+        """Where a new round's folder is put together before it appears whole in runs/."""
+        folder = self.layout.round_dir(number)
+        return folder.with_name(f".{folder.name}.new")
+
+    def save_data(self, record: Round, *, staged: bool = False) -> tuple[str, dict[str, Any]]:
+        """Write round.toml; returns the text and its tables (round_to_dict of the record).
+        `staged`: a new round's other files are in staging_dir() already."""
         folder = self.layout.round_dir(record.number)
-        text = tomlkit.dumps(round_to_dict(record))
+        data = round_to_dict(record)
+        text = toml_text.dumps(data)  # tomlkit's bytes, without its cost
         if folder.is_dir():
-            atomic_write_text(folder / ROUND_FILE, text)
+            self._write(folder / ROUND_FILE, text)
         else:  # a new round appears with its record in it, never as an empty folder
-            staging = folder.with_name(f".{folder.name}.new")
-            shutil.rmtree(staging, ignore_errors=True)
-            atomic_write_text(staging / ROUND_FILE, text)
+            staging = self.staging_dir(record.number)
+            if not staged:
+                shutil.rmtree(staging, ignore_errors=True)
+            staged_write_text(staging / ROUND_FILE, text)
             staging.rename(folder)
         if record.is_closed:
-            self.log_closed(record, text)
-        return text
+            self.log_closed(record, text, data=data)
+        return text, data
 
     def file_sha(self, number: int) -> str:
         """SHA-256 of round `number`'s round.toml as it is on disk ("" when there is none)."""
@@ -243,8 +265,11 @@ class Ledger:
             return ""
         return hashlib.sha256(data).hexdigest()
 
-    def log_closed(self, record: Round, text: str, event: str = "") -> None:
-        """Append the closed record to runs/closed.log, unless its newest line is this text."""
+    def log_closed(
+        self, record: Round, text: str, event: str = "", data: dict[str, Any] | None = None
+    ) -> None:
+        """Append the closed record to runs/closed.log, unless its newest line is this text
+        (`data`: round_to_dict of the record, when the caller has it already)."""
         known, _problems = self.closed_log.latest()
         sha = sha256_text(text)
         previous = known.get(record.number)
@@ -261,18 +286,22 @@ class Ledger:
                 sha256=sha,
                 verdict=verdict.value if verdict else ("baseline" if record.is_baseline else ""),
                 median_us=record.measurement.median_us,
-                record=round_to_dict(record),
+                record=data if data is not None else round_to_dict(record),
             )
         )
 
-    def write_round_files(self, record: Round, diff_text: str | None = None) -> list[str]:
-        """Render notes.md (and files.txt / patch.diff when diff_text is given).
+    def write_round_files(
+        self, record: Round, diff_text: str | None = None, folder: Path | None = None
+    ) -> list[str]:
+        """Render notes.md (and files.txt / patch.diff when diff_text is given), in the
+        round's folder or in `folder` (a new round's staging_dir()).
 
         Returns warnings about hand-edited files that were left alone. The record's
         notes_sha is updated; call save() afterwards.
         """
         warnings: list[str] = []
-        folder = self.layout.round_dir(record.number)
+        write = self._write if folder is None else staged_write_text
+        folder = folder or self.layout.round_dir(record.number)
         folder.mkdir(parents=True, exist_ok=True)
         notes_path = folder / "notes.md"
         rendered = render_notes(record)
@@ -283,13 +312,13 @@ class Ledger:
             )
             if hand_edited and current != rendered:
                 side = folder / "notes.pto-tui.md"
-                atomic_write_text(side, rendered)
+                write(side, rendered)
                 warnings.append(
                     f"{notes_path} was edited by hand; left as is, pto-tui's version is in {side.name}"
                 )
                 rendered = ""
         if rendered:
-            atomic_write_text(notes_path, rendered)
+            write(notes_path, rendered)
             record.notes_sha = sha256_text(rendered)
         if diff_text is not None:
             for name, text in (
@@ -300,7 +329,7 @@ class Ledger:
                 if record.imported and path.exists():
                     warnings.append(f"{path} was written by hand; left as is")
                     continue
-                atomic_write_text(path, text)
+                write(path, text)
         return warnings
 
     def _rendered(self) -> dict[str, str]:

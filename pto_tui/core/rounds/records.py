@@ -7,7 +7,6 @@ nothing depends on parsing prose. round.toml is written by pto-tui only.
 from __future__ import annotations
 
 import math
-import statistics
 from dataclasses import dataclass, field
 
 from pto_tui.core.project.config import CPU_SIM, Scalar
@@ -79,12 +78,12 @@ class Measurement:
     @property
     def median_us(self) -> float | None:
         valid = valid_samples(self.samples_us)
-        return statistics.median(valid) if valid else None
+        return median(valid) if valid else None
 
     @property
     def reference_median_us(self) -> float | None:
         valid = valid_samples(self.reference_us)
-        return statistics.median(valid) if valid else None
+        return median(valid) if valid else None
 
 
 @dataclass
@@ -180,6 +179,16 @@ def verdict_label(record: Round) -> str:
     if verdict is None:
         return ""
     return f"{verdict.value} (simulated)" if verdict is Verdict.KEPT and record.simulated else verdict.value
+
+
+def median(values: list[float]) -> float:
+    """statistics.median of a non-empty list (here: the statistics module, with fractions
+    and decimal, costs a read command's start-up more than all its medians)."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def valid_samples(samples: list[float]) -> list[float]:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from pto_tui.core.errors import RuleViolation
-from pto_tui.core.rounds.records import PreEdit, Round, checklist_complete
+from pto_tui.core.rounds.records import CLOSED, PreEdit, Round, checklist_complete
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, PRE_EDIT_FIELDS, Verdict
 
 # Rule ids, as shown to people.
@@ -103,8 +104,8 @@ def pre_edit_findings(pre: PreEdit) -> list[Finding]:
 def rounds_without_gain(rounds: Sequence[Round]) -> int:
     """Consecutive closed tuning rounds, newest first, without a kept verdict."""
     count = 0
-    for record in sorted(rounds, key=lambda r: r.number, reverse=True):
-        if record.is_baseline or not record.is_closed:
+    for record in sorted(rounds, key=attrgetter("number"), reverse=True):
+        if record.number == 0 or record.status != CLOSED:
             continue
         if record.effective_verdict() is Verdict.KEPT:
             break
@@ -127,7 +128,7 @@ def start_findings(pre: PreEdit, rounds: Sequence[Round]) -> list[Finding]:
         )
     if baseline is None or not baseline.is_closed:
         findings.append(Finding(BASELINE_FIRST, "record the baseline (iter-000) before round 1"))
-    open_rounds = [r.number for r in rounds if not r.is_closed and not r.is_baseline]
+    open_rounds = [r.number for r in rounds if r.status != CLOSED and r.number != 0]
     if open_rounds:
         findings.append(
             Finding(ONE_ROUND_AT_A_TIME, f"round {open_rounds[0]} is still open: close it first")

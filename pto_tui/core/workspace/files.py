@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
+import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
@@ -44,14 +46,25 @@ REPOSITORY_EXCLUDES: tuple[str, ...] = (
 def is_excluded(relpath: str, patterns: Iterable[str] = DEFAULT_EXCLUDES) -> bool:
     """True when any component of relpath (posix, relative) matches a pattern,
     or the whole path matches a pattern containing '/'."""
-    parts = PurePosixPath(relpath).parts
-    for pattern in patterns:
-        if "/" in pattern:
-            if fnmatch.fnmatch(relpath, pattern):
-                return True
-        elif any(fnmatch.fnmatch(part, pattern) for part in parts):
-            return True
-    return False
+    by_part, by_path = _matchers(patterns if isinstance(patterns, tuple) else tuple(patterns))
+    if by_path is not None and by_path.match(relpath):
+        return True
+    return by_part is not None and any(by_part.match(part) for part in PurePosixPath(relpath).parts)
+
+
+@functools.lru_cache(maxsize=64)
+def _matchers(patterns: tuple[str, ...]) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    """The patterns as two regular expressions (what fnmatch.fnmatch does on posix, made
+    once: this runs for every workspace file at every snapshot): one for the patterns
+    matched against each path component, one for those with '/' against the whole path."""
+
+    def joined(group: list[str]) -> re.Pattern[str] | None:
+        return re.compile("|".join(fnmatch.translate(p) for p in group)) if group else None
+
+    return (
+        joined([p for p in patterns if "/" not in p]),
+        joined([p for p in patterns if "/" in p]),
+    )
 
 
 def gitignore_patterns(text: str) -> tuple[str, ...]:
