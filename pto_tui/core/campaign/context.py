@@ -8,7 +8,6 @@ caller that swaps `campaign.project` for a fresh `ProjectFile` is seen by every 
 
 from __future__ import annotations
 
-import copy
 import functools
 import shutil
 import threading
@@ -24,7 +23,7 @@ from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import ProjectLock
 from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger, LedgerProblems
-from pto_tui.core.rounds.records import CLOSED, Round
+from pto_tui.core.rounds.records import CLOSED, Round, copy_record
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.gates import HONEST_HISTORY
 
@@ -127,7 +126,7 @@ class CampaignContext:
             newest = next((r for r in reversed(rounds) if r.status != CLOSED and r.number != 0), None)
             if newest is None:
                 raise InputError("no open round: start one with `pto-tui round start`")
-            return copy.deepcopy(newest)
+            return copy_record(newest)
         record = self.reads.round(number)
         if record.is_closed:
             raise RuleViolation(

@@ -20,7 +20,6 @@ and at 1,000. Reads outside an operation always compare the stamps.
 
 from __future__ import annotations
 
-import copy
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -32,7 +31,7 @@ from pto_tui.core.campaign.tamper import Found, checked, start_log
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.closed_log import LogEntry
 from pto_tui.core.rounds.ledger import Ledger, LedgerProblems, Stamp, numbering_gaps, sha256_text
-from pto_tui.core.rounds.records import CLOSED, Round
+from pto_tui.core.rounds.records import CLOSED, Round, copy_record
 
 
 @dataclass(frozen=True)
@@ -251,7 +250,7 @@ class LedgerReadModel:
     def rounds(self) -> tuple[list[Round], LedgerProblems]:
         """As current(), with records the caller may change."""
         rounds, problems = self.current()
-        return copy.deepcopy(rounds), problems
+        return copy_record(rounds), problems
 
     def numbers(self) -> list[int]:
         """The round folders on disk, as last read."""
@@ -347,7 +346,7 @@ class LedgerReadModel:
         else:
             found = read.rounds.get(number)
             marked = found if found is not None and found.tampered else None
-        return copy.deepcopy(marked) if marked is not None else None
+        return copy_record(marked) if marked is not None else None
 
     def _entry(self, number: int) -> _Entry | None:
         """One round brought up to date (None: no such round folder)."""
@@ -384,4 +383,4 @@ class LedgerReadModel:
         if entry.error is not None:
             raise entry.error.with_traceback(None)
         assert entry.record is not None
-        return copy.deepcopy(entry.record)
+        return copy_record(entry.record)

@@ -154,8 +154,12 @@ class ProjectScreen(Screen[None]):
     async def reload(self) -> None:
         snap = await asyncio.to_thread(self.session.load)
         self.apply(snap)
-        if self._rest is None:  # the first frame shows the table; the other panes follow
-            self.call_after_refresh(self.mount_panes)
+
+    async def on_rounds_pane_filled(self, event: RoundsPane.Filled) -> None:
+        """The first frame showed the table, then all its rows came: the other panes."""
+        event.stop()
+        if self._rest is None:
+            await self.mount_panes()
 
     def apply(self, snap: Snapshot) -> None:
         for pane in self.query_one("#main", ContentSwitcher).children:

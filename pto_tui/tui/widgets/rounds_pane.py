@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.coordinate import Coordinate
+from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from pto_tui.core.rounds.durations import duration_unit
@@ -58,6 +59,9 @@ class RoundsPane(Vertical):
         Binding("G", "cursor('bottom')", "Bottom", show=False, id="rounds.bottom"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="rounds.clear"),
     ]
+
+    class Filled(Message):
+        """Every row of a fill of the table is in."""
 
     def __init__(self, session: Session, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -166,9 +170,11 @@ class RoundsPane(Vertical):
         if first + chunk < len(rows):
             self.call_after_refresh(self._add_rows, rows, first + chunk, cells, current_key,
                                     generation)
-        elif self._bottom_asked:  # G while the table filled: the last row, now it is there
-            self._bottom_asked = False
-            table.move_cursor(row=table.row_count - 1, animate=False)
+        else:
+            if self._bottom_asked:  # G while the table filled: the last row, now it is there
+                self._bottom_asked = False
+                table.move_cursor(row=table.row_count - 1, animate=False)
+            self.post_message(self.Filled())
 
     @property
     def filling(self) -> bool:
