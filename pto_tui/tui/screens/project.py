@@ -156,7 +156,7 @@ class ProjectScreen(Screen[None]):
         self.apply(snap)
 
     async def on_rounds_pane_filled(self, event: RoundsPane.Filled) -> None:
-        """The first frame showed the table, then all its rows came: the other panes."""
+        """The round table is drawn with every row: now the other panes."""
         event.stop()
         if self._rest is None:
             await self.mount_panes()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -10,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.coordinate import Coordinate
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import DataTable, Input, Static
 
 from pto_tui.core.rounds.durations import duration_unit
@@ -34,11 +37,35 @@ from pto_tui.tui.widgets.rounds_rows import (
 )
 
 FIRST_ROWS = 100  # rows in the table's first frame (more than a tall terminal shows)
-MORE_ROWS = 300  # rows added after each refresh, until all are there
+MORE_ROWS = 1000  # rows added after each refresh (each chunk redraws the table once)
 MARK_COLUMN = "mark"  # the key of the marks' column: a mark redraws that cell alone
 
 
+class RoundsTable(DataTable[str | Text]):
+    """The iteration table; says once when a fill of it is first drawn."""
+
+    class Drawn(Message):
+        """The table's rows are on the screen (posted after the frame that drew them)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._tell = False
+
+    def tell_when_drawn(self) -> None:
+        self._tell = True
+
+    def render_line(self, y: int) -> Strip:
+        # drawn once the rows are laid out (until then only the header is)
+        if self._tell and (self.row_count == 0 or self.virtual_size.height > 1):
+            self._tell = False
+            self.call_after_refresh(self.post_message, self.Drawn())
+        return super().render_line(y)
+
+
 class RoundsPane(Vertical):
+    class Filled(Message):
+        """Every row of a fill is in the table and drawn."""
+
     DEFAULT_CSS = """
     #rounds-legend { height: 1; }
     """
@@ -60,9 +87,6 @@ class RoundsPane(Vertical):
         Binding("escape", "clear_filter", "Clear filter", show=False, id="rounds.clear"),
     ]
 
-    class Filled(Message):
-        """Every row of a fill of the table is in."""
-
     def __init__(self, session: Session, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.session = session
@@ -74,11 +98,12 @@ class RoundsPane(Vertical):
         self.query_text = ""
         self._generation = 0  # of the table's fill; a newer one stops an older one
         self._bottom_asked = False
+        self._after_drawn: Callable[[], object] | None = None  # the fill's next step
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: verdict:kept class:tile phase:fine or text  (esc clears)",
                     id="rounds-filter", classes="hidden")
-        table: DataTable[str | Text] = DataTable(id="rounds-table", cursor_type="row")
+        table = RoundsTable(id="rounds-table", cursor_type="row")
         table.add_column(COLUMNS[0], key=MARK_COLUMN)
         table.add_columns(*COLUMNS[1:])
         yield table
@@ -90,8 +115,8 @@ class RoundsPane(Vertical):
         self.query_one("#rounds-table").focus()
 
     @property
-    def table(self) -> DataTable[str | Text]:
-        return self.query_one("#rounds-table", DataTable)
+    def table(self) -> RoundsTable:
+        return self.query_one("#rounds-table", RoundsTable)
 
     def refresh_from(self, snap: Snapshot) -> None:
         self.snapshot = snap
@@ -156,7 +181,7 @@ class RoundsPane(Vertical):
 
     def _add_rows(self, rows: list[Round], first: int, cells: Callable[[Round], list[str | Text]],
                   current_key: str | None, generation: int) -> None:
-        """Rows from `first` on, a chunk now and the next after the screen refreshed;
+        """Rows from `first` on: a chunk now, the next once the table has drawn this one;
         a newer fill (sort, filter, reload) stops an older one."""
         if generation != self._generation:
             return
@@ -168,13 +193,20 @@ class RoundsPane(Vertical):
             if key == current_key:
                 table.move_cursor(row=table.get_row_index(key), animate=False)
         if first + chunk < len(rows):
-            self.call_after_refresh(self._add_rows, rows, first + chunk, cells, current_key,
-                                    generation)
+            self._after_drawn = partial(self._add_rows, rows, first + chunk, cells, current_key,
+                                        generation)
         else:
             if self._bottom_asked:  # G while the table filled: the last row, now it is there
                 self._bottom_asked = False
                 table.move_cursor(row=table.row_count - 1, animate=False)
-            self.post_message(self.Filled())
+            self._after_drawn = partial(self.post_message, self.Filled())
+        table.tell_when_drawn()
+
+    def on_rounds_table_drawn(self, event: RoundsTable.Drawn) -> None:
+        event.stop()
+        then, self._after_drawn = self._after_drawn, None
+        if then is not None:
+            then()
 
     @property
     def filling(self) -> bool:
