@@ -96,8 +96,9 @@ def make_tree(root: Path, files: int = 500, size: int = 10_000) -> None:
 async def bench_streaming(
     target: Target, ssh: list[str], work: Path, repeat: int, goals: Goals
 ) -> None:
-    """Our job (one live subscriber reading every line, as the TUI's log pane does, and
-    the log file) against OpenSSH writing the same output to a file, in the same mode."""
+    """Our job (one live subscriber taking every line a block at a time, as the TUI's log
+    pane takes a command's output, and the log file) against OpenSSH writing the same
+    output to a file, in the same mode."""
     lines = 1_000_000
     command = f"seq -f '%07g {LINE}' 1 {lines}"
     out = work / "ssh-out.txt"
@@ -108,9 +109,11 @@ async def bench_streaming(
         assert out.stat().st_size > 70 * lines
 
     async def consume(job: Job) -> int:
+        """As the TUI's log pane takes a command's output: a block of lines at a time."""
         count = 0
-        async for line in job.subscribe():
-            count += line.stream == "stdout"
+        async for batch in job.subscribe().batches():
+            if batch.stream == "stdout":
+                count += len(batch.texts)
         return count
 
     async def ours(line_buffered: bool) -> None:

@@ -89,6 +89,22 @@ async def test_a_subscriber_gets_every_line_once_it_is_logged(
     assert raw[count:] == [b"pty\r", b"bad\xff"] and len(raw) == count + 2
 
 
+async def test_batches_give_the_same_lines_a_block_at_a_time(
+    place: Place, runner: JobRunner
+) -> None:
+    count = 100_000
+    command = f"seq 1 {count}; echo oops >&2; seq 1 2"
+    job = await runner.submit(place.target, JobSpec(command))
+    blocks = [(batch.stream, list(batch.texts)) async for batch in job.subscribe().batches()]
+    assert (await job.wait()).state is JobState.SUCCEEDED
+    assert len(blocks) < count / 10  # many lines to a block, not one
+    out = [text for stream, texts in blocks if stream == "stdout" for text in texts]
+    assert out == [str(i) for i in range(1, count + 1)] + ["1", "2"]
+    assert [texts for stream, texts in blocks if stream == "stderr"] == [["oops"]]
+    ended = [texts for stream, texts in blocks if stream == "meta"]
+    assert ended, "the job's own lines (how it ended) come as blocks too"
+
+
 async def test_live_jobs_open_their_channel_with_the_live_window(
     ssh_target: SshTestTarget, runner: JobRunner
 ) -> None:

@@ -11,6 +11,7 @@ from textual.app import App, ComposeResult
 from pto_tui.jobs.model import JobState, list_records
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.widgets.log_pane import LogPane
+from pto_tui.tui.widgets.log_store import STDERR, STDOUT
 from pto_tui.tui.widgets.log_view import LogView
 from tests.tui.keys import loaded, wait_for
 from tests.tui.text import static_text
@@ -77,3 +78,19 @@ async def test_large_stream_search_errors_and_read_back() -> None:
         assert not view.following
         await pilot.press("f")
         assert view.following
+
+
+async def test_a_commands_output_reaches_the_log_whole_and_in_order(fresh_root: Path) -> None:
+    app = PtoApp(fresh_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("4", "exclamation_mark", *"seq 1 30000; echo bad >&2", "enter")
+        view = app.screen.query_one(LogView)
+        await wait_for(pilot, lambda: view.source_done and "succeeded" in static_text(
+            app.screen.query_one("#log-header")))
+        store = view.store
+        lines = [(store.stream(i), store.line(i)) for i in range(len(store))]
+        out = [text for stream, text in lines if stream == STDOUT]
+        assert out == [str(i) for i in range(1, 30001)]
+        assert (STDERR, "bad") in lines
+        assert view.following and view.scroll_offset.y == view.max_scroll_y > 0  # at the end

@@ -3,7 +3,7 @@ the lines (log_view.LogView) and a search box."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
 from rich.text import Text
@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from pto_tui.tui.format import STATE_STYLES
-from pto_tui.tui.widgets.log_view import STORE_EVERY, CancelFn, LineLike, LogView
+from pto_tui.tui.widgets.log_view import STORE_EVERY, BlockLike, CancelFn, LineLike, LogView
 
 
 class LogPane(Vertical):
@@ -47,14 +47,22 @@ class LogPane(Vertical):
     def follow(self, source: AsyncIterator[LineLike], title: str,
                cancel: CancelFn | None = None) -> None:
         """Show a new source from its first line (the earlier log is dropped from view)."""
+        self._show(self.view.consume(source), title, cancel)
+
+    def follow_blocks(self, source: AsyncIterator[BlockLike], title: str,
+                      cancel: CancelFn | None = None) -> None:
+        """As follow(), from a source of blocks of lines (a job's subscription batches)."""
+        self._show(self.view.consume_blocks(source), title, cancel)
+
+    def _show(self, consuming: Coroutine[Any, Any, None], title: str,
+              cancel: CancelFn | None) -> None:
         view = self.view
         view.reset()
         view.cancel_fn = cancel
         self.title = title
         self.state = "running"
         self._header()
-        self.run_worker(view.consume(source), group="log-consume", exclusive=True,
-                        exit_on_error=False)
+        self.run_worker(consuming, group="log-consume", exclusive=True, exit_on_error=False)
 
     def set_state(self, state: str) -> None:
         self.state = state

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from itertools import repeat
 from typing import Any, Protocol
 
 from rich.segment import Segment
@@ -46,6 +47,16 @@ class LineLike(Protocol):
 
     @property
     def text(self) -> str: ...
+
+
+class BlockLike(Protocol):
+    """Lines of one stream that came together (jobs' subscription Batch, for one)."""
+
+    @property
+    def stream(self) -> str: ...
+
+    @property
+    def texts(self) -> Sequence[str]: ...
 
 
 CancelFn = Callable[[], Awaitable[Any] | Any]
@@ -125,6 +136,19 @@ class LogView(ScrollView, can_focus=True):
             self.source_done = True
             self.flush()
 
+    async def consume_blocks(self, source: AsyncIterator[BlockLike]) -> None:
+        """As consume(), from a source of blocks of lines (a job's subscription batches)."""
+        self.source_done = False
+        try:
+            async for block in source:
+                self.pending.extend(zip(repeat(block.stream), block.texts))
+                if len(self.pending) >= STORE_EVERY:
+                    self.store_pending()
+                await asyncio.sleep(0)
+        finally:
+            self.source_done = True
+            self.flush()
+
     def store_pending(self) -> bool:
         """Move pending lines into the store in one batch (no redraw); False when none."""
         if not self.pending:
@@ -148,7 +172,7 @@ class LogView(ScrollView, can_focus=True):
         self._stored = False
         self.virtual_size = Size(self.store.width, len(self.store))
         if self.following:
-            self.scroll_to(y=max(0, len(self.store) - self.size.height), animate=False)
+            self.scroll_end(animate=False, x_axis=False)  # after layout: the true bottom
         self.refresh()
         self.post_message(self.Changed())
 
@@ -221,7 +245,7 @@ class LogView(ScrollView, can_focus=True):
     def action_bottom(self) -> None:
         self.current = None
         self.following = True
-        self.scroll_to(y=max(0, len(self.store) - self.size.height), animate=False)
+        self.scroll_end(animate=False, x_axis=False)
         self.post_message(self.Changed())
 
     def action_toggle_follow(self) -> None:

@@ -18,7 +18,7 @@ async def run_any_command(session: Session, command: str, log_pane: LogPane,
     sync_from = layout.workspace if layout.workspace.is_dir() else None
     job = await session.runner().submit(target, JobSpec(command=command, name="command"),
                                         sync_from=sync_from)
-    log_pane.follow(job.subscribe(), f"command: {command}", job.cancel)
+    log_pane.follow_blocks(job.subscribe().batches(), f"command: {command}", job.cancel)
     running(True)
     try:
         record = await job.wait()
