@@ -127,11 +127,8 @@ class LogView(ScrollView, can_focus=True):
             async for line in source:
                 self.pending.append((line.stream, line.text))
                 count += 1
-                if count % YIELD_EVERY:
-                    continue
-                if len(self.pending) >= STORE_EVERY:
-                    self.store_pending()
-                await asyncio.sleep(0)
+                if count % YIELD_EVERY == 0:
+                    await self._took()
         finally:
             self.source_done = True
             self.flush()
@@ -142,12 +139,16 @@ class LogView(ScrollView, can_focus=True):
         try:
             async for block in source:
                 self.pending.extend(zip(repeat(block.stream), block.texts))
-                if len(self.pending) >= STORE_EVERY:
-                    self.store_pending()
-                await asyncio.sleep(0)
+                await self._took()
         finally:
             self.source_done = True
             self.flush()
+
+    async def _took(self) -> None:
+        """After lines were read: into the store when many wait, then let the UI run."""
+        if len(self.pending) >= STORE_EVERY:
+            self.store_pending()
+        await asyncio.sleep(0)
 
     def store_pending(self) -> bool:
         """Move pending lines into the store in one batch (no redraw); False when none."""
