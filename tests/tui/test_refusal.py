@@ -10,7 +10,7 @@ import pytest
 from pto_tui.core.rules.gates import start_findings
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.widgets.preedit_form import PreEditForm
-from tests.tui.keys import loaded, type_into
+from tests.tui.keys import loaded, type_into, wait_for
 from tests.tui.test_snapshots import SIZES
 from tests.tui.text import static_text
 
@@ -77,5 +77,8 @@ def test_run_pane_while_a_round_runs_snapshot(snap_compare, campaign_root: Path,
             pane.log_pane.write("stdout", f"case 128,128,1024,128 repeat {i + 1}: 91.{i % 10} us")
         pane.log_pane.write("stderr", "warning: clock throttled (demo line)")
         await pilot.pause(0.5)
+        view = pane.log_pane.view  # following: the newest lines, once laid out
+        await wait_for(pilot, lambda: view.max_scroll_y > 0
+                       and view.scroll_offset.y == view.max_scroll_y)
 
     assert snap_compare(PtoApp(campaign_root), terminal_size=size, run_before=run_before)

@@ -57,9 +57,9 @@ async def test_escape_with_no_filter_left_goes_home(
     homes: list[str] = []
     original = ProjectScreen.action_home
 
-    def home(screen: ProjectScreen) -> None:
+    async def home(screen: ProjectScreen) -> None:
         homes.append(screen.current)
-        original(screen)
+        await original(screen)
 
     monkeypatch.setattr(ProjectScreen, "action_home", home)
     app = PtoApp(campaign_root)

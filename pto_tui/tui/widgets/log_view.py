@@ -99,6 +99,10 @@ class LogView(ScrollView, can_focus=True):
     def on_mount(self) -> None:
         self.set_interval(FLUSH_INTERVAL, self.flush, name="log-flush")
 
+    def on_resize(self) -> None:
+        if self.following:  # the pane grew or shrank (a run began): still the newest lines
+            self.scroll_end(animate=False, x_axis=False)
+
     def on_unmount(self) -> None:
         self.store.close()
 
