@@ -125,6 +125,13 @@ async def run_environment(
     campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None
 ) -> EnvironmentNotes:
     """Probe the target, upload the workspace, build once and get one valid result."""
+    with campaign.running(0, "environment round"):  # it builds in the workspace
+        return await _environment(campaign, runner, on_event)
+
+
+async def _environment(
+    campaign: Campaign, runner: JobRunner, on_event: EventSink | None
+) -> EnvironmentNotes:
     config = campaign.config
     site = site_for(campaign, runner, on_event)
     site.label = "iter-000 environment"

@@ -173,34 +173,36 @@ async def run_round(
     measurements are recorded and the round stays open, so Analysis and Next can be written
     (Campaign.preview shows the verdict it would get) before Campaign.close_round."""
     record = campaign.open_round()
-    record = campaign.record_changes(record.number)  # files and diff as measured
-    campaign.preflight(record)
-    site = site_for(campaign, runner, on_event)
-    site.label = round_dir_name(record.number)
-    await site.sync()
-    backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
-    repeats = campaign.config.discipline.repeats
-    journal = SampleJournal.begin(campaign.layout, record.number, repeats)
-    measurement = await measure(backend, dict(record.changes.snapshot), repeats, journal.write)
-    measured = campaign.record_measurement(measurement, record.number)
-    journal.finished()
-    if not close:
-        return measured
-    return campaign.close_round(record.number, analysis=analysis, next_step=next_step)
+    with campaign.running(record.number, "round run"):  # no other writer, no second build
+        record = campaign.record_changes(record.number)  # files and diff as measured
+        campaign.preflight(record)
+        site = site_for(campaign, runner, on_event)
+        site.label = round_dir_name(record.number)
+        await site.sync()
+        backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
+        repeats = campaign.config.discipline.repeats
+        journal = SampleJournal.begin(campaign.layout, record.number, repeats)
+        measurement = await measure(backend, dict(record.changes.snapshot), repeats, journal.write)
+        measured = campaign.record_measurement(measurement, record.number)
+        journal.finished()
+        if not close:
+            return measured
+        return campaign.close_round(record.number, analysis=analysis, next_step=next_step)
 
 
 async def run_baseline(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None) -> Round:
     """Measure the unmodified operator and record it as iter-000 (refused before any run
     while the environment round has not passed)."""
     check_environment_passed(campaign.baseline_record())
-    site = site_for(campaign, runner, on_event)
-    site.label = round_dir_name(0)
-    await site.sync()
-    backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
-    parameters = {name: t.value for name, t in campaign.config.tunables.items()}
-    repeats = campaign.config.discipline.repeats
-    journal = SampleJournal.begin(campaign.layout, 0, repeats)
-    measurement = await measure(backend, parameters, repeats, journal.write)
-    baseline = campaign.record_baseline(measurement)  # refuses an invalid run, naming why
-    journal.finished()
-    return baseline
+    with campaign.running(0, "baseline"):
+        site = site_for(campaign, runner, on_event)
+        site.label = round_dir_name(0)
+        await site.sync()
+        backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
+        parameters = {name: t.value for name, t in campaign.config.tunables.items()}
+        repeats = campaign.config.discipline.repeats
+        journal = SampleJournal.begin(campaign.layout, 0, repeats)
+        measurement = await measure(backend, parameters, repeats, journal.write)
+        baseline = campaign.record_baseline(measurement)  # refuses an invalid run, naming why
+        journal.finished()
+        return baseline

@@ -131,6 +131,11 @@ def parse_reference_output(lines: list[str]) -> TorchBaseline:
 async def run_reference(
     campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None
 ) -> TorchBaseline:
+    with campaign.running(None, "torch baseline"):  # it uploads the workspace
+        return await _reference(campaign, runner, on_event)
+
+
+async def _reference(campaign: Campaign, runner: JobRunner, on_event: EventSink | None) -> TorchBaseline:
     site = site_for(campaign, runner, on_event)
     site.label = "iter-000"  # the reference belongs with the baseline's records
     await site.sync()

@@ -107,6 +107,14 @@ async def resume_round(
     label = round_dir_name(record.number)
     if kept is not None and not kept.name.startswith(f"{label} "):
         raise PtoError(f"job {kept.id} ({kept.name or 'unnamed'}) is not a step of {label}")
+    with campaign.running(record.number, "round run (resumed)"):
+        return await _resume(campaign, runner, record, on_event, kept=kept, close=close,
+                             analysis=analysis, next_step=next_step)
+
+
+async def _resume(campaign: Campaign, runner: JobRunner, record: Round, on_event: EventSink | None,
+                  *, kept: JobRecord | None, close: bool, analysis: str, next_step: str) -> Round:
+    label = round_dir_name(record.number)
     campaign.preflight(record)
     repeats = campaign.config.discipline.repeats
     journal, so_far = SampleJournal.resume(campaign.layout, record.number, repeats)

@@ -8,8 +8,9 @@ from dataclasses import asdict, fields
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json, print_json_table
 from pto_tui.cli.plain import PlainConsole, Printer
+from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
-from pto_tui.core.errors import read_utf8
+from pto_tui.core.errors import PtoError, read_utf8
 from pto_tui.core.rounds.durations import duration_unit, format_duration
 from pto_tui.core.rounds.export import ExportRow, export_rows
 from pto_tui.core.rounds.record_toml import round_to_dict
@@ -55,6 +56,8 @@ def print_status(console: Printer, st: CampaignStatus) -> None:
         f"  speedup vs initial {_speed(st.speedup_vs_initial)}"
         f"  vs torch_npu {_speed(st.speedup_vs_torch)}"
     )
+    for why in st.frontier_passed_over:
+        console.print(f"  [bold]passed over[/]: {why}", markup=True, highlight=False)
     console.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in st.counts.items()))
     if st.open_round is not None:
         console.print(f"open round: {st.open_round}")
@@ -85,13 +88,23 @@ def print_tampered(console: Printer, st: CampaignStatus) -> None:
         console.print(f"[bold]records[/]: {notice}")
 
 
+def _closed(campaign: Campaign, number: int | None) -> bool:
+    """Round `number` is closed: its journal is left over from a run that another
+    measurement replaced, not an unfinished one."""
+    try:
+        record = campaign.reads.record(number) if number is not None else None
+    except PtoError:
+        return False
+    return record is not None and record.is_closed
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         st = campaign.status()
         commands = asdict(campaign.config.commands)
         from pto_tui.backends.sample_journal import unfinished  # status alone reads journals
 
-        journals = unfinished(campaign.layout)
+        journals = [j for j in unfinished(campaign.layout) if not _closed(campaign, j["round"])]
     if args.json:
         from pto_tui.mcp import payloads  # loads the new-project and scan modules: only here
 

@@ -34,12 +34,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(handler=cmd_phase)
 
-    p = sub.add_parser("amend", help=HELP["amend"])
-    p.add_argument("number", type=int)
-    p.add_argument("--field", required=True, choices=("verdict", "analysis", "next"))
-    p.add_argument("--value", required=True)
-    p.add_argument("--why", required=True)
-    p.add_argument("--who", default="")
+    p = sub.add_parser(
+        "amend",
+        help=HELP["amend"],
+        description="A correction of a closed round, kept beside the original record with "
+        "who, when and why. A verdict amended up to kept stands only when the round's own "
+        "measurement keeps it under the verdict rule; otherwise the round is held for review "
+        "(its verdict unchanged) until `pto-tui round confirm N --reason ...`. A round without "
+        "valid samples cannot be kept. Downgrades with a reason are allowed.",
+    )
+    p.add_argument("number", type=int, help="the closed round to correct")
+    p.add_argument("--field", required=True, choices=("verdict", "analysis", "next"),
+                   help="what to correct")
+    p.add_argument("--value", required=True, help="the corrected value (a verdict: kept, "
+                   "neutral, failure, inconclusive)")
+    p.add_argument("--why", required=True, help="the reason, recorded with the correction "
+                   "(a verdict's: at least two words)")
+    p.add_argument("--who", default="", help="who corrects (default: user@host)")
     add_json_flag(p)
     p.set_defaults(handler=cmd_amend)
 
@@ -197,8 +208,14 @@ def cmd_phase(args: argparse.Namespace) -> int:
 
 
 def cmd_amend(args: argparse.Namespace) -> int:
+    from pto_tui.core.campaign.amendments import HELD_AMENDMENT
+
     with open_campaign(args, write=True) as campaign:
         record = campaign.amend(args.number, args.field, args.value, args.why, args.who)
         warnings = campaign.warnings
-    finish(args, round_to_dict(record), warnings, f"round {args.number}: amendment recorded")
+    held = record.held_for_review and not record.review_confirmation and any(
+        HELD_AMENDMENT in flag for flag in record.flags)
+    message = (f"round {args.number}: held for review, not amended (see the warning)" if held
+               and args.field == "verdict" else f"round {args.number}: amendment recorded")
+    finish(args, round_to_dict(record), warnings, message)
     return 0

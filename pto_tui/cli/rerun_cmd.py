@@ -18,13 +18,20 @@ def add_rerun(rsub: argparse._SubParsersAction) -> None:
         "open; every gate of `round start` applies. N itself is not changed.",
     )
     s.add_argument("number", type=int, help="the inconclusive round to rerun")
+    s.add_argument("--recheck", default="", metavar="TEXT",
+                   help="three-round rule: the bottleneck class re-checked (when three rounds "
+                   "in a row were not kept)")
+    s.add_argument("--new-direction", default="", metavar="TEXT",
+                   help="three-round rule: the new direction this rerun takes")
     add_json_flag(s)
     s.set_defaults(handler=cmd_rerun)
 
 
 def cmd_rerun(args: argparse.Namespace) -> int:
     with open_campaign(args, write=True, command="pto-tui round rerun") as campaign:
-        record = campaign.rerun_round(args.number)
+        record = campaign.rerun_round(
+            args.number, bottleneck_recheck=args.recheck, new_direction=args.new_direction
+        )
         folder = campaign.layout.round_dir(record.number)
         warnings = campaign.warnings
     files = ", ".join(record.changes.files) or "no files"

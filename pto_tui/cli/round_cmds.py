@@ -54,14 +54,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     s = rsub.add_parser(
         "confirm",
-        help="keep a round held for review (a speedup above discipline.review_gain)",
-        description="A closed round whose speedup is above discipline.review_gain is held for "
-        "review (inconclusive, not the frontier); confirming it with a reason records the "
-        "reason in the round and makes it kept.",
+        help="keep a round held for review, or adopt a round pto-tui did not measure",
+        description="A closed round is held for review (inconclusive, not the frontier) when "
+        "its speedup is above discipline.review_gain, or when its verdict was amended to kept "
+        "against what its measurement gives; confirming it with a reason records the reason "
+        "in the round and makes it kept. A round imported or written by hand never leads by "
+        "itself; confirming it adopts it as it stands (it may then be the frontier).",
     )
     s.add_argument("number", type=int)
-    s.add_argument("--reason", required=True, help="why the speedup is real (a few words)")
-    s.add_argument("--who", default="")
+    s.add_argument("--reason", required=True, help="why the result is real (a few words)")
+    s.add_argument("--who", default="", help="who confirms (default: user@host)")
     add_json_flag(s)
     s.set_defaults(handler=cmd_confirm)
 
@@ -320,7 +322,8 @@ def cmd_confirm(args: argparse.Namespace) -> int:
     with open_campaign(args, write=True, command="pto-tui round confirm") as campaign:
         record = campaign.confirm_review(args.number, args.reason, who=args.who)
         warnings = campaign.warnings
-    message = f"round {record.number} confirmed: kept — {record.review_confirmation}"
+    how = "kept" if record.held_for_review else "adopted as it stands"
+    message = f"round {record.number} confirmed: {how} — {record.review_confirmation}"
     finish(args, round_to_dict(record), warnings, message)
     return 0
 

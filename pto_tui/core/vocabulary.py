@@ -86,6 +86,7 @@ PRE_EDIT_FIELDS: tuple[tuple[str, str], ...] = (
     ("main_risk", "Main risk"),
 )
 
+COSTMODEL_PHASE = "costmodel-guided"  # a campaign without a costmodel never enters it by itself
 DEFAULT_PHASES: tuple[str, ...] = (
     "baseline",
     "costmodel-guided",

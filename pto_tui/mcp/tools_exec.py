@@ -17,7 +17,7 @@ from mcp.types import CallToolResult
 
 from pto_tui.core.project.config import Target
 from pto_tui.core.project.file import ProjectFile
-from pto_tui.core.project.lock import workspace_upload_lock
+from pto_tui.core.project.run_claim import workspace_upload_lock
 from pto_tui.jobs.model import JobRecord, JobSpec, shown_state
 from pto_tui.jobs.runner import JobRunner
 from pto_tui.mcp.envelope import ok

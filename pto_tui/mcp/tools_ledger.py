@@ -25,15 +25,21 @@ def register(server: MCPServer, projects: Projects) -> None:
     def amend(number: int, field: str, value: str, why: str, project: str = "",
               who: str = "") -> CallToolResult:
         """Correct a closed round's verdict, analysis or next step (field): the correction
-        is kept beside the original record with its reason (why), never over it."""
+        is kept beside the original record with its reason (why), never over it. A verdict
+        amended up to kept stands only when the round's own measurement keeps it under the
+        verdict rule; otherwise the round is held for review (its verdict unchanged, a
+        warning says so) until the user confirms it with round_confirm. A round without
+        valid samples cannot be kept. Downgrades with a reason are allowed."""
         with projects.campaign(project, write=True, command="amend") as campaign:
             record = campaign.amend(number, field, value, why, who)
             return ok(round_to_dict(record), campaign.warnings)
 
     @guarded
     def round_confirm(number: int, reason: str, project: str = "", who: str = "") -> CallToolResult:
-        """Keep a round held for review (a speedup above discipline.review_gain): the
-        user's reason why the speedup is real is recorded. Only with the user's word."""
+        """Keep a round held for review (a speedup above discipline.review_gain, or an
+        amendment to kept its numbers do not support), or adopt a round pto-tui did not
+        measure (imported, written by hand) so it may lead: the user's reason is recorded
+        and shown. Only with the user's word."""
         with projects.campaign(project, write=True, command="round confirm") as campaign:
             record = campaign.confirm_review(number, reason, who)
             return ok(round_to_dict(record), campaign.warnings)
@@ -48,12 +54,17 @@ def register(server: MCPServer, projects: Projects) -> None:
             return ok(payloads.phases(campaign), campaign.warnings)
 
     @guarded
-    def round_rerun(number: int, project: str = "") -> CallToolResult:
+    def round_rerun(
+        number: int, project: str = "", bottleneck_recheck: str = "", new_direction: str = ""
+    ) -> CallToolResult:
         """Open the next round as a rerun of the inconclusive round `number`: its Pre-Edit
         answers, its base, its parameter values and files put back in the workspace
-        (`pto-tui round rerun`). Then run it with round_run. Every start gate applies."""
+        (`pto-tui round rerun`). Then run it with round_run. Every start gate applies; when
+        the three-round rule does, give bottleneck_recheck and new_direction."""
         with projects.campaign(project, write=True, command="round rerun") as campaign:
-            record = campaign.rerun_round(number)
+            record = campaign.rerun_round(
+                number, bottleneck_recheck=bottleneck_recheck, new_direction=new_direction
+            )
             return ok(round_to_dict(record), campaign.warnings)
 
     @guarded

@@ -68,9 +68,10 @@ class Session:
         """Read rounds and status (blocking: call from a thread worker)."""
         self.campaign.refresh_project()  # another process may have changed project.toml
         rounds = self.campaign.rounds()
+        closed = {r.number for r in rounds if r.is_closed}  # a closed round's journal is spent
         snapshot = Snapshot(status=self.campaign.status(rounds), rounds=rounds,
                             jobs=list_records(self.layout.jobs_dir),
-                            journals=unfinished(self.layout))
+                            journals=[j for j in unfinished(self.layout) if j["round"] not in closed])
         self.snapshot = snapshot
         return snapshot
 

@@ -50,9 +50,23 @@ def test_handwritten_project_opens(project: Path, capsys: pytest.CaptureFixture[
     assert shown["pre_edit"]["hypothesis"] == "QK base M 64 -> 32 raises cube occupancy"
     assert shown["changes"]["based_on"] == 0
     assert shown["imported"] is True
+    # rounds pto-tui did not measure never lead by themselves: status says why
     status = cli_json(capsys, "--project", project, "status")
-    assert status["frontier_round"] == 1
+    assert status["frontier_round"] is None and status["speedup_vs_initial"] is None
+    passed = "\n".join(status["frontier_passed_over"])
+    assert "iter-000" in passed and "iter-001" in passed and "not measured by pto-tui" in passed
+    assert "round confirm 1 --reason" in passed
+    # a recorded confirmation adopts them; the hand-written files stay untouched
+    for number in (0, 1):
+        assert cli("--project", project, "round", "confirm", str(number), "--reason",
+                   "measured on the NPU by the agent, logs checked") == 0
+    status = cli_json(capsys, "--project", project, "status")
+    assert status["frontier_round"] == 1 and status["frontier_passed_over"] == []
     assert status["speedup_vs_initial"] == pytest.approx(5800 / 4900)
+    assert "measured on the NPU" in cli_json(capsys, "--project", project, "show", "1")[
+        "record"]["review_confirmation"]
+    after = digests(project)  # pto-tui's own notes go beside the hand-written ones
+    assert {name: after[name] for name in before} == before
 
     # importing again changes nothing and says so
     again = cli_json(capsys, "import", project)
@@ -69,6 +83,10 @@ def test_nothing_the_handwritten_files_hold_is_lost(
     assert (torch["avg_us"], torch["min_us"], torch["max_us"]) == (3210.0, 3150.0, 3400.0)
     assert (torch["tflops"], torch["warmup"], torch["runs"]) == (42.8, 5, 10)
     assert "scaled_dot_product_attention" in torch["label"]
+    assert status["speedup_vs_torch"] is None  # no frontier until a round is adopted
+    assert cli("--project", project, "round", "confirm", "1", "--reason",
+               "the agent measured it on the NPU") == 0
+    status = cli_json(capsys, "--project", project, "status")
     assert status["speedup_vs_torch"] == pytest.approx(3210 / 4900)
     # the case (TASK_REQUIREMENTS.md) and the tunables (the workspace source)
     assert status["case"].startswith("B=1, N=16, S=8192, D=128; float16")
@@ -167,7 +185,10 @@ def test_a_round_added_by_hand_is_read_and_checked(project: Path, capsys: pytest
     assert "[pre-edit-complete]" in flags and "Main risk" in flags
     assert "[honest-verdict]" in flags  # kept from one number
     status = cli_json(capsys, "--project", project, "status")
-    assert status["unreadable_rounds"] == [] and status["frontier_round"] == 4
+    # a round written by hand never leads by itself: the frontier passes over it, saying so
+    assert status["unreadable_rounds"] == [] and status["frontier_round"] is None
+    assert any(line.startswith("iter-004 (4800 us) is not the frontier: written by hand")
+               for line in status["frontier_passed_over"])
     assert (
         cli_json(capsys, "--project", project, "show", "4")["record"]["pre_edit"].get("main_risk", "") == ""
     )

@@ -81,15 +81,45 @@ def test_lock_from_another_host_is_not_presumed_stale(tmp_path: Path) -> None:
         ProjectLock(state).acquire()
 
 
-def test_nested_acquire_in_one_process(tmp_path: Path) -> None:
-    outer = ProjectLock(tmp_path)
+def test_nesting_is_by_owner_not_by_process(tmp_path: Path) -> None:
+    outer = ProjectLock(tmp_path, command="exec")
     outer.acquire()
-    inner = ProjectLock(tmp_path)
-    inner.acquire()
+    # another owner in the same process (a second MCP call) is refused like another process
+    other = ProjectLock(tmp_path, command="round changes")
+    with pytest.raises(LockedError, match=r"locked by another pto-tui: pid \d+ .*\(exec\)"):
+        other.acquire(wait=0.2)
+    other.release()  # never held: releasing it leaves the owner's lock alone
+    assert json.loads((tmp_path / "lock.json").read_text())["owner"] == outer.owner
+    # the same owner nests; the inner release keeps the lock
+    inner = ProjectLock(tmp_path, owner=outer.owner)
+    inner.acquire(wait=0)
     inner.release()
     assert (tmp_path / "lock.json").exists()  # still held by the outer user
     outer.release()
     assert not (tmp_path / "lock.json").exists()
+    other.acquire(wait=0)
+    other.release()
+
+
+def test_a_lock_from_another_host_is_never_stale_even_with_a_pid_dead_here(tmp_path: Path) -> None:
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    (tmp_path / "lock.json").write_text(
+        json.dumps({"pid": int(dead.stdout), "host": "elsewhere", "since": 0}))
+    with pytest.raises(LockedError, match="on elsewhere"):
+        ProjectLock(tmp_path).acquire(wait=0)
+    assert json.loads((tmp_path / "lock.json").read_text())["host"] == "elsewhere"
+
+
+def test_a_lock_from_another_host_with_this_pid_is_not_ours(tmp_path: Path) -> None:
+    import os
+
+    (tmp_path / "lock.json").write_text(
+        json.dumps({"pid": os.getpid(), "host": "elsewhere", "since": 0, "owner": "x"}))
+    with pytest.raises(LockedError, match="on elsewhere"):
+        ProjectLock(tmp_path).acquire(wait=0)
+    assert json.loads((tmp_path / "lock.json").read_text())["host"] == "elsewhere"
 
 
 RELEASE_SOON = """

@@ -153,10 +153,28 @@ async def test_term_ignored_escalates_to_kill(place: Place, runner: JobRunner) -
 
 
 async def test_cancel_while_queued(place: Place, runner: JobRunner) -> None:
-    job = await runner.submit(place.target, JobSpec("echo never"))
+    job = await runner.submit(place.target, JobSpec("touch never-ran"))
     record = await job.cancel()
     assert record.state is JobState.CANCELLED
-    assert record.exit_code is None
+    assert record.exit_code is None and record.started_at is None
+    await asyncio.sleep(0.5)
+    assert not (place.work_dir / "never-ran").exists()  # the command was never started
+
+
+async def test_cancel_while_syncing_never_starts_the_command(
+    place: Place, runner: JobRunner, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    for index in range(400):  # enough files that the upload takes a while
+        (workspace / f"f{index:03d}.bin").write_bytes(bytes([index % 256]) * 20_000)
+    job = await runner.submit(place.target, JobSpec("touch never-ran"), sync_from=workspace)
+    assert await wait_until(lambda: job.state is not JobState.QUEUED, 20, interval=0.001)
+    assert job.state is JobState.SYNCING, job.state
+    record = await job.cancel()
+    assert record.state is JobState.CANCELLED and record.started_at is None
+    await asyncio.sleep(0.5)
+    assert not list(place.work_dir.rglob("never-ran"))
 
 
 async def test_back_pressure_holds_the_writer(place: Place, runner: JobRunner) -> None:

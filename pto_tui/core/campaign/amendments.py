@@ -1,5 +1,12 @@
 """Corrections to closed rounds, kept beside the original record (which is never
-rewritten), and the refusal to delete a round: the ledger is append-only."""
+rewritten), and the refusal to delete a round: the ledger is append-only.
+
+An amendment never mints a win: a verdict amended up to kept stands only when the
+round's own measurement keeps it under the verdict rule (against the frontier it was
+judged against). Otherwise the round is *held for review*: its verdict stays, and only
+`round confirm N --reason` (recorded and shown) keeps it. A round with no valid samples
+has nothing to keep. Downgrades, with a reason, stay allowed.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +16,12 @@ import socket
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.errors import InputError, RuleViolation
 from pto_tui.core.rounds.records import Amendment, Round
-from pto_tui.core.rules.gates import HONEST_HISTORY, REVIEW_LARGE_GAIN, reason_problem
+from pto_tui.core.rules.gates import HONEST_HISTORY, HONEST_VERDICT, REVIEW_LARGE_GAIN, reason_problem
+from pto_tui.core.rules.verdict import invalid_sample_reason
 from pto_tui.core.vocabulary import Verdict
+
+# the flag a held amendment leaves on its round (the confirmation then keeps it)
+HELD_AMENDMENT = "review: amended to kept against its measurement"
 
 AMENDABLE = ("verdict", "analysis", "next")
 
@@ -20,6 +31,7 @@ def amend(
 ) -> Round:
     """A correction kept beside the original: the original record is never rewritten."""
     campaign.require_write()
+    campaign.check_owner(number)
     record = campaign.reads.round(number)
     if not record.is_closed:
         raise InputError(
@@ -30,17 +42,62 @@ def amend(
     if record.tampered:
         raise RuleViolation(HONEST_HISTORY, _tampered_message(record))
     old = _current_value(record, field_name, new_value)
-    if field_name == "verdict" and record.held_for_review and not record.review_confirmation:
-        raise RuleViolation(
-            REVIEW_LARGE_GAIN,
-            f"round {number} is held for review: confirm it with "
-            f"`pto-tui round confirm {number} --reason ...`, not an amendment",
-        )
     who = who or _who()
+    if field_name == "verdict":
+        _check_verdict_amendment(record, why)
+        if new_value == Verdict.KEPT.value and old != Verdict.KEPT.value:
+            verdict, reason = _by_numbers(campaign, record)
+            if verdict is not Verdict.KEPT:
+                return _hold(campaign, record, who, why, f"{verdict.value} ({reason})")
     record.amendments.append(
         Amendment(who=who, when=now_text(), why=why, field=field_name, old=old, new=new_value)
     )
     campaign.publish(record)
+    return record
+
+
+def _check_verdict_amendment(record: Round, why: str) -> None:
+    if record.held_for_review and not record.review_confirmation:
+        rule = HONEST_VERDICT if HELD_AMENDMENT in " ".join(record.flags) else REVIEW_LARGE_GAIN
+        raise RuleViolation(
+            rule,
+            f"round {record.number} is held for review: confirm it with "
+            f"`pto-tui round confirm {record.number} --reason ...`, not an amendment",
+        )
+    problem = reason_problem(why)
+    if problem:
+        raise RuleViolation(HONEST_VERDICT, f"amending round {record.number}'s verdict: {problem}")
+
+
+def _by_numbers(campaign: CampaignContext, record: Round) -> tuple[Verdict, str]:
+    """The verdict the round's own measurement gets under the verdict rule, against the
+    frontier of the rounds before it (held for review counts as inconclusive); refused
+    outright when it has nothing measured to keep."""
+    from pto_tui.core.campaign.closing import RoundClosing
+    from pto_tui.core.campaign.status import frontier_of
+
+    problem = invalid_sample_reason(record.measurement.samples_us)
+    if problem or record.measurement.correctness != "pass":
+        why = problem or f"correctness {record.measurement.correctness or 'not recorded'}"
+        raise RuleViolation(
+            HONEST_VERDICT,
+            f"round {record.number} cannot be kept: it has no valid measurement ({why}); "
+            "measure the change again in a new round",
+        )
+    earlier = [r for r in campaign.current_rounds() if r.number < record.number]
+    result = RoundClosing(campaign).judge(record, frontier_of(earlier))
+    return (Verdict.INCONCLUSIVE if result.held else result.verdict), result.reason
+
+
+def _hold(campaign: CampaignContext, record: Round, who: str, why: str, gives: str) -> Round:
+    """The amendment to kept the numbers do not support: held for a person's confirmation."""
+    record.held_for_review = True
+    record.flags.append(f"{HELD_AMENDMENT} by {who} ({why.strip()}): the numbers give {gives}")
+    campaign.publish(record)
+    campaign.warnings.append(
+        f"[{HONEST_VERDICT}] round {record.number} is held for review, not kept: its measurement "
+        f"gives {gives}; keep it only with `pto-tui round confirm {record.number} --reason ...`"
+    )
     return record
 
 
@@ -49,11 +106,15 @@ def confirm_review(campaign: CampaignContext, number: int, reason: str, who: str
     reason is recorded in the round, and the verdict becomes kept as an amendment beside
     the original (so the log and notes.md show both)."""
     campaign.require_write()
+    campaign.check_owner(number)
     record = campaign.reads.round(number)
     if record.tampered:
         raise RuleViolation(HONEST_HISTORY, _tampered_message(record))
-    if not record.is_closed or not record.held_for_review:
-        raise RuleViolation(REVIEW_LARGE_GAIN, f"round {number} is not a closed round held for review")
+    if not record.is_closed or not (record.held_for_review or record.imported):
+        raise RuleViolation(
+            REVIEW_LARGE_GAIN,
+            f"round {number} is not a closed round held for review (nor one pto-tui did not measure)",
+        )
     if record.review_confirmation:
         raise RuleViolation(
             REVIEW_LARGE_GAIN, f"round {number} was confirmed already: {record.review_confirmation}"
@@ -63,6 +124,9 @@ def confirm_review(campaign: CampaignContext, number: int, reason: str, who: str
         raise RuleViolation(REVIEW_LARGE_GAIN, f"confirming round {number}: {problem}")
     who, when = who or _who(), now_text()
     record.review_confirmation = f"{who} at {when}: {reason.strip()}"
+    if not record.held_for_review:  # a round measured elsewhere, adopted as it stands
+        campaign.publish(record)
+        return record
     record.amendments.append(
         Amendment(
             who=who,

@@ -183,11 +183,16 @@ class Campaign(CampaignContext):
             pre, phase=phase, based_on=based_on, title=title, restore=restore, rerun_of=rerun_of
         )
 
-    def rerun_round(self, number: int) -> Round:
-        """Open the next round as a rerun of the inconclusive round `number` (see `rerun`)."""
+    @_writes
+    def rerun_round(self, number: int, *, bottleneck_recheck: str = "", new_direction: str = "") -> Round:
+        """Open the next round as a rerun of the inconclusive round `number` (see `rerun`);
+        the lock is held throughout (the workspace is restored in it). The three-round
+        rule's answers, when it applies, are given here."""
         from pto_tui.core.campaign import rerun
 
-        return rerun.rerun_round(self, number)
+        return rerun.rerun_round(
+            self, number, bottleneck_recheck=bottleneck_recheck, new_direction=new_direction
+        )
 
     @_writes
     @_one_write

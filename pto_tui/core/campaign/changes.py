@@ -55,7 +55,12 @@ class ChangeRecorder:
         campaign = self.campaign
         campaign.require_write()
         record = campaign.open_record(number)
+        # --set writes the source: never under another owner's build
+        campaign.check_owner(
+            record.number, workspace=True, doing=f"recording iter-{record.number:03d}'s changes"
+        )
         changes = record.changes
+        given_kind = changes.kind if changes.kind != self._inferred_kind(changes) else None
         refuse(bug_fix_findings(bug_fix))
         changes.bug_fix = bug_fix or changes.bug_fix
         changes.risk_justification = risk_justification or changes.risk_justification
@@ -70,7 +75,8 @@ class ChangeRecorder:
         base = record.base_snapshot
         changes.files = campaign.snapshots.changed_files(base) if base else []
         diff_text = campaign.snapshots.diff(base) if base else ""
-        changes.kind = kind if kind is not None else self._inferred_kind(changes)
+        # a kind given earlier (by an agent, a person) stands until another is given
+        changes.kind = kind or given_kind or self._inferred_kind(changes)
         changes.description = description or changes.description
         changes.high_risk = diff_risks(diff_text) + parameter_risks(
             (p.name, p.old, p.new) for p in changes.parameters

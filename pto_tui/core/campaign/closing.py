@@ -35,6 +35,7 @@ class RoundClosing:
         campaign = self.campaign
         campaign.require_write()
         record = campaign.open_record(number)
+        campaign.check_owner(record.number)
         check_integrity(campaign, record)
         result = self.decide(record)
         if claimed is not None and claimed is not result.verdict:
@@ -57,6 +58,10 @@ class RoundClosing:
         record.closed_at = now_text()
         record.snapshot = campaign.snapshots.take()
         campaign.publish(record)
+        # the next round starts from the frontier (this round, when kept): so do the values
+        frontier = campaign.reads.derived(frontier_of)
+        if frontier is not None and campaign.note_start_values(frontier.changes.snapshot):
+            campaign.project.save()
         return record
 
     def preview(self, number: int | None = None) -> Round:
@@ -68,6 +73,11 @@ class RoundClosing:
 
     def decide(self, record: Round) -> VerdictResult:
         """The verdict of an open round from its measurements against the frontier."""
+        # the round being decided is open, so never the frontier: the model's own frontier
+        return self.judge(record, self.campaign.reads.derived(frontier_of))
+
+    def judge(self, record: Round, frontier: Round | None) -> VerdictResult:
+        """The verdict the verdict rule gives `record`'s measurements against `frontier`."""
         m = record.measurement
         if not m.build:
             raise RuleViolation(CORRECTNESS_FIRST, "no build recorded: record the measurement first")
@@ -79,10 +89,8 @@ class RoundClosing:
             # the run produced no usable result (missing or malformed report, no
             # "test success" line, blocked benchmark): an invalid round
             return VerdictResult(Verdict.FAILURE, f"invalid round: {m.problem}", "")
-        rounds = self.campaign.current_rounds()
-        # the round being decided is open, so never the frontier: the model's own frontier
-        frontier = self.campaign.reads.derived(frontier_of)
-        baseline = next((r for r in rounds if r.is_baseline), None)
+        rounds = self.campaign.current_rounds()  # in order: the baseline first
+        baseline = rounds[0] if rounds and rounds[0].is_baseline else None
         base_print = baseline.measurement.fingerprint if baseline else ""
         d = self.campaign.config.discipline
         result = decide(

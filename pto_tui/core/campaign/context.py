@@ -22,10 +22,11 @@ from pto_tui.core.project.config import ProjectConfig, Scalar
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import ProjectLock
+from pto_tui.core.project.run_claim import blocking_claim, drop_claim, take_claim
 from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger, LedgerProblems
 from pto_tui.core.rounds.records import CLOSED, Round, copy_record
 from pto_tui.core.rounds.render import TorchBaseline
-from pto_tui.core.rules.gates import HONEST_HISTORY
+from pto_tui.core.rules.gates import HONEST_HISTORY, ONE_OWNER_PER_ROUND
 
 if TYPE_CHECKING:
     from pto_tui.core.workspace.snapshots import SnapshotStore
@@ -88,6 +89,40 @@ class CampaignContext:
                 finally:
                     if self.after_write is not None:
                         self.after_write()
+
+    @property
+    def owner(self) -> str:
+        """This campaign's owner token: its lock's, and its runs'."""
+        return self.lock.owner
+
+    @contextmanager
+    def running(self, number: int | None, what: str) -> Iterator[None]:
+        """Own the workspace (and round `number`) for a whole run: another owner's run, its
+        writes to that round and its builds are refused until the run ends."""
+        with self.writing():
+            self.check_owner(number, workspace=True, doing=what)
+            taken = take_claim(self.layout.state_dir, owner=self.owner,
+                               command=self.lock.command, what=what, number=number)
+        try:
+            yield
+        finally:
+            if taken:
+                drop_claim(self.layout.state_dir, self.owner)
+
+    def check_owner(self, number: int | None, *, workspace: bool = False, doing: str = "") -> None:
+        """Refuse a write to round `number` while another owner runs it; with `workspace`,
+        while another owner runs anything (the write changes or builds the workspace)."""
+        claim = blocking_claim(self.layout.state_dir, self.owner)
+        if claim is None or not (workspace or claim.round == number):
+            return
+        what = doing or (f"writing iter-{number:03d}" if number is not None else "this write")
+        raise RuleViolation(
+            ONE_OWNER_PER_ROUND,
+            f"{claim.describe()} is in progress; {what} waits until it ends "
+            "(one owner per running round)",
+            hint="cancel that run, or wait for it to finish; a run whose pto-tui died is "
+            "taken over by the next one (`pto-tui round run --resume`)",
+        )
 
     def refresh_project(self) -> None:
         """Read project.toml again when it changed on disk since it was read."""
@@ -154,6 +189,20 @@ class CampaignContext:
         self.warnings += self.ledger.update_iterations(
             record, self.current_rounds, self.torch_baseline()
         )
+
+    def note_start_values(self, snapshot: dict[str, Scalar]) -> bool:
+        """[tunables] values as the next round starts from `snapshot`; True when one
+        changed (call save() then). Only the knobs outside the source (env, case): a
+        source knob's value is the workspace's, which a restore or the round's recorded
+        changes write back."""
+        tunables = self.config.tunables
+        changed = False
+        for name, value in snapshot.items():
+            known = tunables.get(name)
+            if known is not None and known.kind in ("env", "case") and known.value != value:
+                self.project.set(f"tunables.{name}.value", value)
+                changed = True
+        return changed
 
     def parameter_snapshot(self) -> dict[str, Scalar]:
         return {name: t.value for name, t in self.config.tunables.items()}

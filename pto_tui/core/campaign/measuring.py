@@ -15,6 +15,7 @@ def record_measurement(
     """Build, correctness and benchmark samples of the open round."""
     campaign.require_write()
     record = campaign.open_record(number)
+    campaign.check_owner(record.number)
     refuse(measurement_findings(measurement.build, measurement.correctness, measurement.samples_us))
     check_integrity(campaign, record)
     check_risks_justified(record)

@@ -10,7 +10,7 @@ from pto_tui.core.campaign.checks import discipline_in_force
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError, RuleViolation
-from pto_tui.core.project.config import workload_fingerprint
+from pto_tui.core.project.config import Scalar, workload_fingerprint
 from pto_tui.core.rounds.records import CLOSED, EnvironmentNotes, Measurement, PreEdit, Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.gates import (
@@ -22,6 +22,7 @@ from pto_tui.core.rules.gates import (
 )
 from pto_tui.core.rules.scope import protected_hashes
 from pto_tui.core.rules.verdict import invalid_sample_reason, stability_of
+from pto_tui.core.vocabulary import COSTMODEL_PHASE
 
 
 class RoundOpening:
@@ -34,6 +35,7 @@ class RoundOpening:
         """The environment round's outcome, kept on iter-000 (created open if needed). It
         may be repeated until the baseline closes iter-000; every earlier attempt is kept."""
         self.campaign.require_write()
+        self.campaign.check_owner(0)
         record = self.campaign.baseline_record()
         if record is not None and record.is_closed and record.environment is not None:
             raise RuleViolation(
@@ -53,6 +55,7 @@ class RoundOpening:
         """Close iter-000 with the initial PTO measurement (the reference of every speedup)."""
         campaign = self.campaign
         campaign.require_write()
+        campaign.check_owner(0)
         record = campaign.baseline_record()
         if record is not None and record.is_closed:
             raise RuleViolation(
@@ -119,6 +122,7 @@ class RoundOpening:
         it to the inconclusive round it measures again (see `rerun`)."""
         campaign = self.campaign
         campaign.require_write()
+        campaign.check_owner(None, workspace=True, doing="starting a round")
         rounds = campaign.current_rounds()
         refuse(start_findings(pre, rounds))
         if phase is not None:
@@ -141,7 +145,7 @@ class RoundOpening:
         record.changes.based_on = base.number
         record.changes.snapshot = dict(base.changes.snapshot) or campaign.parameter_snapshot()
         campaign.publish(record)
-        self._keep_number(number)
+        self._keep_number(number, record.changes.snapshot)
         return record
 
     def _restore(self, base: Round) -> None:
@@ -177,11 +181,15 @@ class RoundOpening:
         next_on_disk = (on_disk[-1] + 1) if on_disk else 0
         return max(next_on_disk, int(project.get_state("last_round", 0)) + 1)
 
-    def _keep_number(self, number: int) -> None:
+    def _keep_number(self, number: int, starts_from: dict[str, Scalar]) -> None:
         """Saved once the round's folder exists: a reader never sees a number claimed
-        without its round (a "missing round")."""
-        self.campaign.project.set("state.last_round", number)
-        self.campaign.project.save()
+        without its round (a "missing round"). The tunables' values become those the
+        round starts from (its base's), not the last round's: `suggest` and the context
+        call them current."""
+        project = self.campaign.project
+        project.set("state.last_round", number)
+        self.campaign.note_start_values(starts_from)
+        project.save()
 
     def set_phase(self, phase: str) -> None:
         """The phase new rounds fall in (the chart's background bands)."""
@@ -200,9 +208,11 @@ class RoundOpening:
         phases = self.campaign.config.phases
         document = self.campaign.project.document
         current = str(document.get("phases", {}).get("current") or phases[0])
-        if current == phases[0] and len(phases) > 1:
-            return phases[1]
-        return current
+        if current != phases[0] or len(phases) == 1:
+            return current
+        # the phase after the baseline, past the costmodel's own while it is disabled
+        later = [p for p in phases[1:] if p != COSTMODEL_PHASE or self.campaign.config.costmodel.enabled]
+        return later[0] if later else phases[1]
 
 
 def check_environment_passed(baseline: Round | None) -> None:

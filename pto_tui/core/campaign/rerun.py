@@ -102,16 +102,22 @@ def _check_restorable(original: Round) -> int:
     return original.changes.based_on
 
 
-def rerun_round(campaign: Campaign, number: int) -> Round:
+def rerun_round(
+    campaign: Campaign, number: int, *, bottleneck_recheck: str = "", new_direction: str = ""
+) -> Round:
     """Open the next round as a rerun of the inconclusive round `number`: its Pre-Edit
-    answers, its base, its parameter values and its files; returns the open round."""
+    answers (the three-round rule's answered anew when given), its base, its parameter
+    values and its files; returns the open round."""
     campaign.require_write()
     original = campaign.round(number)
     refuse(rerun_findings(original))
     based_on = _check_restorable(original)
     phase = original.phase if original.phase in campaign.config.phases else None
+    pre = copy.deepcopy(original.pre_edit)
+    pre.bottleneck_recheck = bottleneck_recheck or pre.bottleneck_recheck
+    pre.new_direction = new_direction or pre.new_direction
     record = campaign.start_round(
-        copy.deepcopy(original.pre_edit),
+        pre,
         phase=phase,
         based_on=based_on,
         title=rerun_title(original),

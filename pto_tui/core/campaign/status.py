@@ -38,6 +38,8 @@ class CampaignStatus:
     # closed rounds that no longer match runs/closed.log: round -> what differs
     tampered: dict[int, list[str]] = field(default_factory=dict)
     target_mode: str = "npu"  # npu | cpu-sim | demo
+    # faster rounds the frontier passes over (not measured by pto-tui), said in words
+    frontier_passed_over: list[str] = field(default_factory=list)
 
     @property
     def simulated(self) -> bool:
@@ -58,6 +60,7 @@ class CampaignStatus:
             "torch_baseline": torch,
             "frontier_round": self.frontier_round,
             "frontier_us": self.frontier_us,
+            "frontier_passed_over": self.frontier_passed_over,
             "speedup_vs_initial": self.speedup_vs_initial,
             "speedup_vs_torch": self.speedup_vs_torch,
             "open_round": self.open_round,
@@ -74,8 +77,8 @@ class CampaignStatus:
         }
 
 
-def frontier_of(rounds: list[Round]) -> Round | None:
-    """The best so far: the fastest kept round, else the baseline."""
+def _contenders(rounds: list[Round]) -> list[tuple[float, Round]]:
+    """The closed kept rounds and the baseline, with their medians."""
     # the verdict first: a median is computed only for the kept rounds and the baseline;
     # plain attributes before the calls (this runs at every write, over every round)
     kept = [
@@ -87,8 +90,31 @@ def frontier_of(rounds: list[Round]) -> Round | None:
             or ((r.verdict is Verdict.KEPT or r.amendments) and r.effective_verdict() is Verdict.KEPT)
         )
     ]
-    medians = [(m, r) for r in kept if (m := r.measurement.median_us) is not None]
-    return min(medians, key=lambda pair: pair[0], default=(0.0, None))[1]
+    return [(m, r) for r in kept if (m := r.measurement.median_us) is not None]
+
+
+def frontier_of(rounds: list[Round]) -> Round | None:
+    """The best so far: the fastest kept round, else the baseline; only rounds pto-tui
+    measured (or a person adopted with a recorded confirmation) lead."""
+    leading = [(m, r) for m, r in _contenders(rounds) if r.leads]
+    return min(leading, key=lambda pair: pair[0], default=(0.0, None))[1]
+
+
+def passed_over(rounds: list[Round], frontier: Round | None) -> list[str]:
+    """Why the frontier is not a faster round: one sentence per round that was not
+    measured here and so does not lead."""
+    best = frontier.measurement.median_us if frontier is not None else None
+    out = []
+    for median, r in _contenders(rounds):
+        if r.leads or (best is not None and median >= best):
+            continue
+        how = "closed by hand (not in runs/closed.log)" if r.unlogged else (
+            "written by hand or imported, not measured by pto-tui")
+        out.append(
+            f"iter-{r.number:03d} ({median:g} us) is not the frontier: {how}; measure its change "
+            f"again in a new round, or adopt it with `pto-tui round confirm {r.number} --reason ...`"
+        )
+    return out
 
 
 def with_missing(missing: list[int], on_disk: list[int], last_round: int) -> list[int]:
@@ -136,4 +162,5 @@ def summarize(
         three_round_rule=three_round_rule_applies(rounds),
         problems=problems,
         tampered={r.number: list(r.tampered) for r in rounds if r.tampered},
+        frontier_passed_over=passed_over(rounds, frontier),
     )

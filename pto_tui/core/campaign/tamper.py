@@ -34,7 +34,9 @@ def checked(number: int, found: Found | None, logged: LogEntry | None, log_lost:
         if record is not None and record.is_closed and log_lost:
             return _marked(record, ["runs/closed.log is gone: this closed round cannot be checked"])
         if record is not None and record.is_closed and found is not None and found.sha:
-            return _marked(record, [f"{where} says closed, but pto-tui never closed it"])
+            marked = _marked(record, [f"{where} says closed, but pto-tui never closed it"])
+            marked.unlogged = True  # never the frontier: nobody measured it here
+            return marked
         return record
     if found is None or not found.sha:
         return _as_logged(logged, [f"{where} is gone (closed as {logged.verdict or '-'})"])

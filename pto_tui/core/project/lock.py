@@ -1,14 +1,18 @@
-"""One writer at a time per project: a lock file holding the writer's pid and host.
+"""One writer at a time per project: a lock file holding the writer's owner token, pid
+and host.
 
 Every write (a CLI command, an MCP tool, the terminal application) takes the lock only
 for the write itself, so a person in the terminal application and a coding agent share
 one project: a second writer waits a little (`WAIT_SECONDS`), then is refused with the
 holder named. Reads take no lock: the files are written atomically.
 
-A lock left by a dead process on this host is detected as stale and taken over; a lock
-from another host cannot be checked, so it is reported. Releasing renames the lock to
-`last-write.json`, so a reader can tell who took the lock last (the last writer, or
-a write its rules refused) without an extra write.
+The lock belongs to an owner (a token each `ProjectLock` makes, or is given), not to a
+process: two owners in one process (two MCP calls, an `exec` and a round) exclude each
+other as two processes do, only the same owner may take it again (nested), and releasing
+removes only one's own lock. A lock left by a dead process on this host is detected as
+stale and taken over; a lock from another host cannot be checked, so it is reported.
+Releasing renames the lock to `last-write.json`, so a reader can tell who took the lock
+last (the last writer, or a write its rules refused) without an extra write.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +32,7 @@ WAIT_SECONDS = 5.0  # a write is short: wait this long for another writer before
 POLL_SECONDS = 0.05
 
 
-def _hostname() -> str:
+def host_name() -> str:
     import socket  # with selectors and select: a read command never needs them
 
     return socket.gethostname()
@@ -39,6 +44,7 @@ class LockHolder:
     host: str
     since: float
     command: str = ""
+    owner: str = ""  # the owner token ("" in a lock written before tokens)
 
     def describe(self) -> str:
         started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.since))
@@ -66,6 +72,7 @@ def read_holder(path: Path) -> LockHolder | None:
             host=str(data["host"]),
             since=float(data.get("since", 0)),
             command=str(data.get("command", "")),
+            owner=str(data.get("owner", "")),
         )
     except FileNotFoundError:
         return None
@@ -74,19 +81,25 @@ def read_holder(path: Path) -> LockHolder | None:
         return LockHolder(pid=-1, host="?", since=0.0)
 
 
+def new_owner() -> str:
+    """A fresh owner token."""
+    return uuid.uuid4().hex
+
+
 def is_stale(holder: LockHolder) -> bool:
     """Stale when its process is gone on this host; another host's lock is never presumed stale."""
-    return holder.host == _hostname() and not _pid_alive(holder.pid)
+    return holder.host == host_name() and not _pid_alive(holder.pid)
 
 
 class ProjectLock:
     """Exclusive write access to a project. Use as a context manager or acquire()/release()."""
 
-    def __init__(self, state_dir: Path, command: str = "") -> None:
+    def __init__(self, state_dir: Path, command: str = "", owner: str = "") -> None:
         self.path = state_dir / LOCK_NAME
         self.command = command
+        self.owner = owner or new_owner()
         self.held = False
-        self._nested = False  # acquired again by the process that already holds it
+        self._nested = False  # acquired again by the owner that already holds it
 
     def acquire(self, wait: float | None = None) -> None:
         """Take the lock, waiting up to `wait` seconds (WAIT_SECONDS by default) while
@@ -108,9 +121,10 @@ class ProjectLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         me = {
             "pid": os.getpid(),
-            "host": _hostname(),
+            "host": host_name(),
             "since": time.time(),
             "command": self.command,
+            "owner": self.owner,
         }
         for _attempt in range(2):
             try:
@@ -119,8 +133,8 @@ class ProjectLock:
                 holder = read_holder(self.path)
                 if holder is None:
                     continue  # released meanwhile: try again
-                if holder.pid == os.getpid() and holder.host == _hostname():
-                    self.held = True  # re-entrant within one process
+                if holder.owner == self.owner:
+                    self.held = True  # re-entrant for its own owner only
                     self._nested = True
                     return
                 if is_stale(holder):
@@ -148,7 +162,7 @@ class ProjectLock:
             self.held = self._nested = False
             return
         holder = read_holder(self.path)
-        if holder and holder.pid == os.getpid() and holder.host == _hostname():
+        if holder and holder.owner == self.owner:
             try:  # released by a rename: the holder stays readable as the last writer
                 os.replace(self.path, self.path.with_name(LAST_WRITE_NAME))
             except OSError:
@@ -174,20 +188,3 @@ def last_writer(state_dir: Path) -> LockHolder | None:
     """Who took the write lock last (None when nobody has yet)."""
     holder = read_holder(state_dir / LAST_WRITE_NAME)
     return holder if holder is not None and holder.pid != -1 else None
-
-
-def workspace_upload_lock(state_dir: Path, command: str = "exec") -> ProjectLock:
-    """The lock held while a command uploads the workspace and runs on it (`exec`, from
-    the CLI and the MCP server alike): another writer's round must not see its files
-    change under it. Taken (bounded wait) or refused with the way around named."""
-    lock = ProjectLock(state_dir, command)
-    try:
-        lock.acquire()
-    except LockedError as error:
-        raise LockedError(
-            f"{error.message}; exec uploads the workspace, so it waits for the project lock",
-            file=error.file,
-            hint="run it when the other pto-tui is done, or run it without the upload "
-            "(--no-sync; sync=false over MCP) on the target's copy as it is",
-        ) from None
-    return lock

@@ -148,6 +148,8 @@ class Round:
     # not written to round.toml: set on reading when the record no longer matches
     # runs/closed.log (what differs); the record then is the round as it was closed
     tampered: list[str] = field(default_factory=list)
+    # not written either: a closed round.toml that pto-tui never closed (not in the log)
+    unlogged: bool = False
 
     @property
     def is_baseline(self) -> bool:
@@ -161,6 +163,12 @@ class Round:
     def simulated(self) -> bool:
         """Its timings come from a CPU simulation, not an NPU."""
         return self.measurement.target_mode == CPU_SIM
+
+    @property
+    def leads(self) -> bool:
+        """May be the frontier: measured by pto-tui, or adopted by a recorded confirmation
+        (a round imported or written by hand never leads by itself)."""
+        return not self.unlogged and (not self.imported or bool(self.review_confirmation))
 
     def short_hypothesis(self, limit: int = 60) -> str:
         text = self.title or self.pre_edit.hypothesis or ("baseline" if self.is_baseline else "")

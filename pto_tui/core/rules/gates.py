@@ -34,6 +34,7 @@ TOLERANCE_PROTECTED = "tolerance-protected"
 HONEST_VERDICT = "honest-verdict"
 REVIEW_LARGE_GAIN = "review-large-gain"
 DISCIPLINE_PROTECTED = "discipline-protected"
+ONE_OWNER_PER_ROUND = "one-owner-per-round"
 
 
 @dataclass(frozen=True)
