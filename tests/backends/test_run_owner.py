@@ -120,7 +120,9 @@ def test_a_running_round_has_one_owner(tmp_path: Path, capsys: pytest.CaptureFix
 def test_two_owners_in_one_process(tmp_path: Path) -> None:
     root = _project(tmp_path)
     state = root / ".pto-tui"
-    with Campaign(root, write=True, command="owner A") as a, Campaign(root, write=True, command="owner B") as b:
+    a = Campaign(root, write=True, command="owner A")
+    b = Campaign(root, write=True, command="owner B")
+    with a, b:
         with a.running(1, "round run"):
             with pytest.raises(RuleViolation) as refused:
                 b.record_changes(parameters={KNOB: 32})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import replace
+from pathlib import Path
 
 from pto_tui.core.project.config import Target
 from pto_tui.jobs.logfile import read_log, read_log_raw

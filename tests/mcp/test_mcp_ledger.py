@@ -117,3 +117,25 @@ def test_exec_runs_on_the_target_after_the_upload(tmp_path: Path) -> None:
     assert (failed["job"]["state"], failed["job"]["exit_code"]) == ("failed", 3)
     assert error_of(nowhere)["type"] in ("input_error", "config_error", "error")
     assert not (root / ".pto-tui" / "lock.json").exists()  # the upload's lock was released
+
+
+async def held_over_mcp(root: Path) -> None:
+    async with agent(root) as a:
+        result = await a.call("amend", number=1, field="verdict", value="kept", why="looks faster")
+        assert not result["is_error"], result
+        assert result["data"]["held_for_review"] is True and result["data"]["verdict"] == "inconclusive"
+        assert any("held for review" in w and "honest-verdict" in w for w in result["warnings"])
+        again = error_of(await a.call("amend", number=1, field="verdict", value="kept",
+                                      why="it really is faster"))
+        assert again["rule"] == "honest-verdict" and "round confirm 1" in again["message"]
+        status = await a.ok("status")
+        assert status["frontier_round"] == 0
+        confirmed = await a.ok("round_confirm", number=1, reason="re-measured by hand, the gain holds")
+        assert confirmed["amendments"][-1]["new"] == "kept"
+        assert (await a.ok("status"))["frontier_round"] == 1
+
+
+def test_an_amendment_to_kept_over_mcp_is_held_until_confirmed(tmp_path: Path) -> None:
+    root = ready_project(tmp_path)
+    assert run_round(root, "60,100,80", params=("kFaTileS1=128",)) == 0  # spread 50%
+    asyncio.run(held_over_mcp(root))

@@ -198,13 +198,19 @@ class RoundScreen(Screen[bool]):
         if answer is None:
             return
         field, value, why = answer
+        campaign = self.session.campaign
+        said = len(campaign.warnings)
         try:
-            self.record = self.session.campaign.amend(self.record.number, field, value, why)
+            self.record = campaign.amend(self.record.number, field, value, why)
         except PtoError as error:
             self.app.report_error(error, title="amend")  # type: ignore[attr-defined]
             return
         self.amended = True
-        self.app.notify(f"{iter_name(self.record.number)}: {field} amended", title="amend")
+        warnings = campaign.warnings[said:]
+        if warnings:  # held for review: the numbers do not keep it
+            self.app.notify(warnings[-1], title="amend held for review", severity="warning", timeout=15)
+        else:
+            self.app.notify(f"{iter_name(self.record.number)}: {field} amended", title="amend")
         await self.recompose()
         self.query_one(Tabs).focus()  # the focused widget was replaced: keys need a new one
 

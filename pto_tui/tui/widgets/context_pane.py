@@ -237,6 +237,8 @@ def _progress_rows(t: Table, st: CampaignStatus) -> None:
         f"{speed(st.speedup_vs_initial)} vs initial, "
         f"{speed(st.speedup_vs_torch)} vs torch_npu",
     )
+    for why in st.frontier_passed_over:
+        t.add_row("passed over", Text(why, style="yellow"))
     t.add_row("verdicts", "  ".join(f"{k} {v}" for k, v in st.counts.items()))
     if st.open_round is not None:
         t.add_row("open round", Text(iter_name(st.open_round), style="magenta"))

@@ -16,6 +16,8 @@ async def run_any_command(session: Session, command: str, log_pane: LogPane,
     layout = session.layout
     target = session.campaign.config.target
     sync_from = layout.workspace if layout.workspace.is_dir() else None
+    if sync_from is not None:  # never an upload under another owner's build
+        session.campaign.check_owner(None, workspace=True, doing="a command that uploads the workspace")
     job = await session.runner().submit(target, JobSpec(command=command, name="command"),
                                         sync_from=sync_from)
     log_pane.follow_blocks(job.subscribe().batches(), f"command: {command}", job.cancel)
