@@ -11,6 +11,8 @@ import errno
 import os
 from pathlib import Path
 
+from pto_tui.core.errors import disk_full
+
 
 def atomic_write_bytes(path: Path, data: bytes, scratch: Path | None = None) -> None:
     import tempfile  # with random and shutil: a read command that writes nothing never needs it
@@ -18,7 +20,13 @@ def atomic_write_bytes(path: Path, data: bytes, scratch: Path | None = None) -> 
     path.parent.mkdir(parents=True, exist_ok=True)
     folder = scratch or path.parent
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as error:
+        full = disk_full(error, path)
+        if full is not None:
+            raise full from None
+        raise
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -31,6 +39,9 @@ def atomic_write_bytes(path: Path, data: bytes, scratch: Path | None = None) -> 
         os.replace(tmp, path)
     except OSError as error:
         Path(tmp).unlink(missing_ok=True)
+        full = disk_full(error, path)
+        if full is not None:
+            raise full from None
         if scratch is None or error.errno != errno.EXDEV:
             raise
         atomic_write_bytes(path, data)  # the scratch folder is on another file system
@@ -48,9 +59,15 @@ def staged_write_text(path: Path, text: str) -> None:
     in place and flushed to disk, no temporary file and rename of its own, since the
     folder appears whole by one rename once all its files are written."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    with os.fdopen(fd, "wb") as handle:
-        os.fchmod(fd, 0o644)  # as atomic_write_bytes gives a new file, whatever the umask
-        handle.write(text.encode("utf-8"))
-        handle.flush()
-        os.fsync(fd)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(fd, 0o644)  # as atomic_write_bytes gives a new file, whatever the umask
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(fd)
+    except OSError as error:
+        full = disk_full(error, path)
+        if full is not None:
+            raise full from None
+        raise

@@ -67,6 +67,23 @@ class LockedError(PtoError):
     """Another pto-tui process holds the project lock."""
 
 
+class DiskFullError(PtoError):
+    """The disk (or the user's quota) has no room for a write; nothing half-written stays."""
+
+
+def disk_full(error: OSError, path: Path) -> DiskFullError | None:
+    """The error as a disk-full message naming where, None when it is another error."""
+    import errno
+
+    if error.errno not in (errno.ENOSPC, errno.EDQUOT):
+        return None
+    return DiskFullError(
+        "no space left on the disk holding this file: nothing was written "
+        "(the file is as it was); free some space and try again",
+        file=path,
+    )
+
+
 def read_utf8(path: Path) -> str:
     """A text file pto-tui reads, or an InputError naming the line of the first byte that
     is not UTF-8 (OSError, FileNotFoundError included, passes through to the caller)."""

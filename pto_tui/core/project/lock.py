@@ -17,19 +17,23 @@ last (the last writer, or a write its rules refused) without an extra write.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pto_tui.core.errors import LockedError
+from pto_tui.core.errors import LockedError, disk_full
 
 LOCK_NAME = "lock.json"
 LAST_WRITE_NAME = "last-write.json"
 WAIT_SECONDS = 5.0  # a write is short: wait this long for another writer before refusing
 POLL_SECONDS = 0.05
+UNREADABLE = -1  # the pid of a lock file that does not read as one
+UNREADABLE_GRACE = 2.0  # seconds: a pto-tui before whole-file locks wrote its lock in this time
 
 
 def host_name() -> str:
@@ -76,9 +80,65 @@ def read_holder(path: Path) -> LockHolder | None:
         )
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError):
-        # unreadable or half-written lock: treat as held by an unknown process
-        return LockHolder(pid=-1, host="?", since=0.0)
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        # unreadable (empty, cut off by a full disk, garbled): held by nobody known, stale
+        # once it is older than a write of an older pto-tui could take
+        try:
+            since = path.stat().st_mtime
+        except OSError:
+            since = 0.0
+        return LockHolder(pid=UNREADABLE, host="?", since=since)
+
+
+def create_whole(path: Path, data: Mapping[str, object]) -> bool:
+    """Create `path` holding `data`, complete or not at all (written aside, then linked
+    into place: a reader never sees it empty or half-written, a full disk leaves nothing);
+    False when it exists already."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        try:
+            with tmp.open("x", encoding="utf-8") as handle:
+                json.dump(data, handle)
+                handle.flush()
+            os.link(tmp, path)  # atomic, and refused when the lock exists
+        except FileExistsError:
+            return False
+        except OSError as error:
+            full = disk_full(error, path)
+            if full is not None:
+                raise full from None
+            if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise
+            return _create_in_place(path, data)  # a file system without hard links
+        return True
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _create_in_place(path: Path, data: Mapping[str, object]) -> bool:
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle)
+    return True
+
+
+def take_over(path: Path, seen: LockHolder) -> None:
+    """Remove the stale lock `seen`, one taker at a time (an advisory lock on a guard file,
+    released by the kernel if the taker dies): a taker that comes second finds the lock
+    changed and leaves the new one alone, so a takeover has one winner."""
+    import fcntl
+
+    guard = path.with_name(f".{path.name}.takeover")
+    with guard.open("a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            if read_holder(path) == seen:
+                path.unlink(missing_ok=True)
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def new_owner() -> str:
@@ -87,7 +147,10 @@ def new_owner() -> str:
 
 
 def is_stale(holder: LockHolder) -> bool:
-    """Stale when its process is gone on this host; another host's lock is never presumed stale."""
+    """Stale when its process is gone on this host, or when the file cannot be read (after
+    a moment); another host's lock is never presumed stale."""
+    if holder.pid == UNREADABLE:
+        return time.time() - holder.since > UNREADABLE_GRACE
     return holder.host == host_name() and not _pid_alive(holder.pid)
 
 
@@ -126,31 +189,26 @@ class ProjectLock:
             "command": self.command,
             "owner": self.owner,
         }
-        for _attempt in range(2):
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                holder = read_holder(self.path)
-                if holder is None:
-                    continue  # released meanwhile: try again
-                if holder.owner == self.owner:
-                    self.held = True  # re-entrant for its own owner only
-                    self._nested = True
-                    return
-                if is_stale(holder):
-                    # the owner died: take the lock over (remove, then race for O_EXCL again)
-                    self.path.unlink(missing_ok=True)
-                    continue
-                raise LockedError(
-                    f"project is locked by another pto-tui: {holder.describe()}",
-                    file=self.path,
-                    hint="a write holds it for a moment: try again; if that process is "
-                    "gone on another host, delete the lock file",
-                ) from None
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(me, handle)
-            self.held = True
-            return
+        for _attempt in range(3):
+            if create_whole(self.path, me):
+                self.held = True
+                return
+            holder = read_holder(self.path)
+            if holder is None:
+                continue  # released meanwhile: try again
+            if holder.owner == self.owner:
+                self.held = True  # re-entrant for its own owner only
+                self._nested = True
+                return
+            if is_stale(holder):
+                take_over(self.path, holder)  # the owner died: one taker removes its lock
+                continue
+            raise LockedError(
+                f"project is locked by another pto-tui: {holder.describe()}",
+                file=self.path,
+                hint="a write holds it for a moment: try again; if that process is "
+                "gone on another host, delete the lock file",
+            )
         raise LockedError(
             "could not take the project lock (it keeps changing hands)", file=self.path
         )
@@ -187,4 +245,4 @@ class ProjectLock:
 def last_writer(state_dir: Path) -> LockHolder | None:
     """Who took the write lock last (None when nobody has yet)."""
     holder = read_holder(state_dir / LAST_WRITE_NAME)
-    return holder if holder is not None and holder.pid != -1 else None
+    return holder if holder is not None and holder.pid != UNREADABLE else None

@@ -21,7 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pto_tui.core.errors import LockedError
-from pto_tui.core.project.lock import LockHolder, ProjectLock, host_name, is_stale, read_holder
+from pto_tui.core.project.lock import (
+    LockHolder,
+    ProjectLock,
+    create_whole,
+    host_name,
+    is_stale,
+    read_holder,
+    take_over,
+)
 
 RUN_NAME = "run.json"
 
@@ -63,20 +71,17 @@ def take_claim(state_dir: Path, *, owner: str, command: str, what: str, number: 
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {"round": number, "what": what, "owner": owner, "pid": os.getpid(),
             "host": host_name(), "since": time.time(), "command": command}
-    for _attempt in range(2):
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            holder = read_holder(path)
-            if holder is not None and holder.owner == owner:
-                return False
-            if holder is None or is_stale(holder):
-                path.unlink(missing_ok=True)  # its owner died: the run is nobody's
-                continue
+    for _attempt in range(3):
+        if create_whole(path, data):
+            return True
+        holder = read_holder(path)
+        if holder is not None and holder.owner == owner:
+            return False
+        if holder is None:
+            continue  # ended meanwhile
+        if not is_stale(holder):
             return False  # blocking_claim names it
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle)
-        return True
+        take_over(path, holder)  # its owner died: the run is nobody's
     return False
 
 
