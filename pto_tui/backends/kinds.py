@@ -33,6 +33,7 @@ from pto_tui.core.reports.parsers import (
     rows_of_this_run,
     sample_row,
 )
+from pto_tui.core.rules.gates import SAME_WORKLOAD
 from pto_tui.core.rules.workload import case_timing
 from pto_tui.core.vocabulary import OperatorKind
 
@@ -51,6 +52,7 @@ class BenchOutcome:
     problem: str = ""  # why the run failed or is invalid
     report: str = ""  # the result file the numbers came from
     reference_problem: str = ""  # why the report has no reference timing (e.g. a blocked baseline)
+    rule: str = ""  # the workflow rule the problem applies, when it is one (same-workload)
 
     @property
     def valid(self) -> bool:
@@ -138,7 +140,7 @@ def dsl_report_outcome(text: str, path: str, case: CaseConfig, flops: float | No
         return BenchOutcome(problem=error.render(), report=path)
     timing = case_timing(case.shape, case.dtype, case.options, result)
     if timing.problem or timing.median_us is None:
-        return BenchOutcome(problem=timing.problem, report=path)
+        return BenchOutcome(problem=timing.problem, report=path, rule=SAME_WORKLOAD)
     # a variant outside the tolerance fails the run even when the report's aggregate passes:
     # the detail names it, and a kept round must not hide a wrong shape
     correct = result.correct and not result.failing_variants

@@ -23,3 +23,5 @@ class NewProject:
     repository: Path | None = None  # the repository copied into the workspace, if any
     workload: list[Tunable] = field(default_factory=list)  # shape knobs: part of the case
     cases: tuple[str, ...] = ()  # the cases the operator offered, described
+    tolerances: dict[str, float] = field(default_factory=dict)  # the bench spec's, for [tolerances]
+    tolerances_from: str = ""  # the spec (and defaults file) they were read from

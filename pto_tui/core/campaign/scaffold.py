@@ -16,6 +16,7 @@ from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.campaign.requirements import render_requirements
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.bench_specs import DEFAULT_FLAGS, spec_tolerances
 from pto_tui.core.operators.case_strings import parsed_cases
 from pto_tui.core.operators.repository import (
     OperatorInRepository,
@@ -274,7 +275,21 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         workload=workload,
         cases=offered,
     )
+    if root is not None and kind is OperatorKind.PTO_DSL:
+        spec = _with_spec_tolerances(spec, root, case)
     return spec, candidate
+
+
+def _with_spec_tolerances(spec: NewProject, root: Path, case: CaseConfig) -> NewProject:
+    """The bench spec's correctness tolerances become [tolerances]: the values a later
+    round may not loosen without an approval (the spec itself is only a protected file,
+    which a bug fix may change)."""
+    bench_spec = str(case.options.get("bench_spec", ""))
+    if not bench_spec:
+        return spec
+    found = spec_tolerances(root, bench_spec)
+    origin = f"{bench_spec} ({DEFAULT_FLAGS} for what it leaves out)"
+    return replace(spec, tolerances=found, tolerances_from=origin)
 
 
 def _target(answers: ProjectAnswers, kind: OperatorKind, candidate: Candidate | None, source: Path) -> Target:
@@ -375,6 +390,8 @@ def create_project(spec: NewProject, projects_root: Path, *, overwrite: bool = F
             spec.commands,
             origins=spec.origins,
             scope=spec.scope,
+            tolerances=spec.tolerances,
+            tolerances_from=spec.tolerances_from,
         )
         parse_config(final / "project.toml", text)  # never write a file we could not read back
         atomic_write_text(staging / "project.toml", text)

@@ -176,8 +176,9 @@ def _variant_report(entry: Any, at: str, index: int, source: str, judged: bool) 
     status = entry.get("status", "ok")  # only some adapters (mc2) write a per-variant status
     if status != "ok":
         reason = entry.get("reason", "no reason given")
+        side = at.split(".variant_reports")[0]
         raise ReportError(
-            f"'{at}.status' is {status!r} ({reason}) while '{at.split('.variant_reports')[0]}.status' is 'ok'",
+            f"'{at}.status' is {status!r} ({reason}) while '{side}.status' is 'ok'",
             file=source,
             key=f"{at}.status",
         )

@@ -1,6 +1,8 @@
 """The same workload, checked on what a run says it ran: the shape in a benchmark report
-must be the case's shape, and a report of several variants is read at the case's own. A harness file changed to run a smaller problem (a case parser
-returning S//4) would otherwise show up as a huge "gain" on an unchanged fingerprint."""
+must be the case's shape, and a report of several variants is read at the case's own
+entry. A harness file changed to run a smaller problem (a case parser returning S//4)
+would otherwise show up as a huge "gain" on an unchanged fingerprint; an aggregate over
+every variant as the time of one of them, as a loss."""
 
 from __future__ import annotations
 
@@ -59,7 +61,7 @@ def case_timing(
     naming none of the variants' shape fields (a bench spec: every variant is the workload)
     is timed by the aggregate."""
     reported = result.extra.get("variant")
-    shapes = [v.variant for v in result.variants] or (
+    shapes: list[Mapping[str, object]] = [v.variant for v in result.variants] or (
         [v for v in reported if isinstance(v, Mapping)] if isinstance(reported, list) else []
     )
     aggregate = CaseTiming(result.duration_us, result.reference_us)
