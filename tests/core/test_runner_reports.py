@@ -266,7 +266,7 @@ def test_a_flat_or_single_variant_report_in_order_is_accepted() -> None:
         ("pto.benchmark.timings_ms.median", 0.0295, "'pto.benchmark.timings_ms.median' (0.0295 ms) is below"),
         ("pto.benchmark.timings_ms.median", 0.0900, "'pto.benchmark.timings_ms.median' (0.09 ms) is above"),
         ("pto.benchmark.timings_ms.max", 0.2, "'pto.benchmark.timings_ms.max' (0.2 ms) is above every"),
-        ("baseline.benchmark.timings_ms.median", 0.0400, "'baseline.benchmark.timings_ms.median' (0.04 ms) is"),
+        ("baseline.benchmark.timings_ms.median", 0.04, "'baseline.benchmark.timings_ms.median' (0.04 ms) is"),
     ],
 )
 def test_an_aggregate_outside_its_variants_is_refused(path: str, value: float, message: str) -> None:
