@@ -150,3 +150,16 @@ def test_over_mcp_a_bug_fix_alone_cannot_loosen_the_spec(
     round_open(root, capsys)
     edit(root, SPEC, "atol: 0.002", "atol: 0.02")
     asyncio.run(_mcp_bug_fix_only(root))
+
+
+async def _mcp_new(source: Path, projects: Path) -> None:
+    async with agent(cwd=projects.parent) as a:
+        await a.ok("new", source=str(source / FA), projects_root=str(projects), case="b1_n1_s128_d64")
+
+
+def test_the_mcp_new_imports_the_spec_s_tolerances(tmp_path: Path) -> None:
+    source = source_repo(tmp_path)
+    spec = source / SPEC
+    spec.write_text(spec.read_text().replace("atol: 0.002", "atol: 0.004\n  rtol: 0.002"))
+    asyncio.run(_mcp_new(source, tmp_path / "projects"))
+    assert tolerances(tmp_path / "projects" / "flash_attention_score") == {"atol": 0.004, "rtol": 0.002}

@@ -16,7 +16,6 @@ from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.campaign.requirements import render_requirements
 from pto_tui.core.errors import InputError
-from pto_tui.core.operators.bench_specs import DEFAULT_FLAGS, spec_tolerances
 from pto_tui.core.operators.case_strings import parsed_cases
 from pto_tui.core.operators.repository import (
     OperatorInRepository,
@@ -28,6 +27,7 @@ from pto_tui.core.operators.repository_choices import (
     effective_commands,
     repository_cases,
     repository_commands,
+    repository_tolerances,
 )
 from pto_tui.core.operators.scan import Candidate, CaseChoice, classify
 from pto_tui.core.operators.tilelib_build import tilelib_commands
@@ -274,22 +274,9 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         repository=root,
         workload=workload,
         cases=offered,
+        tolerances=repository_tolerances(repo, case),
     )
-    if root is not None and kind is OperatorKind.PTO_DSL:
-        spec = _with_spec_tolerances(spec, root, case)
     return spec, candidate
-
-
-def _with_spec_tolerances(spec: NewProject, root: Path, case: CaseConfig) -> NewProject:
-    """The bench spec's correctness tolerances become [tolerances]: the values a later
-    round may not loosen without an approval (the spec itself is only a protected file,
-    which a bug fix may change)."""
-    bench_spec = str(case.options.get("bench_spec", ""))
-    if not bench_spec:
-        return spec
-    found = spec_tolerances(root, bench_spec)
-    origin = f"{bench_spec} ({DEFAULT_FLAGS} for what it leaves out)"
-    return replace(spec, tolerances=found, tolerances_from=origin)
 
 
 def _target(answers: ProjectAnswers, kind: OperatorKind, candidate: Candidate | None, source: Path) -> Target:
@@ -390,8 +377,8 @@ def create_project(spec: NewProject, projects_root: Path, *, overwrite: bool = F
             spec.commands,
             origins=spec.origins,
             scope=spec.scope,
-            tolerances=spec.tolerances,
-            tolerances_from=spec.tolerances_from,
+            tolerances=spec.tolerances.values,
+            tolerances_from=spec.tolerances.origin,
         )
         parse_config(final / "project.toml", text)  # never write a file we could not read back
         atomic_write_text(staging / "project.toml", text)

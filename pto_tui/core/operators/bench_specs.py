@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pto_tui.core.errors import InputError
@@ -92,6 +92,14 @@ def specs_naming(root: Path, operator_path: str, name: str, family: str) -> tupl
 # the runner's defaults for what a spec leaves out (its `correctness` among them)
 DEFAULT_FLAGS = "bench/canonical_compile_flags.yaml"
 TOLERANCE_KEYS = ("atol", "rtol")
+
+
+@dataclass(frozen=True)
+class SpecTolerances:
+    """The tolerances a spec's runs are judged by, and the files they were read from."""
+
+    values: dict[str, float] = field(default_factory=dict)
+    origin: str = ""
 
 
 def spec_tolerances(root: Path, spec_path: str) -> dict[str, float]:
