@@ -148,7 +148,7 @@ def dsl_report_outcome(text: str, path: str, case: CaseConfig, flops: float | No
         correct=correct,
         duration_us=timing.median_us,
         reference_us=timing.reference_us,
-        tflops=tflops_from(timing.median_us, flops) if flops else result.tflops,
+        tflops=tflops_from(timing.median_us, flops),
         problem="" if correct else result.detail,
         report=path,
         reference_problem=timing.reference_problem or _reference_problem(result.extra),

@@ -4,7 +4,8 @@ case's its own variant's, and a file that does not add up is refused naming it.
 
 The project is a PTO-DSL operator inside a copy of the pto-kernels fixture whose runtime
 lists the real repository's three variants (b1_n1_s32_d64, b1_n1_s64_d64, b1_n1_s32_d128);
-the reports are fixtures in the runner's structure (tests/fixtures/runner_reports)."""
+the reports are fixtures in the runner's structure (tests/fixtures/runner_reports). A
+PTO-tile-lib project's report.csv is read the same way: its one row of this run."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.core.helpers import cli, cli_json, pre_edit_args
+from tests.core.helpers import cli, cli_json, make_project, pre_edit_args
 from tests.mcp.client import agent
 
 REPO = Path(__file__).resolve().parents[1] / "fixtures" / "pto_kernels_repo"
@@ -237,3 +238,51 @@ def test_the_mcp_round_measure_reads_reports_below_the_operator_folder(
     target.parent.mkdir(parents=True)
     shutil.copyfile(edited(tmp_path, "round_1.json", faster_s32_d64), target)
     asyncio.run(_mcp_round_measure(root, relative))
+
+
+CSV_HEADER = (
+    "case,HEAD,S0,S1,CUBE_S0,CUBE_S1,TILE_S1,start_time,end_time,duration_us,avg_block_us,GOPS,TFLOPS,result"
+)
+CASE = "case_float_H_128_S0_128_S1_1024"
+CSV_ROW = CASE + ",128,128,1024,128,128,256,1508216,492317358,{us},{us},67.1,0.01,{result}"
+
+
+def tilelib_project(tmp_path: Path) -> Path:
+    root = make_project(tmp_path, "fa_tilelib")
+    assert cli("--project", root, "env", "--probe", "target=ok") == 0
+    return root
+
+
+def csv_report(tmp_path: Path, *rows: tuple[float, str]) -> Path:
+    path = tmp_path / "report.csv"
+    lines = [CSV_HEADER, *(CSV_ROW.format(us=us, result=result) for us, result in rows)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_tilelib_report_csv_gives_its_row_s_duration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tilelib_project(tmp_path)
+    record = cli_json(capsys, "--project", root, "baseline", "--report", csv_report(tmp_path, (812.5, "OK")))
+    assert isinstance(record, dict)
+    assert record["measurement"]["samples_us"] == pytest.approx([812.5])
+
+
+def test_a_report_csv_of_several_runs_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The binary appends to report.csv on every run: which row is this run's cannot be told."""
+    root = tilelib_project(tmp_path)
+    report = csv_report(tmp_path, (812.5, "OK"), (790.0, "OK"))
+    capsys.readouterr()
+    assert cli("--project", root, "baseline", "--report", report) == 2
+    err = capsys.readouterr().err
+    assert f"{report}: this run wrote 2 rows" in err
+
+
+def test_a_nok_row_is_a_failed_correctness_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tilelib_project(tmp_path)
+    report = csv_report(tmp_path, (812.5, "NOK"))
+    capsys.readouterr()
+    assert cli("--project", root, "baseline", "--report", report) != 0
+    err = capsys.readouterr().err
+    assert "refused by rule 'valid-baseline'" in err and f"report.csv marks {CASE} NOK" in err
