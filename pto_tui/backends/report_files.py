@@ -10,6 +10,7 @@ correctness failed is recorded as a failed correctness check, without numbers.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from pto_tui.backends.kinds import BenchOutcome, dsl_report_outcome
@@ -36,31 +37,32 @@ def with_reports(config: ProjectConfig, measurement: Measurement, base: Path) ->
     if measurement.build == "failed":
         raise InputError("a failed build wrote no benchmark report: give --report only after a build ok")
     outcomes = [report_outcome(config, path, base) for path in measurement.reports]
-    measurement.reports = [o.report for o in outcomes]  # where each was read, not where from it was typed
+    read = replace(measurement, reports=[o.report for o in outcomes])  # each as resolved, not as typed
     failed = next((o for o in outcomes if o.correct is False), None)
     if failed is not None:
-        return _failed(measurement, failed)
-    if measurement.correctness == "fail":  # a separate check failed: no numbers may be recorded
-        return measurement
-    measurement.correctness = "pass"
-    measurement.samples_us = [o.duration_us for o in outcomes if o.duration_us is not None]
-    measurement.reference_us = [o.reference_us for o in outcomes if o.reference_us is not None]
+        return _failed(read, failed)
+    if read.correctness == "fail":  # a separate check failed: no numbers may be recorded
+        return read
     tflops = [o.tflops for o in outcomes if o.tflops is not None]
-    if measurement.tflops is None and tflops:
-        measurement.tflops = tflops[-1]
-    return measurement
+    return replace(
+        read,
+        correctness="pass",
+        samples_us=[o.duration_us for o in outcomes if o.duration_us is not None],
+        reference_us=[o.reference_us for o in outcomes if o.reference_us is not None],
+        tflops=read.tflops if read.tflops is not None or not tflops else tflops[-1],
+    )
 
 
 def _failed(measurement: Measurement, outcome: BenchOutcome) -> Measurement:
+    """A report whose correctness failed: the check failed, and no numbers are kept (unless
+    the person said it passed: then the two contradict each other and nothing is recorded)."""
     if measurement.correctness == "pass":
         raise InputError(
             f"correctness pass was given, but the report says otherwise: {outcome.problem}",
             file=outcome.report,
             key="correctness",
         )
-    measurement.correctness = "fail"
-    measurement.problem = measurement.problem or outcome.problem
-    return measurement
+    return replace(measurement, correctness="fail", problem=measurement.problem or outcome.problem)
 
 
 def report_outcome(config: ProjectConfig, given: str, base: Path) -> BenchOutcome:

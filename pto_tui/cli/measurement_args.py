@@ -41,7 +41,7 @@ def measurement_from_args(args: argparse.Namespace, campaign: Campaign | None = 
     """The measurement given by the flags; with the campaign, the --report files are read
     (paths relative to the current directory) and give the numbers."""
     measurement = Measurement(
-        build=args.build or ("ok" if args.report else args.build),
+        build=args.build or ("ok" if args.report else ""),  # a report exists only after a build
         correctness="" if args.correctness == "skip" else args.correctness,
         samples_us=_durations_us(args.samples, args.unit, "--samples"),
         reference_us=_durations_us(args.reference, args.unit, "--reference"),
