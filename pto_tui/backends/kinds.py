@@ -24,7 +24,7 @@ from pto_tui.core.operators.tilelib_build import (
     knob_in_generated,
 )
 from pto_tui.core.operators.tilelib_knobs import resolve_knobs
-from pto_tui.core.project.config import Scalar
+from pto_tui.core.project.config import CaseConfig, Scalar
 from pto_tui.core.reports.fields import tflops_from
 from pto_tui.core.reports.parsers import (
     ReportError,
@@ -33,7 +33,8 @@ from pto_tui.core.reports.parsers import (
     rows_of_this_run,
     sample_row,
 )
-from pto_tui.core.rules.workload import reported_shape_mismatch
+from pto_tui.core.rules.gates import SAME_WORKLOAD
+from pto_tui.core.rules.workload import case_timing
 from pto_tui.core.vocabulary import OperatorKind
 
 BUILD_TIMEOUT = 3600.0
@@ -51,6 +52,7 @@ class BenchOutcome:
     problem: str = ""  # why the run failed or is invalid
     report: str = ""  # the result file the numbers came from
     reference_problem: str = ""  # why the report has no reference timing (e.g. a blocked baseline)
+    rule: str = ""  # the workflow rule the problem applies, when it is one (same-workload)
 
     @property
     def valid(self) -> bool:
@@ -126,26 +128,31 @@ class DslBackend(Backend):
         text = await site.read_text(path, f"{step}: read report")
         if text is None:
             return BenchOutcome(problem=f"report {path} vanished before it could be read")
-        try:
-            result = parse_report_json(text, path, self.flops)
-        except ReportError as error:
-            return BenchOutcome(problem=error.render(), report=path)
-        case = site.config.case
-        mismatch = reported_shape_mismatch(case.shape, case.dtype, result.extra.get("variant"))
-        if mismatch:
-            return BenchOutcome(problem=mismatch, report=path)
-        # a variant outside the tolerance fails the run even when the report's aggregate passes:
-        # the detail names it, and a kept round must not hide a wrong shape
-        correct = result.correct and not result.failing_variants
-        return BenchOutcome(
-            correct=correct,
-            duration_us=result.duration_us,
-            reference_us=result.reference_us,
-            tflops=result.tflops,
-            problem="" if correct else result.detail,
-            report=path,
-            reference_problem=_reference_problem(result.extra),
-        )
+        return dsl_report_outcome(text, path, site.config.case, self.flops)
+
+
+def dsl_report_outcome(text: str, path: str, case: CaseConfig, flops: float | None) -> BenchOutcome:
+    """A report.json judged for the case: parsed, timed by the case's own variant, checked
+    for the same workload; a run's and a report given by hand (`--report`) alike."""
+    try:
+        result = parse_report_json(text, path, flops)
+    except ReportError as error:
+        return BenchOutcome(problem=error.render(), report=path)
+    timing = case_timing(case.shape, case.dtype, case.options, result)
+    if timing.problem or timing.median_us is None:
+        return BenchOutcome(problem=timing.problem, report=path, rule=SAME_WORKLOAD)
+    # a variant outside the tolerance fails the run even when the report's aggregate passes:
+    # the detail names it, and a kept round must not hide a wrong shape
+    correct = result.correct and not result.failing_variants
+    return BenchOutcome(
+        correct=correct,
+        duration_us=timing.median_us,
+        reference_us=timing.reference_us,
+        tflops=tflops_from(timing.median_us, flops),
+        problem="" if correct else result.detail,
+        report=path,
+        reference_problem=timing.reference_problem or _reference_problem(result.extra),
+    )
 
 
 def _reference_problem(extra: Mapping[str, object]) -> str:

@@ -4,9 +4,14 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.records import Measurement
+
+if TYPE_CHECKING:
+    from pto_tui.core.campaign.campaign import Campaign
 
 
 def add_measurement_args(p: argparse.ArgumentParser, required: bool = True) -> None:
@@ -21,13 +26,22 @@ def add_measurement_args(p: argparse.ArgumentParser, required: bool = True) -> N
     p.add_argument("--reference", default="", help="the report's baseline (reference) durations")
     p.add_argument("--unit", choices=("us", "ms"), default="us", help="unit of the durations")
     p.add_argument("--tflops", type=float)
-    p.add_argument("--report", action="append", default=[], help="result file the numbers came from")
+    p.add_argument(
+        "--report",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a result file of one benchmark run (report.json, report.csv), read and checked as a "
+        "run's: its duration is the sample (repeat for several runs; instead of --samples)",
+    )
     p.add_argument("--problem", default="", help="what went wrong, when something did")
 
 
-def measurement_from_args(args: argparse.Namespace) -> Measurement:
-    return Measurement(
-        build=args.build,
+def measurement_from_args(args: argparse.Namespace, campaign: Campaign | None = None) -> Measurement:
+    """The measurement given by the flags; with the campaign, the --report files are read
+    (paths relative to the current directory) and give the numbers."""
+    measurement = Measurement(
+        build=args.build or ("ok" if args.report else ""),  # a report exists only after a build
         correctness="" if args.correctness == "skip" else args.correctness,
         samples_us=_durations_us(args.samples, args.unit, "--samples"),
         reference_us=_durations_us(args.reference, args.unit, "--reference"),
@@ -35,6 +49,11 @@ def measurement_from_args(args: argparse.Namespace) -> Measurement:
         reports=list(args.report),
         problem=args.problem,
     )
+    if campaign is None or not measurement.reports:
+        return measurement
+    from pto_tui.backends.report_files import with_reports
+
+    return with_reports(campaign.config, measurement, Path.cwd())
 
 
 def _durations_us(text: str, unit: str, what: str) -> list[float]:

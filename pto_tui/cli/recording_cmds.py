@@ -134,13 +134,13 @@ def _run_environment(args: argparse.Namespace) -> int:
 
 def cmd_baseline(args: argparse.Namespace) -> int:
     with open_campaign(args, write=True) as campaign:
-        if args.build is None:
+        if args.build is None and not args.report:
             from pto_tui.backends.loop import run_baseline
             from pto_tui.cli.live import run_campaign_service
 
             record = run_campaign_service(campaign, run_baseline, quiet=args.json)
         else:
-            record = campaign.record_baseline(measurement_from_args(args), analysis=args.analysis)
+            record = campaign.record_baseline(measurement_from_args(args, campaign), analysis=args.analysis)
         warnings = campaign.warnings
     finish(
         args,

@@ -258,7 +258,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
 
 def cmd_measure(args: argparse.Namespace) -> int:
     with open_campaign(args, write=True, command="pto-tui round measure") as campaign:
-        record = campaign.record_measurement(measurement_from_args(args), args.number)
+        record = campaign.record_measurement(measurement_from_args(args, campaign), args.number)
         warnings = campaign.warnings
     finish(
         args,

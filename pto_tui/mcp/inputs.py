@@ -6,11 +6,17 @@ checked the same way: an unknown checklist key is refused, durations are microse
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, Field
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.config import operator_folder
 from pto_tui.core.rounds.records import ChecklistItem, Measurement, PreEdit
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
+
+if TYPE_CHECKING:
+    from pto_tui.core.campaign.campaign import Campaign
 
 
 class PreEditAnswers(BaseModel):
@@ -65,10 +71,25 @@ class MeasurementInput(BaseModel):
     samples_us: list[float] = Field(default_factory=list, description="benchmark durations, microseconds")
     reference_us: list[float] = Field(default_factory=list, description="the report's baseline durations")
     tflops: float | None = None
-    reports: list[str] = Field(default_factory=list, description="result files the numbers came from")
+    reports: list[str] = Field(
+        default_factory=list,
+        description="result files of benchmark runs (report.json, report.csv) on this machine, one per "
+        "run, read and checked as a run's: their durations are the samples (give them instead of "
+        "samples_us); a relative path is below the workspace's operator folder",
+    )
     problem: str = ""
 
-    def to_record(self) -> Measurement:
+    def to_record(self, campaign: Campaign | None = None) -> Measurement:
+        """The measurement; with the campaign, the `reports` are read and give the numbers."""
+        measurement = self._given()
+        if campaign is None or not measurement.reports:
+            return measurement
+        from pto_tui.backends.report_files import with_reports
+
+        config = campaign.config
+        return with_reports(config, measurement, campaign.layout.workspace / operator_folder(config))
+
+    def _given(self) -> Measurement:
         if self.build not in ("ok", "failed"):
             raise InputError(f"build: expected ok or failed, got {self.build!r}", key="build")
         if self.correctness not in ("pass", "fail", "skip"):

@@ -46,7 +46,9 @@ def npu_stand_ins(tmp_path: Path) -> str:
     return f"export PATH={folder}/bin:{python_bin}:$PATH; export PYTHONPATH={folder}/py"
 
 
-def make_repository_project(tmp_path: Path, capsys: pytest.CaptureFixture[str], *target: str) -> Path:
+def make_repository_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], *target: str, case: str = "flash_attention_score"
+) -> Path:
     source = tmp_path / "src" / "pto-kernels"
     shutil.copytree(REPO, source)
     out = cli_json(
@@ -56,7 +58,7 @@ def make_repository_project(tmp_path: Path, capsys: pytest.CaptureFixture[str], 
         "--projects-root",
         tmp_path / "projects",
         "--case",
-        "flash_attention_score",
+        case,
         "--env-setup",
         npu_stand_ins(tmp_path),
         *target,
@@ -107,6 +109,37 @@ def test_repository_operator_on_the_local_target(tmp_path: Path, capsys: pytest.
     assert (ws / "bench/generated/attention/flash_attention_score/report.json").is_file()
     # the build ran outside the runner too, with the case's shape knobs
     assert (ws / "build/flash_attention_score/kernel.pto").read_text().count("seq_len=128") == 1
+
+
+def test_a_variant_case_is_timed_by_its_own_variant_in_each_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The runner times every variant and writes their aggregate (the slowest variant's
+    median) beside one entry per variant: the baseline of the case b1_n1_s128_d64 records
+    its own entry of each run's report, and the baseline side's entry of that variant."""
+    root = make_repository_project(tmp_path, capsys, case="b1_n1_s128_d64")
+    assert cli("--project", root, "env") == 0
+    record = cli_json(capsys, "--project", root, "baseline")
+    assert isinstance(record, dict)
+    measurement = record["measurement"]
+    ws = root / "workspace" / "pto-kernels"
+    paths = measurement["reports"]
+    assert len(paths) == len(measurement["samples_us"]) == len(measurement["reference_us"]) == 3
+    # the runner names a run's folder by the second: a later run in the same second
+    # overwrites it, so only the last run naming a path still finds its own numbers there
+    last = [i for i, rel in enumerate(paths) if rel not in paths[i + 1 :]]
+    reports = {i: json.loads((ws / paths[i]).read_text()) for i in last}
+
+    def own(side: dict[str, object]) -> float:
+        entries = side["variant_reports"]
+        assert isinstance(entries, list)
+        entry = next(e for e in entries if e["variant"]["seq_len"] == 128)
+        return float(entry["timings_ms"]["median"]) * 1000
+
+    pto = {i: r["pto"]["benchmark"] for i, r in reports.items()}
+    assert [measurement["samples_us"][i] for i in last] == pytest.approx([own(pto[i]) for i in last])
+    references = [own(reports[i]["baseline"]["benchmark"]) for i in last]
+    assert [measurement["reference_us"][i] for i in last] == pytest.approx(references)
 
 
 @pytest.mark.sshd

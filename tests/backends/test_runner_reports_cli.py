@@ -122,3 +122,38 @@ def test_a_blocked_baseline_fails_the_environment_round_with_its_reason(
     assert notes["probes"]["one valid result"] is False
     problem = next(p for p in notes["problems"] if "no benchmarked baseline" in p)
     assert "baseline.benchmark.status is 'blocked'" in problem and reason.splitlines()[0] in problem
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            lambda d: d["pto"]["benchmark"]["variant_reports"][1]["timings_ms"].update(max=0.1),
+            "[pto.benchmark.variant_reports[1].timings_ms.median] 'pto.benchmark.variant_reports[1]"
+            ".timings_ms.median' (0.1104 ms) is above",
+        ),
+        (
+            lambda d: d["pto"]["benchmark"]["timings_ms"].update(median=0.0795),
+            "[pto.benchmark.timings_ms.median] 'pto.benchmark.timings_ms.median' (0.0795 ms) is below every "
+            "variant's median",
+        ),
+    ],
+)
+def test_a_run_s_report_that_does_not_add_up_fails_the_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: object, expected: str
+) -> None:
+    """A run whose report.json has timings out of order, or an aggregate that is none of its
+    variants', is no measurement: the baseline is refused, naming the file and the field."""
+    data = json.loads((FIXTURES / "flash_attention_score_variants.json").read_text())
+    assert callable(edit)
+    edit(data)
+    report = tmp_path / "report_that_does_not_add_up.json"
+    report.write_text(json.dumps(data, indent=2, sort_keys=True))
+    root = project_reporting(tmp_path, report)
+    p = ["--project", str(root)]
+    assert cli(*p, "env", "--probe", "target=ok") == 0
+    capsys.readouterr()
+    assert cli(*p, "baseline") != 0
+    err = capsys.readouterr().err
+    assert "refused by rule 'valid-baseline'" in err and expected in err, err
+    assert "bench/results/gmm/grouped_matmul/" in err  # the run's own report is named

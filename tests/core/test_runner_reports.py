@@ -198,3 +198,83 @@ def test_fixtures_keep_the_runner_structure() -> None:
         assert runner_keys <= data.keys(), path.name
         assert data["status"] in ("planned", "prototype"), path.name
         assert ("benchmark" in data["pto"]) is (not data["dry_run"]), path.name
+
+
+REAL_VARIANTS = "flash_attention_score_b1_n1_s32_d64.json"
+
+
+def _set(path: str, value: float) -> dict[str, Any]:
+    """The real three-variant report with one timing (dotted path, list indices as ints) set."""
+    data = fixture(REAL_VARIANTS)
+    *parents, last = path.split(".")
+    node: Any = data
+    for part in parents:
+        node = node[int(part)] if part.isdigit() else node[part]
+    node[last] = value
+    return data
+
+
+def test_a_report_of_several_variants_keeps_each_side_s_entries() -> None:
+    result = parse(fixture(REAL_VARIANTS))
+    assert result.duration_us == pytest.approx(84.8)  # the aggregate: the slowest variant's median
+    assert [v.median_us for v in result.variants] == pytest.approx([30.1, 84.8, 47.2])
+    assert [v.median_us for v in result.reference_variants] == pytest.approx([41.2, 65.5, 53.7])
+    assert result.reference_variants[2].variant["head_dim"] == 128
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "field", "message"),
+    [
+        ("pto.benchmark.timings_ms.min", 0.09, "pto.benchmark.timings_ms.min", "(0.09 ms) is above"),
+        (
+            "pto.benchmark.variant_reports.0.timings_ms.max",
+            0.0290,
+            "pto.benchmark.variant_reports[0].timings_ms.median",
+            "(0.0301 ms) is above 'pto.benchmark.variant_reports[0].timings_ms.max' (0.029 ms)",
+        ),
+        (
+            "baseline.benchmark.timings_ms.min",
+            0.08,
+            "baseline.benchmark.timings_ms.min",
+            "is above 'baseline.benchmark.timings_ms.median'",
+        ),
+        (
+            "baseline.benchmark.variant_reports.1.timings_ms.min",
+            0.07,
+            "baseline.benchmark.variant_reports[1].timings_ms.min",
+            "is above 'baseline.benchmark.variant_reports[1].timings_ms.median'",
+        ),
+    ],
+)
+def test_timings_out_of_order_are_refused_naming_the_field(
+    path: str, value: float, field: str, message: str
+) -> None:
+    text = rejection(_set(path, value))
+    assert f"[{field}]" in text and message in text and "min <= median <= max" in text
+
+
+def test_a_flat_or_single_variant_report_in_order_is_accepted() -> None:
+    data = fixture("grouped_matmul_planned_ok.json")
+    data["pto"]["benchmark"]["timings_ms"] = {"median": 0.1833, "min": 0.1833, "max": 0.1833}
+    assert parse(data).duration_us == pytest.approx(183.3)  # equal values keep the order
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        # below every variant's median (30.1, 84.8, 47.2 us), yet above the aggregate min
+        ("pto.benchmark.timings_ms.median", 0.0295, "'pto.benchmark.timings_ms.median' (0.0295 ms) is below"),
+        ("pto.benchmark.timings_ms.median", 0.0900, "'pto.benchmark.timings_ms.median' (0.09 ms) is above"),
+        ("pto.benchmark.timings_ms.max", 0.2, "'pto.benchmark.timings_ms.max' (0.2 ms) is above every"),
+        ("baseline.benchmark.timings_ms.median", 0.04, "'baseline.benchmark.timings_ms.median' (0.04 ms) is"),
+    ],
+)
+def test_an_aggregate_outside_its_variants_is_refused(path: str, value: float, message: str) -> None:
+    text = rejection(_set(path, value))
+    assert message in text and "does not add up from its variants" in text
+
+
+def test_an_aggregate_equal_to_one_of_its_variants_adds_up() -> None:
+    """The adapters' aggregate: the highest median, the lowest min, the highest max."""
+    result = parse(fixture(REAL_VARIANTS))
+    assert (result.min_us, result.max_us) == (pytest.approx(28.8), pytest.approx(93.2))

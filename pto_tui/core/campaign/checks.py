@@ -8,6 +8,7 @@ from dataclasses import asdict
 
 from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.errors import RuleViolation
+from pto_tui.core.operators.bench_specs import spec_tolerances
 from pto_tui.core.project.config import workload_fingerprint
 from pto_tui.core.rounds.records import CLOSED, Round
 from pto_tui.core.rules.gates import (
@@ -21,6 +22,7 @@ from pto_tui.core.rules.gates import (
     tolerance_findings,
 )
 from pto_tui.core.rules.scope import changed_protected, protected_hashes
+from pto_tui.core.vocabulary import OperatorKind
 
 
 def check_workload(campaign: CampaignContext) -> str:
@@ -61,9 +63,24 @@ def check_integrity(campaign: CampaignContext, record: Round) -> None:
         refuse(protected_findings(changed, record.changes.bug_fix))
     baseline = campaign.baseline_record()
     if baseline is not None:
-        loosened = loosened_tolerances(baseline.tolerances, config.tolerances)
+        loosened = loosened_tolerances(baseline.tolerances, tolerances_in_force(campaign))
         refuse(tolerance_findings(loosened, record.changes.tolerance_approval))
     check_discipline(campaign, record)
+
+
+def tolerances_in_force(campaign: CampaignContext) -> dict[str, float]:
+    """[tolerances], and the bench spec's in the workspace (with the runner's defaults file):
+    the runner judges correctness by the spec's, so a value loosened in either place is
+    loosened. A bug fix may change the spec (a protected file); only an approval may
+    loosen what it judges by."""
+    config = campaign.config
+    current = dict(config.tolerances)
+    bench_spec = str(config.case.options.get("bench_spec", ""))
+    if bench_spec and config.operator.kind is OperatorKind.PTO_DSL and config.operator.in_repository:
+        root = campaign.layout.workspace / config.operator.kind.workspace_subdir
+        for key, value in spec_tolerances(root, bench_spec).items():
+            current[key] = max(value, current.get(key, value))
+    return current
 
 
 def discipline_in_force(campaign: CampaignContext) -> dict[str, float]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pto_tui.core.campaign.checks import check_integrity, discipline_in_force
+from pto_tui.core.campaign.checks import check_integrity, discipline_in_force, tolerances_in_force
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import RuleViolation
@@ -49,7 +49,7 @@ class RoundClosing:
             record.protected_hashes = protected_hashes(
                 campaign.layout.workspace, config.protected, config.editable
             )
-        record.tolerances = dict(config.tolerances)
+        record.tolerances = tolerances_in_force(campaign)
         record.discipline = discipline_in_force(campaign)
         _fill_verdict(record, result)
         record.analysis = analysis or record.analysis

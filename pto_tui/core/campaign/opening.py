@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import tomlkit
 
-from pto_tui.core.campaign.checks import discipline_in_force
+from pto_tui.core.campaign.checks import discipline_in_force, tolerances_in_force
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError, RuleViolation
@@ -82,7 +82,7 @@ class RoundOpening:
         record.protected_hashes = protected_hashes(
             campaign.layout.workspace, config.protected, config.editable
         )
-        record.tolerances = dict(config.tolerances)
+        record.tolerances = tolerances_in_force(campaign)
         campaign.publish(record, diff_text="")
         return record
 

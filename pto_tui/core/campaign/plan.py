@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pto_tui.core.operators.bench_specs import SpecTolerances
 from pto_tui.core.project.config import CaseConfig, CostmodelConfig, OperatorConfig, Target, Tunable
 
 
@@ -23,3 +24,4 @@ class NewProject:
     repository: Path | None = None  # the repository copied into the workspace, if any
     workload: list[Tunable] = field(default_factory=list)  # shape knobs: part of the case
     cases: tuple[str, ...] = ()  # the cases the operator offered, described
+    tolerances: SpecTolerances = field(default_factory=SpecTolerances)  # the bench spec's

@@ -27,6 +27,7 @@ from pto_tui.core.operators.repository_choices import (
     effective_commands,
     repository_cases,
     repository_commands,
+    repository_tolerances,
 )
 from pto_tui.core.operators.scan import Candidate, CaseChoice, classify
 from pto_tui.core.operators.tilelib_build import tilelib_commands
@@ -273,6 +274,7 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         repository=root,
         workload=workload,
         cases=offered,
+        tolerances=repository_tolerances(repo, case),
     )
     return spec, candidate
 
@@ -375,6 +377,8 @@ def create_project(spec: NewProject, projects_root: Path, *, overwrite: bool = F
             spec.commands,
             origins=spec.origins,
             scope=spec.scope,
+            tolerances=spec.tolerances.values,
+            tolerances_from=spec.tolerances.origin,
         )
         parse_config(final / "project.toml", text)  # never write a file we could not read back
         atomic_write_text(staging / "project.toml", text)

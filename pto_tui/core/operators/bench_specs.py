@@ -9,9 +9,12 @@ is not needed here and is ignored rather than guessed at.
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from pto_tui.core.errors import InputError
 
 _KEY_LINE = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z0-9_.\-]+):(?:\s+(?P<value>.*?))?\s*$")
 
@@ -84,3 +87,44 @@ def specs_naming(root: Path, operator_path: str, name: str, family: str) -> tupl
         if by_kernel or by_name:
             found.append(spec)
     return tuple(found)
+
+
+# the runner's defaults for what a spec leaves out (its `correctness` among them)
+DEFAULT_FLAGS = "bench/canonical_compile_flags.yaml"
+TOLERANCE_KEYS = ("atol", "rtol")
+
+
+@dataclass(frozen=True)
+class SpecTolerances:
+    """The tolerances a spec's runs are judged by, and the files they were read from."""
+
+    values: dict[str, float] = field(default_factory=dict)
+    origin: str = ""
+
+
+def spec_tolerances(root: Path, spec_path: str) -> dict[str, float]:
+    """The correctness tolerances the runner judges a spec's run by: the spec's own
+    `correctness.atol` / `correctness.rtol`, else those of bench/canonical_compile_flags.yaml
+    (as the runner merges them). {} when neither file exists; a value that is no number
+    >= 0 is an InputError naming the file and key."""
+    found: dict[str, float] = {}
+    for rel in (DEFAULT_FLAGS, spec_path):  # the spec's own values win
+        path = root / rel
+        if not path.is_file():
+            continue
+        keys = read_simple_yaml(path.read_text(encoding="utf-8", errors="replace"))
+        for name in TOLERANCE_KEYS:
+            raw = keys.get(f"correctness.{name}")
+            if raw is not None:
+                found[name] = _tolerance(raw, path, f"correctness.{name}")
+    return found
+
+
+def _tolerance(raw: str, path: Path, key: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"{key} {raw!r} is not a tolerance (a number >= 0)", file=path, key=key)
+    return value

@@ -1,11 +1,11 @@
-"""What a repository offers a new project: its cases and its commands, each with the
-place it came from (so project.toml can say so in a comment).
+"""What a repository offers a new project: its cases, its commands and its tolerances,
+each with the place it came from (so project.toml can say so in a comment).
 
 Cases: the bench specs that name the operator (the runner benchmarks every variant the
 runtime lists) and each of the runtime's VARIANTS (the shape the campaign targets: the
 shape knobs take its values). Commands: the kind's defaults, replaced by what the
 repository implies (the spec's runner command, the package's kernel module), the
-operator's marker, then the user.
+operator's marker, then the user. Tolerances: the case's bench spec's correctness ones.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from pto_tui.core.operators.bench_specs import DEFAULT_FLAGS, SpecTolerances, spec_tolerances
 from pto_tui.core.operators.repository import OperatorInRepository
 from pto_tui.core.project.config import NPU, CaseConfig, Scalar, Tunable, command_texts, default_commands
 from pto_tui.core.project.sections import MAX_DIMENSION
@@ -77,6 +78,17 @@ def split_variant(fields: dict[str, Scalar]) -> tuple[dict[str, Scalar], dict[st
         is_dimension = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_DIMENSION
         (shape if is_dimension else options)[key] = value
     return shape, options
+
+
+def repository_tolerances(repo: OperatorInRepository | None, case: CaseConfig) -> SpecTolerances:
+    """The correctness tolerances of the case's bench spec, for [tolerances]: the values a
+    later round may not loosen without an approval (the spec itself is only a protected
+    file, which a bug fix may change)."""
+    bench_spec = str(case.options.get("bench_spec", ""))
+    if repo is None or not bench_spec:
+        return SpecTolerances()
+    origin = f"{bench_spec} ({DEFAULT_FLAGS} for what it leaves out)"
+    return SpecTolerances(spec_tolerances(repo.root, bench_spec), origin)
 
 
 @dataclass(frozen=True)

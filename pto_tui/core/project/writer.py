@@ -36,6 +36,7 @@ from pto_tui.core.project.sections import (
     SCHEMA_KEY,
     SCOPE,
     TARGET,
+    TOLERANCES,
     TUNABLE_KEYS,
     TUNABLES,
 )
@@ -51,11 +52,14 @@ def new_project_document(
     *,
     origins: Mapping[str, str] | None = None,
     scope: Mapping[str, list[str]] | None = None,
+    tolerances: Mapping[str, float] | None = None,
+    tolerances_from: str = "",
 ) -> str:
     """The text of a fresh project.toml, commented so a person can edit it by hand.
 
     `origins` says where each command came from (a comment above it); `scope` is written
-    as the [scope] table when given."""
+    as the [scope] table when given; `tolerances` (read from `tolerances_from`, the bench
+    spec) as [tolerances]."""
     doc = tomlkit.document()
     for line in FILE_HEADER:
         doc.add(tomlkit.comment(line))
@@ -75,7 +79,19 @@ def new_project_document(
         for key, patterns in scope.items():
             table.add(key, list(patterns))
         doc.add(SCOPE.name, table)
+    if tolerances:
+        doc.add(TOLERANCES.name, _tolerances(tolerances, tolerances_from))
     return tomlkit.dumps(doc)
+
+
+def _tolerances(tolerances: Mapping[str, float], origin: str) -> Table:
+    table = tomlkit.table()
+    table.add(tomlkit.comment(TOLERANCES.help))
+    if origin:
+        table.add(tomlkit.comment(f"from {origin}, by which the benchmark judges correctness"))
+    for key, value in tolerances.items():
+        table.add(key, value)
+    return table
 
 
 def _commands(commands: Mapping[str, str], origins: Mapping[str, str]) -> Table:

@@ -51,13 +51,30 @@ def ms_timings(data: Any, path: str, source: str, *, at: str = "") -> Timings:
     key = _joined(at, path)
     timings = get_key(data, path, source, at=at)
     median = duration_ms(get_key(timings, "median", source, at=key), f"{key}.median", source)
-    low = timings.get("min") if isinstance(timings, dict) else None
-    high = timings.get("max") if isinstance(timings, dict) else None
+    low_raw = timings.get("min") if isinstance(timings, dict) else None
+    high_raw = timings.get("max") if isinstance(timings, dict) else None
+    low = duration_ms(low_raw, f"{key}.min", source) if low_raw is not None else None
+    high = duration_ms(high_raw, f"{key}.max", source) if high_raw is not None else None
+    check_order(key, median, low, high, source)
     return (
         median * 1000.0,
-        duration_ms(low, f"{key}.min", source) * 1000.0 if low is not None else None,
-        duration_ms(high, f"{key}.max", source) * 1000.0 if high is not None else None,
+        low * 1000.0 if low is not None else None,
+        high * 1000.0 if high is not None else None,
     )
+
+
+def check_order(key: str, median: float, low: float | None, high: float | None, source: str) -> None:
+    """min <= median <= max: a report that says otherwise was not written by a measurement
+    (or was edited), and none of its numbers can be trusted."""
+    pairs = (("min", low, "median", median), ("median", median, "max", high), ("min", low, "max", high))
+    for small_name, small, big_name, big in pairs:
+        if small is not None and big is not None and small > big:
+            raise ReportError(
+                f"'{key}.{small_name}' ({small:g} ms) is above '{key}.{big_name}' ({big:g} ms): "
+                "timings must keep min <= median <= max",
+                file=source,
+                key=f"{key}.{small_name}",
+            )
 
 
 def tflops_from(duration_us: float, flops: float | None) -> float | None:

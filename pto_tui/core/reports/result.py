@@ -21,7 +21,7 @@ class VariantReport:
     median_us: float
     min_us: float | None = None
     max_us: float | None = None
-    max_abs_diff: float | None = None
+    max_abs_diff: float | None = None  # None only in the baseline's entries (not judged here)
     passes: bool | None = None  # only some adapters (mc2) judge each variant themselves
     shape_summary: Any = None  # as the adapter wrote it (a dict of tensor shapes, usually)
 
@@ -48,3 +48,5 @@ class BenchResult:
     spec_status: str = ""
     variants: tuple[VariantReport, ...] = ()  # pto.benchmark.variant_reports, when written
     failing_variants: tuple[VariantReport, ...] = ()  # those outside the tolerance
+    # baseline.benchmark.variant_reports: the reference (torch_npu) of each variant, when written
+    reference_variants: tuple[VariantReport, ...] = ()

@@ -4,8 +4,10 @@ The runner copies the spec's maturity (`planned`, `prototype`, ...) into the top
 `status`: that is information, never the outcome. The outcome is `pto.benchmark.status`
 (and `baseline.benchmark.status` for the baseline). A `--dry-run` report has
 `dry_run: true` and no `pto.compile` / `pto.benchmark` at all. Multi-variant adapters
-add `pto.benchmark.variant_reports`, one entry per shape; their aggregate `timings_ms`
-(the slowest variant's median) stays the sample.
+add `pto.benchmark.variant_reports` (and `baseline.benchmark.variant_reports`), one entry
+per shape; their aggregate `timings_ms` (the slowest variant's median, the lowest min, the
+highest max) must lie within its variants' own timings. Which of them times the case is
+the rules' decision (`rules.workload.case_timing`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ from pto_tui.core.reports.result import BenchResult, ReportError, VariantReport
 
 PTO_BENCHMARK = "pto.benchmark"
 VARIANT_REPORTS = f"{PTO_BENCHMARK}.variant_reports"
+BASELINE_BENCHMARK = "baseline.benchmark"
+# a relative slack for an aggregate equal to one of its variants' values, written with
+# other rounding
+_SLACK = 1e-9
 
 
 def parse_runner_report(data: dict[str, Any], source: str, flops: float | None) -> BenchResult:
@@ -35,9 +41,10 @@ def parse_runner_report(data: dict[str, Any], source: str, flops: float | None) 
     median, low, high = ms_timings(benchmark, "timings_ms", source, at=PTO_BENCHMARK)
     correctness = benchmark["correctness"]
     variants = parse_variant_reports(benchmark, source)
+    check_aggregate((median, low, high), variants, source, PTO_BENCHMARK)
     failing = failing_variants(variants, correctness.get("atol"))
     diff = correctness.get("max_abs_diff")
-    baseline_status, baseline_reason, reference = _baseline(data, source)
+    baseline_status, baseline_reason, reference, reference_variants = _baseline(data, source)
     extra: dict[str, Any] = {
         "baseline_status": baseline_status,
         "device": data.get("device", {}),
@@ -59,6 +66,7 @@ def parse_runner_report(data: dict[str, Any], source: str, flops: float | None) 
         spec_status=str(data.get("status") or ""),
         variants=variants,
         failing_variants=failing,
+        reference_variants=reference_variants,
     )
 
 
@@ -93,39 +101,84 @@ def _pto_benchmark(data: dict[str, Any], source: str) -> dict[str, Any]:
     return benchmark
 
 
-def _baseline(data: dict[str, Any], source: str) -> tuple[str, str, float | None]:
-    """(status, reason, median in us) of `baseline.benchmark`. A blocked baseline is no error:
-    the report simply has no reference."""
+def _baseline(
+    data: dict[str, Any], source: str
+) -> tuple[str, str, float | None, tuple[VariantReport, ...]]:
+    """(status, reason, median in us, variant entries) of `baseline.benchmark`. A blocked
+    baseline is no error: the report simply has no reference."""
     baseline = data.get("baseline")
     benchmark = baseline.get("benchmark") if isinstance(baseline, dict) else None
     if not isinstance(benchmark, dict):
-        return "absent", "", None
+        return "absent", "", None, ()
     status = str(benchmark.get("status", "absent"))
     if status != "ok":
-        return status, str(benchmark.get("reason", "")), None
-    return status, "", ms_timings(benchmark, "timings_ms", source, at="baseline.benchmark")[0]
+        return status, str(benchmark.get("reason", "")), None, ()
+    timings = ms_timings(benchmark, "timings_ms", source, at=BASELINE_BENCHMARK)
+    variants = parse_variant_reports(benchmark, source, at=BASELINE_BENCHMARK, judged=False)
+    check_aggregate(timings, variants, source, BASELINE_BENCHMARK)
+    return status, "", timings[0], variants
 
 
-def parse_variant_reports(benchmark: dict[str, Any], source: str) -> tuple[VariantReport, ...]:
-    """Every entry of `pto.benchmark.variant_reports` (none when absent); a malformed entry is
-    a ReportError naming it by index."""
+def parse_variant_reports(
+    benchmark: dict[str, Any], source: str, *, at: str = PTO_BENCHMARK, judged: bool = True
+) -> tuple[VariantReport, ...]:
+    """Every entry of `<at>.variant_reports` (none when absent); a malformed entry is a
+    ReportError naming it by index. `judged`: each entry must say its max_abs_diff (the PTO
+    side; the baseline's is the reference, not judged here)."""
     raw = benchmark.get("variant_reports")
+    key = f"{at}.variant_reports"
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise ReportError(f"'{VARIANT_REPORTS}' is not a list: {raw!r}", file=source, key=VARIANT_REPORTS)
-    return tuple(_variant_report(entry, index, source) for index, entry in enumerate(raw))
+        raise ReportError(f"'{key}' is not a list: {raw!r}", file=source, key=key)
+    return tuple(
+        _variant_report(entry, f"{key}[{index}]", index, source, judged) for index, entry in enumerate(raw)
+    )
 
 
-def _variant_report(entry: Any, index: int, source: str) -> VariantReport:
-    at = f"{VARIANT_REPORTS}[{index}]"
+def check_aggregate(
+    aggregate: tuple[float, float | None, float | None],
+    variants: tuple[VariantReport, ...],
+    source: str,
+    at: str,
+) -> None:
+    """An aggregate over variants lies within them: each of its median, min and max between
+    the lowest and the highest of the variants' own (true of the slowest variant's timings,
+    of pooled samples, and of the runner's max-of-medians). One outside was not computed
+    from these variants."""
+    if not variants:
+        return
+    stats = (
+        ("median", aggregate[0], [v.median_us for v in variants]),
+        ("min", aggregate[1], [v.min_us for v in variants]),
+        ("max", aggregate[2], [v.max_us for v in variants]),
+    )
+    for name, value, own in stats:
+        values = [v for v in own if v is not None]
+        if value is None or len(values) != len(own):
+            continue
+        low, high = min(values), max(values)
+        side = "below" if value < low * (1 - _SLACK) else "above" if value > high * (1 + _SLACK) else ""
+        if side:
+            key = f"{at}.timings_ms.{name}"
+            raise ReportError(
+                f"'{key}' ({value / 1000:g} ms) is {side} every variant's {name} "
+                f"({low / 1000:g} to {high / 1000:g} ms in {at}.variant_reports): the aggregate "
+                "does not add up from its variants",
+                file=source,
+                key=key,
+            )
+
+
+def _variant_report(entry: Any, at: str, index: int, source: str, judged: bool) -> VariantReport:
     if not isinstance(entry, dict):
         raise ReportError(f"'{at}' is not an object: {entry!r}", file=source, key=at)
     status = entry.get("status", "ok")  # only some adapters (mc2) write a per-variant status
     if status != "ok":
         reason = entry.get("reason", "no reason given")
+        side = at.split(".variant_reports")[0]
         raise ReportError(
-            f"'{at}.status' is {status!r} ({reason}) while '{PTO_BENCHMARK}.status' is 'ok'",
+            f"'{at}.status' is {status!r} ({reason}) while '{side}.status' is 'ok'",
             file=source,
             key=f"{at}.status",
         )
@@ -133,9 +186,12 @@ def _variant_report(entry: Any, index: int, source: str) -> VariantReport:
     if not isinstance(variant, dict):
         raise ReportError(f"'{at}.variant' is not an object: {variant!r}", file=source, key=f"{at}.variant")
     median, low, high = ms_timings(entry, "timings_ms", source, at=at)
-    diff_key = f"{at}.correctness.max_abs_diff"
-    diff = finite_number(get_key(entry, "correctness.max_abs_diff", source, at=at), diff_key, source)
-    passes = optional_bool(entry["correctness"].get("passes"), f"{at}.correctness.passes", source)
+    diff: float | None = None
+    passes: bool | None = None
+    if judged:
+        diff_key = f"{at}.correctness.max_abs_diff"
+        diff = finite_number(get_key(entry, "correctness.max_abs_diff", source, at=at), diff_key, source)
+        passes = optional_bool(entry["correctness"].get("passes"), f"{at}.correctness.passes", source)
     return VariantReport(
         index=index,
         variant=variant,

@@ -1,11 +1,15 @@
 """The same workload, checked on what a run says it ran: the shape in a benchmark report
-must be the case's shape. A harness file changed to run a smaller problem (a case parser
-returning S//4) would otherwise show up as a huge "gain" on an unchanged fingerprint."""
+must be the case's shape, and a report of several variants is read at the case's own
+entry. A harness file changed to run a smaller problem (a case parser returning S//4)
+would otherwise show up as a huge "gain" on an unchanged fingerprint; an aggregate over
+every variant as the time of one of them, as a loss."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
+from pto_tui.core.reports.result import BenchResult, VariantReport
 from pto_tui.core.rules.gates import SAME_WORKLOAD
 
 
@@ -30,3 +34,104 @@ def reported_shape_mismatch(
         f"the report says it ran {ran}, but the case is {case}: a different workload "
         f"(rule {SAME_WORKLOAD}), the run is invalid"
     )
+
+
+AGGREGATE = "pto.benchmark.timings_ms"
+
+
+@dataclass(frozen=True)
+class CaseTiming:
+    """What a report says the case took: its own variant's entry when the report times
+    several variants (the aggregate is the slowest one's, another workload), else the
+    report's timings. `problem`: why the report does not time the case (the run is invalid)."""
+
+    median_us: float | None
+    reference_us: float | None = None
+    source: str = AGGREGATE  # where the timing was read
+    problem: str = ""
+    reference_problem: str = ""  # why no reference of the case's own variant is known
+
+
+def case_timing(
+    shape: Mapping[str, object], dtype: str, options: Mapping[str, object], result: BenchResult
+) -> CaseTiming:
+    """The report's timing of the case. A report of one variant (`variant`) is checked
+    against the case as a whole; a report of several (`variants`, `variant_reports`) must
+    hold exactly one entry of the case's shape, and that entry is the case's timing. A case
+    naming none of the variants' shape fields (a bench spec: every variant is the workload)
+    is timed by the aggregate."""
+    reported = result.extra.get("variant")
+    shapes: list[Mapping[str, object]] = [v.variant for v in result.variants] or (
+        [v for v in reported if isinstance(v, Mapping)] if isinstance(reported, list) else []
+    )
+    aggregate = CaseTiming(result.duration_us, result.reference_us)
+    if len(shapes) <= 1 and not result.variants:
+        one = shapes[0] if shapes else reported
+        return replace(aggregate, problem=reported_shape_mismatch(shape, dtype, one))
+    if not any(key in variant for key in shape for variant in shapes):
+        return aggregate
+    if not result.variants:
+        return replace(aggregate, median_us=None, problem=(
+            f"the report times {len(shapes)} variants together (pto.benchmark.variants) and has no "
+            "variant_reports: the case's own timing is not in it (rule "
+            f"{SAME_WORKLOAD}), the run is invalid"
+        ))
+    entry, problem = _case_entry(shape, dtype, options, result.variants, "pto.benchmark")
+    if entry is None:
+        return replace(aggregate, median_us=None, reference_us=None, problem=problem)
+    reference, reference_problem = _case_reference(shape, dtype, options, result)
+    return CaseTiming(entry.median_us, reference, entry.label, reference_problem=reference_problem)
+
+
+def _case_entry(
+    shape: Mapping[str, object],
+    dtype: str,
+    options: Mapping[str, object],
+    entries: tuple[VariantReport, ...],
+    side: str,
+) -> tuple[VariantReport | None, str]:
+    """The one entry of `entries` that ran the case (its shape and dtype; then its other
+    settings, such as the seed, when the shape alone does not tell), or why there is none."""
+    matching = [v for v in entries if _same_shape(shape, dtype, v.variant)]
+    if len(matching) > 1:
+        narrowed = [v for v in matching if _same_settings(options, v.variant)]
+        matching = narrowed or matching
+    case = ",".join(f"{key}={value}" for key, value in {**shape, "dtype": dtype}.items() if value != "")
+    if not matching:
+        ran = "; ".join(v.label for v in entries)
+        return None, (
+            f"no entry of {side}.variant_reports ran the case ({case}); the report ran: {ran}: "
+            f"a different workload (rule {SAME_WORKLOAD}), the run is invalid"
+        )
+    if len(matching) > 1:
+        which = "; ".join(v.label for v in matching)
+        return None, (
+            f"{len(matching)} entries of {side}.variant_reports match the case ({case}): {which}; "
+            f"which one is the case cannot be told (rule {SAME_WORKLOAD})"
+        )
+    return matching[0], ""
+
+
+def _case_reference(
+    shape: Mapping[str, object], dtype: str, options: Mapping[str, object], result: BenchResult
+) -> tuple[float | None, str]:
+    """The baseline's timing of the case's own variant; its aggregate times every variant
+    (another workload), so without the entry there is no reference."""
+    if result.reference_us is None:
+        return None, ""
+    if not result.reference_variants:
+        return None, (
+            "baseline.benchmark has no variant_reports: its timings_ms covers every variant, "
+            "not the case's, so no reference is recorded"
+        )
+    entry, problem = _case_entry(shape, dtype, options, result.reference_variants, "baseline.benchmark")
+    return (entry.median_us, "") if entry is not None else (None, problem)
+
+
+def _same_shape(shape: Mapping[str, object], dtype: str, variant: Mapping[str, object]) -> bool:
+    common = [key for key in shape if key in variant]
+    return bool(common) and not reported_shape_mismatch(shape, dtype, variant)
+
+
+def _same_settings(options: Mapping[str, object], variant: Mapping[str, object]) -> bool:
+    return all(str(variant[key]) == str(value) for key, value in options.items() if key in variant)
