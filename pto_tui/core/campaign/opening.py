@@ -17,6 +17,7 @@ from pto_tui.core.rules.gates import (
     ENVIRONMENT_ROUND,
     HONEST_HISTORY,
     VALID_BASELINE,
+    declared_environment_findings,
     refuse,
     start_findings,
 )
@@ -32,8 +33,10 @@ class RoundOpening:
 
     def record_environment(self, notes: EnvironmentNotes) -> Round:
         """The environment round's outcome, kept on iter-000 (created open if needed). It
-        may be repeated until the baseline closes iter-000; every earlier attempt is kept."""
+        may be repeated until the baseline closes iter-000; every earlier attempt is kept.
+        Probes given by hand pass only when declared with a reason."""
         self.campaign.require_write()
+        refuse(declared_environment_findings(notes.declared_by, notes.passed, notes.declared_reason))
         record = self.campaign.baseline_record()
         if record is not None and record.is_closed and record.environment is not None:
             raise RuleViolation(

@@ -86,6 +86,8 @@ def _environment_to_dict(env: EnvironmentNotes) -> dict[str, Any]:
         "probes": dict(env.probes),
         "passed": env.passed,
         **({"at": env.at} if env.at else {}),
+        **({"declared_by": env.declared_by} if env.declared_by else {}),
+        **({"declared_reason": env.declared_reason} if env.declared_reason else {}),
     }
 
 
@@ -190,6 +192,8 @@ def _environment_from_dict(env_data: dict[str, Any]) -> EnvironmentNotes:
         probes={str(k): bool(v) for k, v in env_data.get("probes", {}).items()},
         passed=bool(env_data.get("passed", False)),
         at=str(env_data.get("at", "")),
+        declared_by=str(env_data.get("declared_by", "")),
+        declared_reason=str(env_data.get("declared_reason", "")),
     )
 
 

@@ -112,6 +112,10 @@ class EnvironmentNotes:
     probes: dict[str, bool] = field(default_factory=dict)  # probe name -> passed
     passed: bool = False
     at: str = ""  # when the attempt was recorded
+    # probes given by hand, not run: the surface that recorded them (cli | mcp | tui; "" = run)
+    declared_by: str = ""
+    # why declared probes alone are accepted as the environment round (nothing was built or run)
+    declared_reason: str = ""
 
 
 @dataclass

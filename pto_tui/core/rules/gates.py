@@ -193,6 +193,25 @@ def reason_problem(reason: str) -> str | None:
     return None
 
 
+def declared_environment_findings(declared_by: str, passed: bool, reason: str) -> list[Finding]:
+    """Probes given by hand are no evidence: nothing was built or run on the target. Such an
+    environment round passes only when declared so with a reason that says something."""
+    if not declared_by or not passed:
+        return []
+    if not reason.strip():
+        return [
+            Finding(
+                ENVIRONMENT_ROUND,
+                f"the probes were given by hand ({declared_by}), not run: nothing was built or "
+                "measured on the target; run `pto-tui env` to probe it, or declare the "
+                "environment with a reason (--declare-environment REASON; over MCP "
+                "declare_environment)",
+            )
+        ]
+    problem = reason_problem(reason)
+    return [Finding(ENVIRONMENT_ROUND, f"declared environment: {problem}")] if problem else []
+
+
 def bug_fix_findings(bug_fix: str) -> list[Finding]:
     """A declared bug fix needs a reason that says something."""
     problem = reason_problem(bug_fix) if bug_fix.strip() else None
