@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import tomlkit
 
-from pto_tui.core.campaign.checks import discipline_in_force
+from pto_tui.core.campaign.checks import current_workload_reads, discipline_in_force
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError, RuleViolation
@@ -66,6 +66,7 @@ class RoundOpening:
         record = record or self._new_baseline_round()
         config = campaign.config
         measurement.fingerprint = workload_fingerprint(config)
+        measurement.workload_reads = current_workload_reads(campaign)  # what later rounds keep
         measurement.target_mode = config.target.mode
         record.measurement = measurement
         record.changes.snapshot = campaign.parameter_snapshot()

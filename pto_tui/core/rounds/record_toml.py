@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
+from pto_tui.core.operators.workload_reads import WorkloadRead
 from pto_tui.core.rounds.records import (
     OPEN,
     Amendment,
@@ -74,6 +76,7 @@ def _measurement_to_dict(m: Measurement) -> dict[str, Any]:
         "problem": m.problem,
         "fingerprint": m.fingerprint,
         "target_mode": m.target_mode,
+        "workload_reads": [asdict(r) for r in m.workload_reads],
     }
 
 
@@ -180,6 +183,10 @@ def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
         problem=str(m_data.get("problem", "")),
         fingerprint=str(m_data.get("fingerprint", "")),
         target_mode=str(m_data.get("target_mode", "")),
+        workload_reads=[
+            WorkloadRead(str(r["name"]), str(r["file"]), int(r["line"]), str(r.get("text", "")))
+            for r in m_data.get("workload_reads", [])
+        ],
     )
 
 
