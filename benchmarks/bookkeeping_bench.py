@@ -64,7 +64,8 @@ def make_project(base: Path, rounds: int) -> Path:
 
     root = create_demo_project("dsl", base / "projects")
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        cli(["--project", str(root), "env", "--probe", "ssh=ok", "--probe", "build=ok"])
+        cli(["--project", str(root), "env", "--declare-environment", "probes given by hand in this test",
+            "--probe", "ssh=ok", "--probe", "build=ok"])
         cli(["--project", str(root), "baseline", "--build", "ok", "--correctness", "pass",
              "--samples", "100,101,99"])
     ledger = Ledger(ProjectLayout(root))

@@ -44,6 +44,14 @@ def print_status(console: Printer, st: CampaignStatus) -> None:
     if st.simulated:
         console.print(f"[bold]timings: simulated[/] - {SIMULATED_NOTE}")
     console.print(f"environment round: {'passed' if st.environment_passed else 'NOT passed (tuning locked)'}")
+    if st.environment_declared_by:
+        reason = st.environment_declared_reason or "no reason given"
+        # the reason is the person's text: printed as is, never read as markup
+        console.print(
+            f"  DECLARED: probes given by hand via {st.environment_declared_by}, not run on "
+            f"the target; reason: {reason}",
+            markup=False,
+        )
     unstable = "  [bold]UNSTABLE (noisy samples)[/]" if st.baseline_stability == "noisy" else ""
     console.print(f"baseline (iter-000): {format_duration(st.baseline_us)}{unstable}")
     if st.torch:

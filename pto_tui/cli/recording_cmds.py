@@ -65,6 +65,13 @@ def _add_env(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--build-outcome", default="")
     p.add_argument("--first-result", default="", help="path of the first valid result")
     p.add_argument("--problem", action="append", default=[], help="a problem met (repeat)")
+    p.add_argument(
+        "--declare-environment",
+        default="",
+        metavar="REASON",
+        help="accept probes given with --probe (nothing run on the target) as the environment "
+        "round, for this reason; recorded and shown as declared",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_env)
 
@@ -86,12 +93,15 @@ def _add_torch_baseline(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_torch_baseline)
 
 
-def _environment_verdict(passed: bool) -> str:
-    return "environment round " + ("passed" if passed else "NOT passed: tuning stays locked")
+def _environment_verdict(passed: bool, declared_by: str = "") -> str:
+    verdict = "environment round " + ("passed" if passed else "NOT passed: tuning stays locked")
+    return verdict + (f" (DECLARED by hand via {declared_by}, not probed)" if declared_by else "")
 
 
 def cmd_env(args: argparse.Namespace) -> int:
     if not args.probe:
+        if args.declare_environment:
+            raise InputError("--declare-environment goes with the probes it declares (--probe NAME=ok)")
         return _run_environment(args)
     probes = {}
     for name, state in key_values(args.probe, "--probe").items():
@@ -105,6 +115,8 @@ def cmd_env(args: argparse.Namespace) -> int:
         problems=list(args.problem),
         probes=probes,
         passed=all(probes.values()),
+        declared_by="cli",
+        declared_reason=args.declare_environment,
     )
     with open_campaign(args, write=True) as campaign:
         campaign.record_environment(notes)
@@ -113,7 +125,8 @@ def cmd_env(args: argparse.Namespace) -> int:
         args,
         {"environment_passed": notes.passed, **notes.__dict__},  # env.schema.json
         warnings,
-        _environment_verdict(notes.passed),
+        _environment_verdict(notes.passed, notes.declared_by)
+        + (f"\n  declared: {notes.declared_reason}" if notes.declared_reason else ""),
     )
     return 0 if notes.passed else 1
 

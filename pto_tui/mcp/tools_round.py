@@ -67,12 +67,27 @@ def register(server: MCPServer, projects: Projects) -> None:
 
 def _register_fixed_points(server: MCPServer, projects: Projects) -> None:
     @guarded
-    async def env(ctx: Context, project: str = "", probes: dict[str, bool] | None = None) -> CallToolResult:
+    async def env(
+        ctx: Context,
+        project: str = "",
+        probes: dict[str, bool] | None = None,
+        declare_environment: str = "",
+    ) -> CallToolResult:
         """The environment round (WORKFLOW.md step 6): run the probes on the target, or
-        record results given as probes {name: passed}. Tuning stays locked until it passes."""
+        record results given as probes {name: passed}. Tuning stays locked until it passes;
+        probes given by hand pass only with declare_environment, the reason (recorded)."""
+        if declare_environment and not probes:
+            raise InputError(
+                "declare_environment goes with the probes it declares", key="declare_environment"
+            )
         with projects.campaign(project, write=True, command="env") as campaign:
             if probes:
-                notes = EnvironmentNotes(probes=dict(probes), passed=all(probes.values()))
+                notes = EnvironmentNotes(
+                    probes=dict(probes),
+                    passed=all(probes.values()),
+                    declared_by="mcp",
+                    declared_reason=declare_environment,
+                )
                 campaign.record_environment(notes)
                 return ok({"environment_passed": notes.passed, **notes.__dict__}, campaign.warnings)
             notes, relay = await _service(campaign, ctx, run_environment)

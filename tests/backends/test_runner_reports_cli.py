@@ -82,7 +82,8 @@ def test_dry_run_report_is_refused_with_its_name(tmp_path: Path, capsys: pytest.
     assert cli(*p, "baseline") != 0  # the environment round comes first
     assert "refused by rule 'environment-round'" in capsys.readouterr().err
     # with the environment round passed by hand, the baseline still judges its own report
-    assert cli(*p, "env", "--probe", "target=ok") == 0
+    assert cli(*p, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "target=ok") == 0
     assert cli(*p, "baseline") != 0
     err = capsys.readouterr().err
     assert "refused by rule 'valid-baseline'" in err and "run the benchmark without --dry-run" in err
@@ -100,7 +101,8 @@ def test_a_variant_outside_tolerance_fails_the_baseline(
     p = ["--project", str(root)]
     capsys.readouterr()
     assert cli(*p, "env") == 1
-    assert cli(*p, "env", "--probe", "target=ok") == 0  # passed by hand: the baseline still judges
+    assert cli(*p, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "target=ok") == 0  # passed by hand: the baseline still judges
     capsys.readouterr()
     assert cli(*p, "baseline") != 0
     err = capsys.readouterr().err

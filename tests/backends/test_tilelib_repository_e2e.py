@@ -46,7 +46,8 @@ def test_the_repository_copy_builds_and_runs_on_the_target(
     project.set("target.ssh_config", str(ssh_target.ssh_config))
     project.set("discipline.repeats", 3)
     project.save()
-    assert cli("--project", root, "env", "--probe", "cmake=ok") == 0  # npu mode, no NPU: passed by hand
+    assert cli("--project", root, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "cmake=ok") == 0  # npu mode, no NPU: passed by hand
     assert cli("--project", root, "baseline") == 0
     remote = work_dir / "kernel"
     assert (remote / "include/pto/pto-inst.hpp").is_file()

@@ -187,7 +187,8 @@ async def test_demo_fa_failed_correctness_is_labelled_failed(tmp_path: Path) -> 
     kernel.write_text(
         kernel.read_text().replace("RescaleAccumulator<CUBE_S0, HEAD>(acc.data(), correction.data());", "")
     )
-    assert cli("--project", root, "env", "--probe", "g++=ok") == 0  # passed by hand: the baseline judges
+    assert cli("--project", root, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "g++=ok") == 0  # passed by hand: the baseline judges
     events: list[StepEvent] = []
     async with open_loop(root) as (campaign, runner):
         with pytest.raises(PtoError) as refused:  # the baseline refuses an invalid run, naming why

@@ -70,7 +70,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
         == 0
     )
-    assert run(root, "env", "--probe", "ssh=ok", "--version", "cann=8.0.RC3") == 0
+    assert run(root, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "ssh=ok", "--version", "cann=8.0.RC3") == 0
     assert run(root, "baseline", "--build", "ok", "--correctness", "pass", "--samples", "1000,1002,998") == 0
     assert run(root, "torch-baseline", "--avg", "800", "--min", "790", "--max", "820") == 0
     start(root, "kFaTileS1 512", "增大 kFaTileS1 到 512 减少搬运", "kFaTileS1")

@@ -87,7 +87,8 @@ def ready_project(
     if extra_toml:
         with (root / "project.toml").open("a") as handle:
             handle.write(extra_toml)
-    assert cli("--project", root, "env", "--probe", "ssh=ok", "--probe", "build=ok") == 0
+    assert cli("--project", root, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "ssh=ok", "--probe", "build=ok") == 0
     assert (
         cli(
             "--project",

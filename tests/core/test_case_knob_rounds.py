@@ -26,7 +26,8 @@ def test_a_case_field_set_by_a_round_is_recorded_and_kept(tmp_path: Path) -> Non
     shutil.copytree(FA_LIKE, source)
     assert cli("new", source, "--projects-root", tmp_path / "projects") == 0
     root = tmp_path / "projects" / "fa_like"
-    assert cli("--project", root, "env", "--probe", "ssh=ok", "--probe", "build=ok") == 0
+    assert cli("--project", root, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "ssh=ok", "--probe", "build=ok") == 0
     baseline = ["baseline", "--build", "ok", "--correctness", "pass", "--samples", "100,101,99"]
     assert cli("--project", root, *baseline) == 0
     # a bigger tile is a high-risk change: recorded, so the rule asks for a justification

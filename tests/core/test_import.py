@@ -133,7 +133,8 @@ def test_the_first_write_after_import_appends_only(project: Path, capsys: pytest
         == 0
     )
     assert (project / "ITERATIONS.md").read_text() == original
-    assert cli("--project", project, "env", "--probe", "ssh=ok") == 0
+    assert cli("--project", project, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "ssh=ok") == 0
     assert (project / "ITERATIONS.md").read_text() == original
     assert cli("--project", project, "round", "start", *pre_edit_args("softmax in UB")) == 0
     assert cli("--project", project, "round", "changes", "--describe", "keep the row max in UB") == 0
@@ -207,7 +208,8 @@ def test_new_rounds_append_to_a_handwritten_iterations_md(project: Path) -> None
     assert cli("import", project) == 0
     original = (project / "ITERATIONS.md").read_text()
     notes0 = (project / "runs/iter-000/notes.md").read_text()
-    assert cli("--project", project, "env", "--probe", "ssh=ok") == 0
+    assert cli("--project", project, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "ssh=ok") == 0
     # the baseline is already closed (imported): it cannot be recorded again
     assert (
         cli(

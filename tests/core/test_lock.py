@@ -43,7 +43,8 @@ def test_second_process_is_refused_with_the_holder_named(
         # the CLI waits for the write lock a bounded time, then refuses; reads need no lock
         capsys.readouterr()
         began = time.monotonic()
-        assert cli("--project", root, "env", "--probe", "ssh=ok") == 1
+        assert cli("--project", root, "env", "--declare-environment", "probes given by hand in this test",
+            "--probe", "ssh=ok") == 1
         assert time.monotonic() - began >= WAIT_SECONDS
         err = capsys.readouterr().err
         assert "locked by another pto-tui" in err and f"waited {WAIT_SECONDS:g} s" in err
@@ -143,7 +144,8 @@ def test_a_write_waits_for_a_short_write_of_another_process(
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        assert cli("--project", root, "env", "--probe", "ssh=ok") == 0
+        assert cli("--project", root, "env", "--declare-environment", "probes given by hand in this test",
+            "--probe", "ssh=ok") == 0
     finally:
         holder.wait(timeout=10)
     assert "locked" not in capsys.readouterr().err

@@ -29,6 +29,29 @@ def _dead_pid() -> int:
     return int(done.stdout)
 
 
+def _race(state: Path) -> tuple[list[int], list[ProjectLock]]:
+    """TAKERS owners take the lock at once; the indices of those that got it."""
+    locks = [ProjectLock(state, command=f"taker {n}") for n in range(TAKERS)]
+    start, done = threading.Barrier(TAKERS), threading.Barrier(TAKERS)
+    won: list[int] = []
+
+    def take(n: int) -> None:
+        start.wait()
+        try:
+            locks[n].acquire(wait=0)
+            won.append(n)
+        except LockedError:
+            pass
+        done.wait()  # every taker has tried while the winner still holds it
+
+    threads = [threading.Thread(target=take, args=(n,)) for n in range(TAKERS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return won, locks
+
+
 def test_a_stale_lock_has_one_taker(tmp_path: Path) -> None:
     dead = _dead_pid()
     stale = json.dumps({"pid": dead, "host": socket.gethostname(), "since": 0, "owner": "dead"})
@@ -36,24 +59,7 @@ def test_a_stale_lock_has_one_taker(tmp_path: Path) -> None:
         state = tmp_path / f"t{trial}"
         state.mkdir()
         (state / "lock.json").write_text(stale)
-        locks = [ProjectLock(state, command=f"taker {n}") for n in range(TAKERS)]
-        start, done = threading.Barrier(TAKERS), threading.Barrier(TAKERS)
-        won: list[int] = []
-
-        def take(n: int) -> None:
-            start.wait()
-            try:
-                locks[n].acquire(wait=0)
-                won.append(n)
-            except LockedError:
-                pass
-            done.wait()  # every taker has tried while the winner still holds it
-
-        threads = [threading.Thread(target=take, args=(n,)) for n in range(TAKERS)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        won, locks = _race(state)
         assert len(won) == 1, f"trial {trial}: {len(won)} takers hold the lock"
         holder = json.loads((state / "lock.json").read_text())
         assert holder["owner"] == locks[won[0]].owner
@@ -112,8 +118,8 @@ def test_a_full_disk_ends_a_write_cleanly_and_the_project_stays_writable(
     assert cli(*p, "amend", "0", "--field", "analysis", "--value", "first", "--why", "a fresh analysis") == 0
     filler = _fill(small_disk, leave=1024)
     capsys.readouterr()
-    for argv in (("amend", "0", "--field", "analysis", "--value", "second", "--why", "while the disk is full"),
-                 ("phase", "fine-tune")):
+    amend = ("amend", "0", "--field", "analysis", "--value", "second", "--why", "while the disk is full")
+    for argv in (amend, ("phase", "fine-tune")):
         assert cli(*p, *argv) == 1, argv
         err = capsys.readouterr().err
         assert "Traceback" not in err and "no space left on the disk" in err, err

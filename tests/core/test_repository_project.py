@@ -130,7 +130,8 @@ def test_shape_knobs_are_the_workload(tmp_path: Path, capsys: pytest.CaptureFixt
     assert workload_fingerprint(ProjectFile(root / "project.toml").config) != before
     project.set("case.knobs.PTO_ATTENTION_SEQ_LEN", 128)
     project.save()
-    assert cli("--project", root, "env", "--probe", "python=ok", "--probe", "build=ok") == 0
+    assert cli("--project", root, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "python=ok", "--probe", "build=ok") == 0
     assert (
         cli(
             "--project", root, "baseline", "--build", "ok", "--correctness", "pass", "--samples", "100,101,99"
@@ -151,7 +152,8 @@ def test_only_the_operator_folder_and_related_files_are_editable(
     common = "python/pto_kernels/ops/attention/common.py"
     assert new(tmp_path, "--case", "flash_attention_score", "--related", common) == 0
     root = tmp_path / "projects" / "flash_attention_score"
-    assert cli("--project", root, "env", "--probe", "python=ok", "--probe", "build=ok") == 0
+    assert cli("--project", root, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "python=ok", "--probe", "build=ok") == 0
     assert (
         cli(
             "--project", root, "baseline", "--build", "ok", "--correctness", "pass", "--samples", "100,101,99"

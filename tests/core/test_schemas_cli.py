@@ -72,7 +72,8 @@ def test_setup_recording_costmodel_and_export_outputs(
     validate("new", out(capsys, "new", tmp_path / "src", "--projects-root", tmp_path / "projects",
                         "--case", CASE, "--json"))
     p = ["--project", tmp_path / "projects" / "demo_fa"]
-    env = out(capsys, *p, "env", "--probe", "ssh=ok", "--probe", "build=ok", "--json")
+    env = out(capsys, *p, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "ssh=ok", "--probe", "build=ok", "--json")
     validate("env", env)
     assert env["environment_passed"] is True and env["probes"] == {"ssh": True, "build": True}
     validate("round", out(capsys, *p, "baseline", "--build", "ok", "--correctness", "pass",

@@ -154,7 +154,8 @@ def test_the_copy_builds_and_runs_from_its_operator_folder(tmp_path: Path) -> No
     commands = ("--command", f"build={build}", "--command", f"benchmark={benchmark}")
     assert new(tmp_path, "--case-spec", "64,128,512", *commands) == 0
     project = tmp_path / "projects" / "fa_like"
-    assert cli("--project", project, "env", "--probe", "cmake=ok") == 0  # no NPU here: passed by hand
+    assert cli("--project", project, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "cmake=ok") == 0  # no NPU here: passed by hand
     assert cli("--project", project, "baseline") == 0  # measured: build, benchmark, results
     built = project / WS / OP / "build"
     assert (built / "fa_like_cpu_sim").is_file() and (built / "report.csv").is_file()
@@ -166,7 +167,8 @@ def test_the_shared_folders_are_protected_and_the_operator_is_editable(
 ) -> None:
     assert new(tmp_path, "--case-spec", "64,128,512") == 0
     root = tmp_path / "projects" / "fa_like"
-    assert cli("--project", root, "env", "--probe", "cmake=ok", "--probe", "build=ok") == 0
+    assert cli("--project", root, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "cmake=ok", "--probe", "build=ok") == 0
     baseline = ["baseline", "--build", "ok", "--correctness", "pass", "--samples", "100,101,99"]
     assert cli("--project", root, *baseline) == 0
     assert cli("--project", root, "round", "start", *pre_edit_args(scope=("workspace/**",))) == 0
@@ -187,7 +189,8 @@ def test_a_constant_of_the_operator_is_found_at_its_place_in_the_copy(tmp_path: 
     header is explained by its name in the round's scope."""
     assert new(tmp_path, "--case-spec", "64,128,512") == 0
     root = tmp_path / "projects" / "fa_like"
-    assert cli("--project", root, "env", "--probe", "cmake=ok", "--probe", "build=ok") == 0
+    assert cli("--project", root, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "cmake=ok", "--probe", "build=ok") == 0
     baseline = ["baseline", "--build", "ok", "--correctness", "pass", "--samples", "100,101,99"]
     assert cli("--project", root, *baseline) == 0
     scope = ("kFaLikeFifoSize", "kFaLikeSyncPeriod")  # the period is derived from the size
@@ -205,7 +208,8 @@ def test_a_knob_that_does_not_reach_the_generated_cases_fails_the_build(tmp_path
     commands = ("--command", f"build={stale}", "--command", f"benchmark={benchmark}")
     assert new(tmp_path, "--case-spec", "64,128,512", *commands) == 0
     project = tmp_path / "projects" / "fa_like"
-    assert cli("--project", project, "env", "--probe", "ssh=ok", "--probe", "build=ok") == 0
+    assert cli("--project", project, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "ssh=ok", "--probe", "build=ok") == 0
     assert cli("--project", project, "baseline") == 0  # the default value reaches the build
     start = pre_edit_args("a deeper preload hides the QK latency", scope=("QK_PRELOAD",))
     assert cli("--project", project, "round", "start", *start) == 0

@@ -9,6 +9,7 @@ from typing import Any
 
 import tomlkit
 
+from pto_tui.core.operators.workload_reads import WorkloadRead
 from pto_tui.core.rounds import toml_text
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import (
@@ -33,6 +34,7 @@ def full_round() -> Round:
     env = EnvironmentNotes(
         versions={"CANN": "8.0", "odd key.with dots": ODD}, build_outcome="ok",
         problems=["a", ODD], probes={"ssh": True, "build": False}, passed=True, at="2026-01-01",
+        declared_by="cli", declared_reason=ODD,
     )
     return Round(
         number=7, status=CLOSED, phase="fine-tune", opened_at="t0", closed_at="t1", title=ODD,
@@ -49,7 +51,9 @@ def full_round() -> Round:
         ),
         measurement=Measurement(build="ok", correctness="pass", samples_us=[99.0, -0.0, 1e-07],
                                 reference_us=[float("inf")], tflops=3.5, reports=["r.csv"],
-                                fingerprint="fp", target_mode="npu"),
+                                fingerprint="fp", target_mode="npu",
+                                workload_reads=[WorkloadRead("SEQ", "k.py", 9, ODD),
+                                                WorkloadRead("s1", ODD, 1)]),
         verdict=Verdict.KEPT, verdict_reason=ODD, flags=["f1", ODD], held_for_review=True,
         analysis=ODD, next="n", rerun_of=2, base_snapshot="s0", snapshot="s1",
         environment=env, environment_attempts=[env, EnvironmentNotes()],

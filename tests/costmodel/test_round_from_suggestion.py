@@ -15,7 +15,8 @@ from tests.costmodel.test_suggest import _project
 
 def _ready(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     root = _project(tmp_path, capsys)
-    assert main(["--project", str(root), "env", "--probe", "ssh=ok", "--probe", "build=ok"]) == 0
+    assert main(["--project", str(root), "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "ssh=ok", "--probe", "build=ok"]) == 0
     assert main(["--project", str(root), "baseline", "--build", "ok", "--correctness", "pass",
                  "--samples", "100,101,99"]) == 0
     capsys.readouterr()

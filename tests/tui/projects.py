@@ -35,7 +35,8 @@ def new_project(base: Path, *, environment: bool = True, baseline: bool = True,
         *(["--costmodel-tool", str(COSTMODEL_TOOL)] if costmodel else []))
     root = base / "projects" / "fa_tilelib"
     if environment:
-        run("--project", str(root), "env", "--probe", "ssh=ok", "--probe", "build=ok",
+        run("--project", str(root), "env", "--declare-environment", "probes given by hand in this test",
+            "--probe", "ssh=ok", "--probe", "build=ok",
             "--version", "cann=8.0")
     if baseline:
         run("--project", str(root), "baseline", "--build", "ok", "--correctness", "pass",

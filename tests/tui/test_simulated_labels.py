@@ -20,7 +20,8 @@ def _cpu_sim_project(base: Path) -> Path:
     run("new", str(base / "repo" / OP), "--projects-root", str(base / "projects"),
         "--case-spec", "64,128,512", "--mode", "cpu-sim")
     root = base / "projects" / "fa_like"
-    run("--project", str(root), "env", "--probe", "ssh=ok", "--probe", "build=ok")
+    run("--project", str(root), "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "ssh=ok", "--probe", "build=ok")
     run("--project", str(root), "baseline", "--build", "ok", "--correctness", "pass",
         "--samples", "100,101,99")
     return root

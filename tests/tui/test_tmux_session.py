@@ -84,7 +84,8 @@ def _session_project(base: Path) -> Path:
     project.set("discipline.review_gain", 100.0)  # real demo timings: no review hold here
     project.save()
     p = ["--project", str(root)]
-    run(*p, "env", "--probe", "ssh=ok", "--probe", "build=ok")
+    run(*p, "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "ssh=ok", "--probe", "build=ok")
     run(*p, "torch-baseline", "--avg", "120", "--min", "118", "--max", "123")
     run(*p, "baseline", "--build", "ok", "--correctness", "pass", "--samples", "100,101,99")
     _round(root, "block q 8", "DEMO_ATTN_BLOCK_Q=8", "--build", "failed", "--problem", "error")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pto_tui.core.campaign.checks import check_integrity
+from pto_tui.core.campaign.checks import check_integrity, check_workload_reads
 from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.tunables import apply_parameter, discover
@@ -70,6 +70,7 @@ class ChangeRecorder:
         self._check_requested(requested)
         # hand edits so far: protected files and the declared scope are checked first
         check_integrity(campaign, record)
+        check_workload_reads(campaign)
         self._check_scope(record, requested)
         self._apply(changes, requested)
         base = record.base_snapshot

@@ -4,12 +4,21 @@ the rule it applies."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import asdict
+from pathlib import Path
 
 from pto_tui.core.campaign.context import CampaignContext
-from pto_tui.core.errors import RuleViolation
+from pto_tui.core.errors import PtoError, RuleViolation
 from pto_tui.core.operators.bench_specs import spec_tolerances
-from pto_tui.core.project.config import workload_fingerprint
+from pto_tui.core.operators.workload_reads import (
+    CPP_SUFFIXES,
+    WorkloadRead,
+    file_reads,
+    workload_reads,
+)
+from pto_tui.core.project.config import ProjectConfig, operator_folder, workload_fingerprint
 from pto_tui.core.rounds.records import CLOSED, Round
 from pto_tui.core.rules.gates import (
     SAME_WORKLOAD,
@@ -20,13 +29,15 @@ from pto_tui.core.rules.gates import (
     refuse,
     risk_findings,
     tolerance_findings,
+    workload_read_findings,
 )
 from pto_tui.core.rules.scope import changed_protected, protected_hashes
 from pto_tui.core.vocabulary import OperatorKind
 
 
 def check_workload(campaign: CampaignContext) -> str:
-    """The workload fingerprint, refused when it differs from the baseline's."""
+    """The workload fingerprint, refused when it differs from the baseline's (or when the
+    kernel no longer reads the workload where the baseline's did)."""
     baseline = campaign.baseline_record()
     fingerprint = workload_fingerprint(campaign.config)
     recorded = baseline.measurement.fingerprint if baseline else ""
@@ -36,7 +47,66 @@ def check_workload(campaign: CampaignContext) -> str:
             "the workload (case, shapes, benchmark settings) differs from the baseline's: "
             "the comparison is refused",
         )
+    check_workload_reads(campaign)
     return fingerprint
+
+
+def check_workload_reads(campaign: CampaignContext) -> None:
+    """Every read of the workload the baseline's kernel made is still made. Those of a
+    baseline recorded before the reads were kept come from its workspace snapshot."""
+    baseline = campaign.baseline_record()
+    config = campaign.config
+    if baseline is None or not baseline.is_closed:
+        return
+    if not config.case.knobs and config.operator.kind is not OperatorKind.PTO_TILE_LIB:
+        return  # nothing of the workload is read in the source
+    recorded = baseline.measurement.workload_reads or snapshot_workload_reads(campaign, baseline.snapshot)
+    if recorded:
+        folder, _related = _read_places(config)
+        refuse(workload_read_findings(recorded, current_workload_reads(campaign), f"workspace/{folder}"))
+
+
+def current_workload_reads(campaign: CampaignContext) -> list[WorkloadRead]:
+    """Where the operator's source in the workspace reads the workload now."""
+    return workload_reads_under(campaign.config, campaign.layout.workspace)
+
+
+def snapshot_workload_reads(campaign: CampaignContext, snapshot: str) -> list[WorkloadRead]:
+    """The workload reads of a workspace snapshot (its source files copied out); none when
+    the snapshot is gone (imported rounds, a store cleaned by hand)."""
+    if not snapshot:
+        return []
+    folder, related = _read_places(campaign.config)
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            campaign.snapshots.copy_out(snapshot, [folder, *related], Path(tmp), SOURCE_SUFFIXES)
+        except (PtoError, OSError, UnicodeDecodeError):
+            return []
+        return workload_reads_under(campaign.config, Path(tmp))
+
+
+SOURCE_SUFFIXES = (".py", *CPP_SUFFIXES)
+
+
+def workload_reads_under(config: ProjectConfig, workspace: Path) -> list[WorkloadRead]:
+    """The workload reads of the operator's folder (and its related files) in `workspace`."""
+    folder, related = _read_places(config)
+    knobs = list(config.case.knobs)
+    cpp = config.operator.kind is OperatorKind.PTO_TILE_LIB
+    found = workload_reads(workspace / folder, knobs, list(config.tunables), cpp=cpp)
+    for rel in related:  # paths relative to the workspace: prefixed back to the folder's
+        found += file_reads(workspace / rel, os.path.relpath(rel, folder), knobs)
+    return found
+
+
+def _read_places(config: ProjectConfig) -> tuple[str, list[str]]:
+    """The operator's own folder and its related files, relative to the workspace."""
+    operator = config.operator
+    folder = operator_folder(config)
+    if operator.kind is OperatorKind.PTO_DSL and operator.path:  # inside its repository
+        subdir = operator.kind.workspace_subdir
+        return f"{subdir}/{operator.path}", [f"{subdir}/{r}" for r in operator.related]
+    return folder, []
 
 
 def reference_record(campaign: CampaignContext) -> Round | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import tomlkit
 
-from pto_tui.core.campaign.checks import discipline_in_force, tolerances_in_force
+from pto_tui.core.campaign.checks import current_workload_reads, discipline_in_force, tolerances_in_force
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError, RuleViolation
@@ -17,6 +17,7 @@ from pto_tui.core.rules.gates import (
     ENVIRONMENT_ROUND,
     HONEST_HISTORY,
     VALID_BASELINE,
+    declared_environment_findings,
     refuse,
     start_findings,
 )
@@ -33,9 +34,11 @@ class RoundOpening:
 
     def record_environment(self, notes: EnvironmentNotes) -> Round:
         """The environment round's outcome, kept on iter-000 (created open if needed). It
-        may be repeated until the baseline closes iter-000; every earlier attempt is kept."""
+        may be repeated until the baseline closes iter-000; every earlier attempt is kept.
+        Probes given by hand pass only when declared with a reason."""
         self.campaign.require_write()
         self.campaign.check_owner(0)
+        refuse(declared_environment_findings(notes.declared_by, notes.passed, notes.declared_reason))
         record = self.campaign.baseline_record()
         if record is not None and record.is_closed and record.environment is not None:
             raise RuleViolation(
@@ -66,6 +69,7 @@ class RoundOpening:
         record = record or self._new_baseline_round()
         config = campaign.config
         measurement.fingerprint = workload_fingerprint(config)
+        measurement.workload_reads = current_workload_reads(campaign)  # what later rounds keep
         measurement.target_mode = config.target.mode
         record.measurement = measurement
         record.changes.snapshot = campaign.parameter_snapshot()

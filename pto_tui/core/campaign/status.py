@@ -40,6 +40,9 @@ class CampaignStatus:
     target_mode: str = "npu"  # npu | cpu-sim | demo
     # faster rounds the frontier passes over (not measured by pto-tui), said in words
     frontier_passed_over: list[str] = field(default_factory=list)
+    # the environment round's probes given by hand: the surface (cli | mcp | tui), "" = run
+    environment_declared_by: str = ""
+    environment_declared_reason: str = ""
 
     @property
     def simulated(self) -> bool:
@@ -55,6 +58,8 @@ class CampaignStatus:
             "target_mode": self.target_mode,
             "simulated": self.simulated,
             "environment_passed": self.environment_passed,
+            "environment_declared_by": self.environment_declared_by,
+            "environment_declared_reason": self.environment_declared_reason,
             "baseline_us": self.baseline_us,
             "baseline_stability": self.baseline_stability,
             "torch_baseline": torch,
@@ -141,13 +146,16 @@ def summarize(
         if verdict is Verdict.FAILURE:  # failures only: neutral and inconclusive are not
             failures.append((r.number, r.short_hypothesis(), r.verdict_reason))
     open_round = next((r.number for r in rounds if not r.is_closed and not r.is_baseline), None)
+    environment = baseline.environment if baseline else None
     return CampaignStatus(
         operator=config.operator.name,
         kind=config.operator.kind.value,
         case=config.case.describe(),
         target=config.target.label,
         target_mode=config.target.mode,
-        environment_passed=bool(baseline and baseline.environment and baseline.environment.passed),
+        environment_passed=bool(environment and environment.passed),
+        environment_declared_by=environment.declared_by if environment else "",
+        environment_declared_reason=environment.declared_reason if environment else "",
         baseline_us=base_us,
         baseline_stability=baseline.stability if baseline and baseline.is_closed else "",
         torch=torch,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
+from pto_tui.core.operators.workload_reads import WorkloadRead
 from pto_tui.core.rounds.records import (
     OPEN,
     Amendment,
@@ -74,6 +76,7 @@ def _measurement_to_dict(m: Measurement) -> dict[str, Any]:
         "problem": m.problem,
         "fingerprint": m.fingerprint,
         "target_mode": m.target_mode,
+        "workload_reads": [asdict(r) for r in m.workload_reads],
     }
 
 
@@ -86,6 +89,8 @@ def _environment_to_dict(env: EnvironmentNotes) -> dict[str, Any]:
         "probes": dict(env.probes),
         "passed": env.passed,
         **({"at": env.at} if env.at else {}),
+        **({"declared_by": env.declared_by} if env.declared_by else {}),
+        **({"declared_reason": env.declared_reason} if env.declared_reason else {}),
     }
 
 
@@ -178,6 +183,10 @@ def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
         problem=str(m_data.get("problem", "")),
         fingerprint=str(m_data.get("fingerprint", "")),
         target_mode=str(m_data.get("target_mode", "")),
+        workload_reads=[
+            WorkloadRead(str(r["name"]), str(r["file"]), int(r["line"]), str(r.get("text", "")))
+            for r in m_data.get("workload_reads", [])
+        ],
     )
 
 
@@ -190,6 +199,8 @@ def _environment_from_dict(env_data: dict[str, Any]) -> EnvironmentNotes:
         probes={str(k): bool(v) for k, v in env_data.get("probes", {}).items()},
         passed=bool(env_data.get("passed", False)),
         at=str(env_data.get("at", "")),
+        declared_by=str(env_data.get("declared_by", "")),
+        declared_reason=str(env_data.get("declared_reason", "")),
     )
 
 

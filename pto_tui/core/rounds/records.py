@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, is_dataclass
 from enum import Enum
 from typing import Any, TypeVar
 
+from pto_tui.core.operators.workload_reads import WorkloadRead
 from pto_tui.core.project.config import CPU_SIM, Scalar
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, ChangeKind, Verdict
 
@@ -77,6 +78,8 @@ class Measurement:
     problem: str = ""  # why the build/correctness/benchmark failed
     fingerprint: str = ""  # workload fingerprint at measurement time
     target_mode: str = ""  # the target's mode when measured: npu | cpu-sim | demo ("" = before modes)
+    # where the kernel read the workload (the baseline's): each must still be read later
+    workload_reads: list[WorkloadRead] = field(default_factory=list)
 
     @property
     def median_us(self) -> float | None:
@@ -112,6 +115,10 @@ class EnvironmentNotes:
     probes: dict[str, bool] = field(default_factory=dict)  # probe name -> passed
     passed: bool = False
     at: str = ""  # when the attempt was recorded
+    # probes given by hand, not run: the surface that recorded them (cli | mcp | tui; "" = run)
+    declared_by: str = ""
+    # why declared probes alone are accepted as the environment round (nothing was built or run)
+    declared_reason: str = ""
 
 
 @dataclass

@@ -308,6 +308,8 @@ def _post_run_lines(record: Round) -> list[str]:
 
 def _environment_lines(env: EnvironmentNotes) -> list[str]:
     lines = ["## Environment", ""]
+    if env.declared_by:
+        lines.append(_bullet("Declared", _declared_text(env)))
     lines.append(_bullet("Versions", "\n".join(f"{k}: {v}" for k, v in env.versions.items())))
     lines.append(_bullet("Build outcome", env.build_outcome))
     lines.append(_bullet("First valid result", env.first_valid_result))
@@ -315,6 +317,12 @@ def _environment_lines(env: EnvironmentNotes) -> list[str]:
     probes = ", ".join(f"{k} {'ok' if v else 'FAILED'}" for k, v in env.probes.items())
     lines.append(_bullet("Probes", probes))
     return lines
+
+
+def _declared_text(env: EnvironmentNotes) -> str:
+    """Probes given by hand: who gave them and the reason they were accepted."""
+    reason = f": {env.declared_reason}" if env.declared_reason else " (no reason given)"
+    return f"the probes were given by hand via {env.declared_by}, not run on the target{reason}"
 
 
 def render_notes(record: Round) -> str:
@@ -339,6 +347,7 @@ def render_notes(record: Round) -> str:
             failed = ", ".join(k for k, ok in env.probes.items() if not ok) or "-"
             outcome = "passed" if env.passed else f"NOT passed (failed: {failed})"
             when = f" at {env.at}" if env.at else ""
+            when += f", declared via {env.declared_by}" if env.declared_by else ""
             problems = "".join(f"; {p}" for p in env.problems)
             lines.append(f"- attempt {n}{when}: {outcome}{problems}")
     lines += [

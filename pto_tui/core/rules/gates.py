@@ -6,11 +6,13 @@ findings next to the disabled step. Nothing here reads or writes files.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
 from pto_tui.core.errors import RuleViolation
+from pto_tui.core.operators.workload_reads import WorkloadRead
 from pto_tui.core.rounds.records import CLOSED, PreEdit, Round, checklist_complete
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, PRE_EDIT_FIELDS, Verdict
 
@@ -194,6 +196,25 @@ def reason_problem(reason: str) -> str | None:
     return None
 
 
+def declared_environment_findings(declared_by: str, passed: bool, reason: str) -> list[Finding]:
+    """Probes given by hand are no evidence: nothing was built or run on the target. Such an
+    environment round passes only when declared so with a reason that says something."""
+    if not declared_by or not passed:
+        return []
+    if not reason.strip():
+        return [
+            Finding(
+                ENVIRONMENT_ROUND,
+                f"the probes were given by hand ({declared_by}), not run: nothing was built or "
+                "measured on the target; run `pto-tui env` to probe it, or declare the "
+                "environment with a reason (--declare-environment REASON; over MCP "
+                "declare_environment)",
+            )
+        ]
+    problem = reason_problem(reason)
+    return [Finding(ENVIRONMENT_ROUND, f"declared environment: {problem}")] if problem else []
+
+
 def bug_fix_findings(bug_fix: str) -> list[Finding]:
     """A declared bug fix needs a reason that says something."""
     problem = reason_problem(bug_fix) if bug_fix.strip() else None
@@ -292,3 +313,29 @@ def workload_knob_findings(requested: Mapping[str, object], knobs: Mapping[str, 
         if name in knobs
     ]
 
+
+
+def workload_read_findings(
+    baseline: Sequence[WorkloadRead], current: Sequence[WorkloadRead], folder: str
+) -> list[Finding]:
+    """Same workload inside the kernel: every read of the workload the baseline's source
+    made (a shape knob's env read, a case field passed to the kernel) is still made, in the
+    same file. A read replaced by a literal measures another workload. `folder` is the
+    operator folder the reads' files are relative to, for the message."""
+    now = Counter((r.name, r.file) for r in current)
+    lost: list[WorkloadRead] = []
+    for read in baseline:
+        key = (read.name, read.file)
+        if now[key] > 0:
+            now[key] -= 1
+        else:
+            lost.append(read)
+    return [
+        Finding(
+            SAME_WORKLOAD,
+            f"{folder}/{read.where} read the workload's {read.name} at the baseline "
+            f"({read.text or 'its read'}); this round removed or replaced that read (a literal "
+            "there is another workload inside the kernel): restore it",
+        )
+        for read in lost
+    ]

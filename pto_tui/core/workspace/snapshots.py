@@ -186,6 +186,27 @@ class SnapshotStore:
             }
         return {rel: (known.get(a, 0), known.get(b, 0)) for rel, (a, b) in changed.items()}
 
+    def copy_out(self, snap_id: str, folders: list[str], dest: Path, suffixes: tuple[str, ...]) -> None:
+        """Write the snapshot's files under `folders` (relative to the workspace) whose names
+        end with one of `suffixes` into `dest`, at the same relative paths (the workspace
+        is untouched)."""
+
+        def wanted(rel: str) -> bool:
+            inside = any(rel == f or rel.startswith(f.rstrip("/") + "/") for f in folders)
+            return inside and rel.endswith(suffixes)
+
+        if snap_id.startswith(GIT_PREFIX):
+            listing = self._git("ls-tree", "-r", "-z", snap_id[len(GIT_PREFIX) :], "--", *folders)
+            for item in listing.split("\0"):
+                meta, _, rel = item.partition("\t")
+                if rel and meta.split()[1:2] == ["blob"] and wanted(rel):
+                    data = self._git("cat-file", "blob", meta.split()[2])
+                    atomic_write_text(dest / rel, data)
+            return
+        for rel, entry in self.manifest(snap_id).items():
+            if wanted(rel):
+                atomic_write_bytes(dest / rel, self._blob(entry.sha))
+
     # -------------------------------------------------------------- restoring
 
     def restore(self, snap_id: str) -> None:

@@ -210,6 +210,12 @@ def _environment_rows(t: Table, env: EnvironmentNotes | None) -> None:
     )
     t.add_row("environment", Text.assemble(
         state, f"  {ok}/{len(env.probes)} probes ok (listed below)"))
+    if env.declared_by:
+        reason = env.declared_reason or "no reason given"
+        t.add_row("", Text.assemble(
+            ("DECLARED", "bold yellow"),
+            f": probes given by hand via {env.declared_by}, not run on the target; "
+            f"reason: {reason}"))
     for problem in env.problems:
         t.add_row("", Text(f"problem: {problem}", style="yellow"))
 

@@ -145,6 +145,9 @@ def environment_text(notes: EnvironmentNotes) -> Text:
     else:
         text = Text(f"environment round NOT passed: {ok}/{len(notes.probes)} probes ok",
                     style="bold red")
+    if notes.declared_by:
+        text.append(f"\nDECLARED by hand via {notes.declared_by}: {notes.declared_reason}",
+                    style="bold yellow")
     for problem in notes.problems[:3]:
         text.append(f"\n{problem}", style="yellow")
     text.append("\nEach probe and its log: Context (1).", style="dim")
