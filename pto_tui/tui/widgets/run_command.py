@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from pto_tui.core.errors import PtoError
 from pto_tui.jobs.model import JobSpec
 from pto_tui.tui.session import Session
 from pto_tui.tui.widgets.log_pane import LogPane
@@ -17,7 +18,11 @@ async def run_any_command(session: Session, command: str, log_pane: LogPane,
     target = session.campaign.config.target
     sync_from = layout.workspace if layout.workspace.is_dir() else None
     if sync_from is not None:  # never an upload under another owner's build
-        session.campaign.check_owner(None, workspace=True, doing="a command that uploads the workspace")
+        try:
+            session.campaign.check_owner(None, workspace=True, doing="a command that uploads the workspace")
+        except PtoError as error:
+            log_pane.app.report_error(error, title="command")  # type: ignore[attr-defined]
+            return
     job = await session.runner().submit(target, JobSpec(command=command, name="command"),
                                         sync_from=sync_from)
     log_pane.follow_blocks(job.subscribe().batches(), f"command: {command}", job.cancel)

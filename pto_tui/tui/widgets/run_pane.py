@@ -396,8 +396,5 @@ class RunPane(Vertical, can_focus=True):
     @work(exclusive=True, group="command", exit_on_error=False)
     async def run_command(self, command: str) -> None:
         """Any command, as one job on the target (nothing is recorded in the round)."""
-        try:
-            await run_any_command(self.session, command, self.log_pane,
-                                  lambda on: self.set_class(on, "-running"))
-        except PtoError as error:
-            self.app.report_error(error, title="command")  # type: ignore[attr-defined]
+        await run_any_command(self.session, command, self.log_pane,
+                              lambda on: self.set_class(on, "-running"))
