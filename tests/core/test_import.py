@@ -38,11 +38,14 @@ def test_handwritten_project_opens(project: Path, capsys: pytest.CaptureFixture[
     assert report["created_project_file"] is True and report["kind"] == "pto-dsl"
     problems = "\n".join(report["problems"])
     assert "ITERATIONS.md:18" in problems and "no unit" in problems  # "5.10" without a unit
-    assert len(report["problems"]) == 1, problems
+    # and its "neutral" is not taken: a verdict about numbers nobody can read is invented
+    assert "ITERATIONS.md:18: result 'neutral' without a readable PTO time" in problems
+    assert len(report["problems"]) == 2, problems
     assert digests(project) == before  # nothing hand-written was touched
 
     rounds = cli_json(capsys, "--project", project, "rounds")["rounds"]
-    assert [r["verdict"] for r in rounds] == ["baseline", "kept", "neutral", "failure"]
+    assert [r["verdict"] for r in rounds] == ["baseline", "kept", None, "failure"]
+    assert rounds[2]["reason"] == "recorded by hand, unmeasured"
     assert rounds[1]["median_us"] == pytest.approx(4900.0)
     assert rounds[1]["bottleneck"] == "bad tile shape"
     assert rounds[2]["median_us"] is None  # the unreadable number is not guessed

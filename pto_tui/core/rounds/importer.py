@@ -33,7 +33,8 @@ from pto_tui.core.rounds.markdown_read import (  # noqa: F401 (re-exported for c
     parse_notes,
     parse_torch_section,
 )
-from pto_tui.core.rounds.markdown_round import round_from_markdown
+from pto_tui.core.rounds.markdown_round import contradicted_kept, round_from_markdown
+from pto_tui.core.rounds.records import Round
 from pto_tui.core.vocabulary import OperatorKind
 
 _SHAPE = re.compile(r"([A-Za-z_]+)\s*=\s*([0-9]+(?:\s*,\s*[0-9]+)*)")
@@ -162,14 +163,17 @@ def _import(layout: ProjectLayout, kind: OperatorKind | None) -> ImportReport:
     _import_torch(layout, report)
     ledger = Ledger(layout)
     by_number = {row.number: row for row in rows}
+    records: list[Round] = []
     for number in sorted(set(by_number) | set(ledger.round_numbers())):
         if ledger.has_record(number):
             report.skipped.append(number)
             continue
         found: list[str] = []
-        record = round_from_markdown(layout, number, by_number.get(number), found)
+        records.append(round_from_markdown(layout, number, by_number.get(number), found))
         report.conflicts += [p for p in found if " differs: " in p]
         report.problems += [p for p in found if " differs: " not in p]
+    report.conflicts += contradicted_kept(records, layout.iterations)
+    for record in records:
         ledger.save(record)
-        report.imported.append(number)
+        report.imported.append(record.number)
     return report

@@ -24,7 +24,7 @@ _TFLOPS = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*TFLOPS", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*[-*]\s*\*\*(.+?)\*\*\s*[:：]\s*(.*)$")
 _SECTION = re.compile(r"^##\s+(.+?)\s*$")
 # "0", "iter-000", "iter 3", "Iter-12", "iter_004": the round number of a table row
-_ITER = re.compile(r"^(?:iter[-_ ]?)?(\d+)$", re.IGNORECASE)
+_ITER = re.compile(r"^(?:iter[-_ ]?)?(\d{1,9})$", re.IGNORECASE)  # no 20-digit folder numbers
 _UNITS = {"us": 1.0, "µs": 1.0, "μs": 1.0, "ms": 1000.0, "s": 1e6}
 
 
@@ -109,6 +109,7 @@ def parse_iterations_table(path: Path) -> tuple[list[TableRow], list[str]]:
     """Rows of the round table. No table at all is an InputError naming the file."""
     rows: list[TableRow] = []
     problems: list[str] = []
+    seen: dict[int, int] = {}  # round -> the line of its row
     header_line = None
     for number, line in enumerate(read_text(path, "ITERATIONS.md").splitlines(), start=1):
         stripped = line.strip()
@@ -127,7 +128,13 @@ def parse_iterations_table(path: Path) -> tuple[list[TableRow], list[str]]:
             problems.append(
                 f"{path}:{number}: expected {len(HEADER)} columns, found {len(cells)}; row skipped"
             )
+        elif iteration in seen:
+            problems.append(
+                f"{path}:{number}: iter-{iteration:03d} has a row already (line {seen[iteration]}); "
+                "this one is not used"
+            )
         else:
+            seen[iteration] = number
             rows.append(TableRow(number, iteration, *cells[1:]))
     if header_line is None:
         raise InputError(

@@ -8,6 +8,7 @@ and the table, and what the workflow's rules say about it listed by file and lin
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -84,9 +85,65 @@ def round_from_markdown(
             record.changes.description = row.changes
         problems += conflicts(row, notes, layout.iterations)
     _performance_from_notes(record, notes)
+    problems += notes_problems(notes_path, notes) if notes_path.is_file() else []
+    unmeasured = unmeasured_verdict(record, layout.iterations, row)
+    if unmeasured:
+        problems.append(unmeasured)
+        record.verdict, record.verdict_reason = None, "recorded by hand, unmeasured"
     if not record.pre_edit.hypothesis and record.title:
         record.pre_edit.hypothesis = parse_rerun_title(record.title)[1]
     return record
+
+
+# a verdict that says something about the numbers: without readable numbers it was not measured
+_MEASURED_WORDS = (Verdict.KEPT, Verdict.NEUTRAL)
+
+
+def unmeasured_verdict(record: Round, iterations: Path, row: TableRow | None) -> str:
+    """Why the row's kept or neutral cannot be taken (its PTO time cannot be read, or is
+    not a duration): the round is then recorded by hand, unmeasured; "" when it can."""
+    if record.verdict not in _MEASURED_WORDS or row is None:
+        return ""
+    samples = record.measurement.samples_us
+    if samples and all(math.isfinite(s) and s > 0 for s in samples):
+        return ""
+    return (
+        f"{iterations}:{row.line}: result {record.verdict.value!r} without a readable PTO time "
+        f"({row.pto!r}): recorded by hand, unmeasured (no verdict)"
+    )
+
+
+def contradicted_kept(records: list[Round], iterations: Path) -> list[str]:
+    """Kept rounds whose own table numbers are not faster than the best before them (the
+    baseline or an earlier kept round): the table's word is not taken, the round is
+    recorded by hand with no verdict, and each is listed. `records` in round order."""
+    found = []
+    best: float | None = None
+    for record in records:
+        median = record.measurement.median_us
+        if record.is_baseline or record.verdict is Verdict.KEPT:
+            if record.verdict is Verdict.KEPT and median is not None and best is not None and median >= best:
+                found.append(
+                    f"{iterations}: iter-{record.number:03d} says kept, but its PTO time "
+                    f"{median:g} us is not faster than the best before it ({best:g} us): no verdict taken"
+                )
+                record.verdict, record.verdict_reason = None, "recorded by hand: kept, but not faster"
+                continue
+            if median is not None:
+                best = median if best is None else min(best, median)
+    return found
+
+
+def notes_problems(path: Path, notes: Notes) -> list[str]:
+    """A notes.md that holds no round: empty, not text, or without the workflow's sections."""
+    data = path.read_bytes()
+    if not data.strip():
+        return [f"{path}: empty: nothing of the round is recorded in it"]
+    if b"\0" in data:
+        return [f"{path}: not text (binary data): nothing of it is read"]
+    if not {"Pre-Edit", "Post-Run"} & set(notes.sections):
+        return [f"{path}: no '## Pre-Edit' or '## Post-Run' section: the round's notes are not read"]
+    return []
 
 
 def pre_edit_from(notes: Notes) -> PreEdit:
@@ -238,7 +295,9 @@ def conflicts(row: TableRow, notes: Notes, iterations: Path) -> list[str]:
     perf = notes.value("Post-Run", "performance")
     table_pto = _safe_duration(row.pto)
     noted = durations_in(perf.value) if perf else []
-    if table_pto is not None and noted and abs(noted[-1] - table_pto) > 0.005 * table_pto:
+    # the line may name other times too (before → after, the torch_npu time): it agrees
+    # when one of them is the table's
+    if table_pto is not None and noted and all(abs(n - table_pto) > 0.005 * table_pto for n in noted):
         differ("PTO time", row.pto, perf, perf.value if perf else "")
     return found
 
