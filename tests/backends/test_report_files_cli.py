@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.core.helpers import cli, cli_json, make_project, pre_edit_args
+from tests.core.helpers import HAND_ENV, cli, cli_json, make_project, pre_edit_args
 from tests.mcp.client import agent
 
 REPO = Path(__file__).resolve().parents[1] / "fixtures" / "pto_kernels_repo"
@@ -47,7 +47,7 @@ def variant_project(tmp_path: Path, capsys: pytest.CaptureFixture[str], case: st
     out = cli_json(capsys, "new", source / FA, "--projects-root", tmp_path / "projects", "--case", case)
     assert isinstance(out, dict)
     root = Path(out["project"])
-    assert cli("--project", root, "env", "--probe", "target=ok") == 0
+    assert cli("--project", root, "env", *HAND_ENV, "--probe", "target=ok") == 0
     capsys.readouterr()
     return root
 
@@ -249,7 +249,7 @@ CSV_ROW = CASE + ",128,128,1024,128,128,256,1508216,492317358,{us},{us},67.1,0.0
 
 def tilelib_project(tmp_path: Path) -> Path:
     root = make_project(tmp_path, "fa_tilelib")
-    assert cli("--project", root, "env", "--probe", "target=ok") == 0
+    assert cli("--project", root, "env", *HAND_ENV, "--probe", "target=ok") == 0
     return root
 
 

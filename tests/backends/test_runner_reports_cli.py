@@ -15,7 +15,7 @@ import pytest
 
 from pto_tui.core.campaign.demo import create_demo_project
 from pto_tui.core.project.file import ProjectFile
-from tests.core.helpers import cli, cli_json
+from tests.core.helpers import HAND_ENV, cli, cli_json
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runner_reports"
 
@@ -153,7 +153,7 @@ def test_a_run_s_report_that_does_not_add_up_fails_the_baseline(
     report.write_text(json.dumps(data, indent=2, sort_keys=True))
     root = project_reporting(tmp_path, report)
     p = ["--project", str(root)]
-    assert cli(*p, "env", "--probe", "target=ok") == 0
+    assert cli(*p, "env", *HAND_ENV, "--probe", "target=ok") == 0
     capsys.readouterr()
     assert cli(*p, "baseline") != 0
     err = capsys.readouterr().err

@@ -24,6 +24,10 @@ CHECKLIST_KEYS = (
 )
 
 
+# the environment round passed by hand, declared as such (tests with no target to probe)
+HAND_ENV = ("--declare-environment", "probes given by hand in this test")
+
+
 def cli(*args: str) -> int:
     return main([str(a) for a in args])
 

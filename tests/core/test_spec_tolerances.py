@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.helpers import cli, cli_json, pre_edit_args
+from tests.core.helpers import HAND_ENV, cli, cli_json, pre_edit_args
 from tests.mcp.client import agent
 
 REPO = Path(__file__).resolve().parents[1] / "fixtures" / "pto_kernels_repo"
@@ -78,7 +78,7 @@ def test_a_tolerance_that_is_no_number_is_refused_at_new(
 def round_open(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """iter-000 recorded, round 1 open with a tuning change."""
     p = ["--project", str(root)]
-    assert cli(*p, "env", "--probe", "target=ok") == 0
+    assert cli(*p, "env", *HAND_ENV, "--probe", "target=ok") == 0
     assert cli(*p, "baseline", "--build", "ok", "--correctness", "pass", "--samples", "100,101") == 0
     baseline = tomllib.loads((root / "runs/iter-000/round.toml").read_text())
     assert baseline["tolerances"] == {"atol": 0.002, "rtol": 0.001}
