@@ -191,7 +191,7 @@ def test_a_round_added_by_hand_is_read_and_checked(project: Path, capsys: pytest
     status = cli_json(capsys, "--project", project, "status")
     # a round written by hand never leads by itself: the frontier passes over it, saying so
     assert status["unreadable_rounds"] == [] and status["frontier_round"] is None
-    assert any(line.startswith("iter-004 (4800 us) is not the frontier: written by hand")
+    assert any(line.startswith("iter-004 (4800.0 us) is not the frontier: written by hand")
                for line in status["frontier_passed_over"])
     assert (
         cli_json(capsys, "--project", project, "show", "4")["record"]["pre_edit"].get("main_risk", "") == ""

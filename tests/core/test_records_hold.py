@@ -112,7 +112,7 @@ def test_a_round_written_by_hand_never_leads(tmp_path: Path, capsys: pytest.Capt
         handle.write("| iter-002 | smaller tiles | - | 100 us | 1.000 us | pass | kept |\n")
     st = status(capsys, root)
     assert st["frontier_round"] == 1
-    assert any(line.startswith("iter-002 (1 us) is not the frontier: written by hand")
+    assert any(line.startswith("iter-002 (1.0 us) is not the frontier: written by hand")
                for line in st["frontier_passed_over"]), st["frontier_passed_over"]
     capsys.readouterr()
     assert cli("--project", root, "status") == 0
@@ -254,3 +254,19 @@ def test_a_rerun_takes_the_three_round_rule_s_answers(
     record = cli_json(capsys, *p, "show", "4")["record"]
     assert record["rerun_of"] == 1
     assert record["pre_edit"]["bottleneck_recheck"] == "the tile shape still binds"
+
+
+def test_the_chart_s_frontier_passes_over_a_round_written_by_hand(tmp_path: Path) -> None:
+    from pto_tui.core.summary.chart_model import chart_rounds
+
+    root = ready_project(tmp_path)
+    assert run_round(root, "80,81,80.5", params=("kFaTileS1=128",)) == 0
+    folder = root / "runs/iter-002"
+    folder.mkdir()
+    (folder / "notes.md").write_text(HAND_NOTES)
+    with (root / "ITERATIONS.md").open("a") as handle:
+        handle.write("| iter-002 | smaller tiles | - | 100 us | 1.000 us | pass | kept |\n")
+    with Campaign(root) as campaign:
+        charted = chart_rounds(campaign.rounds())
+    assert [r.number for r in charted] == [0, 1, 2]
+    assert charted[2].frontier_us == pytest.approx(80.5)  # iter-001's, not the hand-written 1 us

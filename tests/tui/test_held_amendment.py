@@ -63,6 +63,11 @@ async def test_the_context_pane_says_what_the_frontier_passes_over(campaign_root
         await pilot.pause(0.3)
         text = static_text(app.screen.query_one("#ctx-summary"))
         assert "passed over" in text and name in text and "written by hand" in text
+        await pilot.press("2")
+        await pilot.pause(0.3)
+        table = app.screen.query_one("#rounds-table", DataTable)
+        row = [str(cell) for cell in table.get_row_at(table.row_count - 1)]
+        assert row[2] == str(number) and row[1] == ""  # no frontier mark: it never led
 
 
 async def test_a_command_is_not_uploaded_under_another_owner_s_run(fresh_root: Path) -> None:

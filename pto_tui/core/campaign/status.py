@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pto_tui.core.project.config import CPU_SIM, ProjectConfig
+from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.ledger import LedgerProblems
 from pto_tui.core.rounds.records import CLOSED, Round
 from pto_tui.core.rounds.render import TorchBaseline
@@ -116,7 +117,7 @@ def passed_over(rounds: list[Round], frontier: Round | None) -> list[str]:
         how = "closed by hand (not in runs/closed.log)" if r.unlogged else (
             "written by hand or imported, not measured by pto-tui")
         out.append(
-            f"iter-{r.number:03d} ({median:g} us) is not the frontier: {how}; measure its change "
+            f"iter-{r.number:03d} ({format_duration(median)}) is not the frontier: {how}; measure its change "
             f"again in a new round, or adopt it with `pto-tui round confirm {r.number} --reason ...`"
         )
     return out

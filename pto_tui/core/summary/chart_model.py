@@ -8,7 +8,7 @@ Pure functions over round records, so every choice is testable on its own:
   wrong result's speed means nothing), so such a round is drawn as a red cross on the
   bottom edge of the speedup panel and a hatched red stub in the duration panel;
 - speedup = iter-000 median / round median; the frontier is the best (lowest) median
-  of the baseline and the kept rounds so far;
+  of the baseline and the kept rounds so far (rounds pto-tui measured, as `frontier_of`);
 - milestones: kept rounds that lower the frontier, the biggest gains when there are
   many;
 - the x axis: with more than FOLD_ABOVE charted rounds only the key rounds get their
@@ -159,8 +159,8 @@ def chart_rounds(rounds: Sequence[Round]) -> list[ChartRound]:
     for record in closed:
         verdict = _verdict_text(record)
         median = valid_median(record)
-        if verdict == Verdict.KEPT.value and median is not None:
-            best = min(best, median)
+        if verdict == Verdict.KEPT.value and median is not None and record.leads:
+            best = min(best, median)  # a round pto-tui did not measure never leads
         out.append(
             ChartRound(
                 number=record.number,

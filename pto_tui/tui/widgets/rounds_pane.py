@@ -161,7 +161,7 @@ class RoundsPane(Vertical):
         st = snap.status
         torch_us = st.torch.avg_us if st.torch else None
         steps = {r.number for r in snap.rounds
-                 if r.is_closed and (r.is_baseline or verdict_word(r) == "kept")}
+                 if r.is_closed and r.leads and (r.is_baseline or verdict_word(r) == "kept")}
         # one unit for the column, from all rounds (a filter does not change it)
         unit = duration_unit([r.measurement.median_us for r in snap.rounds])
 
