@@ -19,6 +19,7 @@ QUICK = {
     "tui_bench.py": (["--quick"], "first paint"),
     "jobs_bench.py": (["--quick"], "goal:"),
     "costmodel_grid.py": (["--skip-reference"], "cold"),
+    "verdict_bench.py": (["--quick"], "true 6% gain: kept"),
 }
 
 
