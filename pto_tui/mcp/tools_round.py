@@ -66,6 +66,8 @@ def register(server: MCPServer, projects: Projects) -> None:
 
 
 def _register_fixed_points(server: MCPServer, projects: Projects) -> None:
+    """Long on purpose: the three fixed points' tools (env, torch_baseline, baseline), one
+    closure each bound to `projects`, read best side by side."""
     @guarded
     async def env(
         ctx: Context,

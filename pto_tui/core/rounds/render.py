@@ -300,9 +300,7 @@ def _post_run_lines(record: Round) -> list[str]:
     for flag in record.flags:
         lines.append(_bullet("Flag", flag))
     for a in record.amendments:
-        lines.append(
-            _bullet("Amendment", f"{a.when} by {a.who}: {a.field} {a.old} → {a.new} ({a.why})")
-        )
+        lines.append(_bullet("Amendment", f"{a.when} by {a.who}: {a.field} {a.old} → {a.new} ({a.why})"))
     return lines
 
 
