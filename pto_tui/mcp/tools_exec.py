@@ -27,9 +27,9 @@ from pto_tui.mcp.projects import Projects, guarded
 KEEP_LINES = 400  # of each stream; the job's log holds all of it
 
 
-async def _run(runner: JobRunner, target: Target, spec: JobSpec,
-               sync_from: Path | None) -> tuple[JobRecord, dict[str, list[str]]]:
-    job = await runner.submit(target, spec, sync_from=sync_from)
+async def _run(runner: JobRunner, target: Target, spec: JobSpec, sync_from: Path | None,
+               workspace: Path) -> tuple[JobRecord, dict[str, list[str]]]:
+    job = await runner.submit(target, spec, sync_from=sync_from, workspace=workspace)
     lines: dict[str, list[str]] = {"stdout": [], "stderr": [], "meta": []}
     async for line in job.subscribe():
         kept = lines.setdefault(line.stream, [])
@@ -53,7 +53,7 @@ def register(server: MCPServer, projects: Projects) -> None:
         if sync_from is not None:
             lock = await asyncio.to_thread(workspace_upload_lock, layout.state_dir, "pto-tui mcp: exec")
         try:
-            record, lines = await with_runner(layout, lambda r: _run(r, target, spec, sync_from))
+            record, lines = await with_runner(layout, lambda r: _run(r, target, spec, sync_from, layout.workspace))
         finally:
             if lock is not None:
                 lock.release()

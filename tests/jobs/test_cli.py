@@ -99,3 +99,24 @@ def test_ctrl_c_cancels_the_remote_command(project: Path) -> None:
     while live_processes(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not live_processes(marker)
+
+
+def test_exec_runs_in_the_workspace_copy_synced_or_not(
+    project: Path, ssh_target: SshTestTarget, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    elsewhere = tmp_path / "caller"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    for flags in ((), ("--no-sync",)):
+        assert main(["--project", str(project), "exec", *flags, "--", "pwd"]) == 0
+        assert capsys.readouterr().out.strip() == str(ssh_target.work_dir)
+    # a local target without a work dir: the workspace itself, never the caller's folder
+    local = tmp_path / "local" / "op"
+    (local / "workspace").mkdir(parents=True)
+    (local / "project.toml").write_text(
+        'schema = 1\n[operator]\nname = "op"\nkind = "pto-dsl"\n[target]\nkind = "local"\n'
+    )
+    for flags in ((), ("--no-sync",)):
+        assert main(["--project", str(local), "exec", *flags, "--", "pwd"]) == 0
+        assert capsys.readouterr().out.strip() == str((local / "workspace").resolve())
