@@ -326,7 +326,7 @@ def plan_sync(local: dict[str, FileState], remote: RemoteIndex) -> SyncPlan:
 def _holds_others(folder: str, remote: RemoteIndex, stale: set[str]) -> bool:
     """Whether a remote folder holds anything sync will not delete."""
     prefix = folder + "/"
-    return any(rel.startswith(prefix) and rel not in stale for rel in remote.files | remote.others)
+    return any(rel.startswith(prefix) and rel not in stale for rel in [*remote.files, *remote.others])
 
 
 async def _list_remote(executor: Executor, remote_dir: str, patterns: Iterable[str]) -> RemoteIndex:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import stat
 from dataclasses import replace
 from pathlib import Path
@@ -185,6 +186,24 @@ async def test_something_not_ours_in_the_way_is_refused(
     with pytest.raises(SyncError, match="tools in the way"):
         await runner.sync_workspace(place.target, local)
     assert (remote / "tools").is_symlink()
+    shutil.rmtree(local / "tools")
+
+    # a folder of uploaded files that became a file: replaced; one holding a job's output: kept
+    shutil.rmtree(local / "kernel")
+    (local / "kernel").write_text("now a file\n")
+    report = await runner.sync_workspace(place.target, local)
+    assert sorted(report.deleted) == ["kernel/part000.cpp", "kernel/part001.cpp"]
+    assert (remote / "kernel").read_text() == "now a file\n"
+    (local / "kernel").unlink()
+    (local / "kernel").mkdir()
+    (local / "kernel" / "a.cpp").write_text("//\n")
+    await runner.sync_workspace(place.target, local)
+    (remote / "kernel" / "out.csv").write_text("a job's output")
+    shutil.rmtree(local / "kernel")
+    (local / "kernel").write_text("a file again\n")
+    with pytest.raises(SyncError, match="kernel in the way"):
+        await runner.sync_workspace(place.target, local)
+    assert (remote / "kernel" / "out.csv").read_text() == "a job's output"
 
 
 async def test_many_changes_use_one_tar_stream(
