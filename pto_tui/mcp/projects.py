@@ -35,7 +35,7 @@ def server_roots(project: str | None, extra: Sequence[str]) -> tuple[Path, ...]:
     for text in extra:
         root = Path(text).expanduser().resolve()
         if not root.is_dir():
-            raise InputError(f"--root: no such directory: {text}", key="--root")
+            raise InputError(f"no such directory: {text}", key="--root")
         roots.append(root)
     if project:
         roots.append(Path(project).expanduser().resolve())
