@@ -123,17 +123,16 @@ def workspace_hash(files: dict[str, FileState]) -> str:
 
 
 def _index_script(remote_dir: str, excludes: Iterable[str]) -> str:
-    """Absent dir: no output. Marked dir: `M<TAB>size` record, the marker's bytes, then the
-    index. Unmarked dir: only its top-level entries as `t<TAB>name` records (never indexed:
-    sync will not touch it)."""
-    names = [p for p in excludes if "/" not in p] + [PRIVATE_DIR, MARKER, MARKER_TMP]
+    """Absent dir: no output. Marked dir: the index, MARKER listed as a file in it. Unmarked
+    dir: only its top-level entries as `t<TAB>name` records (never indexed: sync will not
+    touch it). The marker's list is read only when a sync needs it (_read_manifest)."""
+    names = [p for p in excludes if "/" not in p] + [PRIVATE_DIR, MARKER_TMP]
     prune = " -o ".join(f"-name {shlex.quote(p)}" for p in names)
     d = quote_path(remote_dir)
     ours = " ".join(f"! -name {shlex.quote(p)}" for p in (PRIVATE_DIR, MARKER_TMP))
     return (
         f"[ -d {d} ] || exit 0; cd {d} || exit 1; "
         f"if [ -f {MARKER} ]; then "
-        f"printf 'M\\t%s\\0' \"$(wc -c < {MARKER})\" && cat {MARKER} && "
         f"find . -mindepth 1 \\( {prune} \\) -prune -o -printf '%y\\t%s\\t%T@\\t%m\\t%P\\0'; "
         f"else find . -mindepth 1 -maxdepth 1 {ours} -printf 't\\t%P\\0'; fi"
     )
@@ -163,12 +162,6 @@ def manifest_bytes(paths: Iterable[str]) -> bytes:
 def parse_index(data: bytes, excludes: Iterable[str]) -> RemoteIndex:
     rule = ExcludeRule(excludes)
     index = RemoteIndex({}, set(), set())
-    if data.startswith(b"M\t"):
-        head, rest = data.split(b"\0", 1)
-        size = int(head[2:].strip() or b"0")
-        index.marked = True
-        index.manifest = parse_manifest(rest[:size])
-        data = rest[size:]
     for entry in data.split(b"\0"):
         if not entry:
             continue
@@ -177,8 +170,11 @@ def parse_index(data: bytes, excludes: Iterable[str]) -> RemoteIndex:
             continue
         kind, size_text, mtime, mode, rel_bytes = entry.split(b"\t", 4)
         rel = rel_bytes.decode("utf-8", errors="surrogateescape")
+        if rel == MARKER:
+            index.marked = kind == b"f"
+            continue
         # find pruned excluded names already; check the whole rule only if one is left
-        if rule(rel) or rel.split("/")[0] in (PRIVATE_DIR, MARKER, MARKER_TMP):
+        if rule(rel) or rel.split("/")[0] in (PRIVATE_DIR, MARKER_TMP):
             continue
         if kind == b"f":
             index.files[rel] = FileState(int(size_text), int(mtime.split(b".")[0]), int(mode, 8))
@@ -234,6 +230,15 @@ async def sync_with(
     remote = await _list_remote(executor, remote_dir, patterns)
     if remote.foreign:
         raise _refuse_foreign(target.label, remote_dir, remote.foreign)
+    if remote.marked:
+        # the marker's list matters only when a file is to be sent or one not in the
+        # workspace is there: a sync that finds the copy as it is costs just the index
+        if all(remote.files.get(rel) == state for rel, state in local.items()) and all(
+            rel in local for rel in remote.files
+        ):
+            return SyncReport(target.label, remote_dir, len(local), method="none",
+                              seconds=time.monotonic() - started, workspace_hash=fingerprint)
+        remote.manifest = await _read_manifest(executor, remote_dir)
     plan = plan_sync(local, remote)
     if plan.blocked:
         raise SyncError(
@@ -281,6 +286,13 @@ def _refuse_foreign(label: str, remote_dir: str, foreign: list[str]) -> SyncErro
             "files there, overwriting same-named ones, and deletes only files it uploaded)"
         ),
     )
+
+
+async def _read_manifest(executor: Executor, remote_dir: str) -> set[str]:
+    result = await executor.run(f"cat {quote_path(join_path(remote_dir, MARKER))}")
+    if not result.ok:
+        raise SyncError(f"cannot read {MARKER} in {remote_dir}: {_text(result.stderr)}")
+    return parse_manifest(result.stdout)
 
 
 async def _write_marker(executor: Executor, remote_dir: str, paths: set[str]) -> None:
