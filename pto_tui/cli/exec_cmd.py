@@ -9,6 +9,7 @@ import shlex
 import signal
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, load_project_file, print_json
@@ -107,20 +108,24 @@ def exec_handler(args: argparse.Namespace) -> int:
     if sync_from is not None and not sync_from.is_dir():
         sync_from = None  # a project without a workspace folder has nothing to upload
     target = project.config.target
+    workspace = layout.workspace
     if sync_from is None:
-        return asyncio.run(_exec(JobRunner(layout.jobs_dir), target, spec, sync_from))
+        return asyncio.run(_exec(JobRunner(layout.jobs_dir), target, spec, sync_from, workspace))
     # uploading the workspace while another pto-tui runs a round would change its files
     # under it: the sync and the command hold the project lock
     lock = workspace_upload_lock(layout.state_dir, "pto-tui exec")
     try:
-        return asyncio.run(_exec(JobRunner(layout.jobs_dir), target, spec, sync_from))
+        return asyncio.run(_exec(JobRunner(layout.jobs_dir), target, spec, sync_from, workspace))
     finally:
         lock.release()
 
 
-async def _exec(runner: JobRunner, target: Target, spec: JobSpec, sync_from: object) -> int:
+async def _exec(
+    runner: JobRunner, target: Target, spec: JobSpec, sync_from: Path | None, workspace: Path
+) -> int:
     try:
-        job = await runner.submit(target, spec, sync_from=sync_from)  # type: ignore[arg-type]
+        # the command runs in the workspace's copy on the target, synced or not
+        job = await runner.submit(target, spec, sync_from=sync_from, workspace=workspace)
         if spec.detached:
             return await _launch_detached(job)
         return await _follow(job, on_interrupt=job.cancel, interrupt_note="cancelling")

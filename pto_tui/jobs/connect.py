@@ -2,7 +2,9 @@
 
 The alias is resolved by asyncssh from the SSH config (HostName, User, Port,
 IdentityFile, ProxyJump). Passwords and keyboard-interactive are switched off:
-nothing secret is ever asked for or stored.
+nothing secret is ever asked for or stored. Agent and X11 forwarding are off whatever
+the SSH config says (ForwardAgent, ForwardX11Trusted): a job on the NPU host must not
+reach the user's ssh-agent or display unless `[target] forward_agent = true`.
 """
 
 from __future__ import annotations
@@ -86,6 +88,9 @@ async def open_connection(
             password_auth=False,
             kbdint_auth=False,
             encryption_algs=PREFERRED_CIPHERS,
+            # explicit, so the SSH config's ForwardAgent / ForwardX11Trusted never apply
+            agent_forwarding=target.forward_agent,
+            x11_forwarding=False,
         )
     except asyncssh.HostKeyNotVerifiable:
         raise check.error() from None

@@ -15,6 +15,7 @@ from collections.abc import Coroutine, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
+from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Target
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES
 from pto_tui.jobs import shell
@@ -74,13 +75,19 @@ class JobRunner:
         sync_from: Path | None = None,
         excludes: Iterable[str] = DEFAULT_EXCLUDES,
         fetch_to: Path | None = None,
+        workspace: Path | None = None,
     ) -> Job:
         """Queue a job and return at once; subscribe() before awaiting anything else to
-        see every line. sync_from uploads that folder to the target first."""
+        see every line. sync_from uploads that folder to the target first. workspace: the
+        job runs in its copy (the target's work dir) even when nothing is uploaded; on a
+        local target without a work dir that is the workspace itself."""
         job_id = new_job_id()
         while job_id in self.jobs or (self.log_dir / job_id).exists():
             job_id = new_job_id()
-        default_cwd = str(sync_from) if target.is_local and sync_from else ""
+        home = sync_from or workspace
+        if target.is_local and not target.work_dir and home is not None and not home.is_dir():
+            raise InputError(f"workspace folder not found: {home}", key="target.work_dir")
+        default_cwd = str(home) if target.is_local and home else ""
         cwd = shell.job_cwd(target, spec, default_cwd)
         record = JobRecord(
             id=job_id,

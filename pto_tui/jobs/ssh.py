@@ -64,7 +64,7 @@ class _Host:
 
 
 class SshPool:
-    """Connections per (alias, ssh_config), shared by every job of the runner."""
+    """Connections per (alias, ssh_config, agent forwarding), shared by every job of the runner."""
 
     def __init__(
         self,
@@ -75,11 +75,12 @@ class SshPool:
         self.options = options or ConnectOptions()
         self.max_channels = max_channels
         self.max_connections = max_connections
-        self._hosts: dict[tuple[str, str], _Host] = {}
+        self._hosts: dict[tuple[str, str, bool], _Host] = {}
         self.connects = 0  # connections opened so far (tests and benchmarks read it)
 
     def _host(self, target: Target) -> _Host:
-        return self._hosts.setdefault((target.host, target.ssh_config), _Host())
+        key = (target.host, target.ssh_config, target.forward_agent)
+        return self._hosts.setdefault(key, _Host())
 
     def connections(self, target: Target) -> list[PooledConnection]:
         return [c for c in self._host(target).connections if not c.closed]

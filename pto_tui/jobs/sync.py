@@ -3,8 +3,14 @@
 The remote side is indexed in one command (`find -printf`), compared by size, mtime
 (whole seconds: SFTP v3 carries no more) and mode, and only what differs is sent:
 a few files as parallel SFTP puts with preserve=True, many as one tar stream (about
-one round trip plus bandwidth). Excluded paths are neither sent nor deleted; stale
-remote files are removed. Numbers behind this: REMOTE.md, "Syncing a workspace".
+one round trip plus bandwidth). Excluded paths are neither sent nor deleted.
+
+Sync owns only a folder it made: the work dir must be absent, empty, or hold the marker
+file MARKER (written before the first upload). The marker lists every file sync uploaded;
+a file is deleted only when it is on that list and gone from the workspace, so files
+others put there (job outputs, the user's data) are never touched. A non-empty work dir
+without the marker is refused, naming a few of its entries. Numbers behind this:
+REMOTE.md, "Syncing a workspace".
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import stat
 import tarfile
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pto_tui.core.errors import InputError
@@ -34,6 +40,11 @@ from pto_tui.jobs.targets import executor_for
 TAR_THRESHOLD = 24  # more changed files than this go as one tar stream
 # pto-tui's own job folders live in the remote work dir: never synced, never deleted
 PRIVATE_DIR = ".pto-tui"
+# marks a work dir as pto-tui's and lists the files sync uploaded (the only ones it may delete)
+MARKER = ".pto-tui-workspace"
+MARKER_TMP = MARKER + ".tmp"
+MARKER_HEADER = b"# pto-tui workspace: files below were uploaded by pto-tui sync (NUL-separated)\n"
+FOREIGN_SHOWN = 5  # entries named when a work dir is refused
 
 
 @dataclass(frozen=True)
@@ -112,12 +123,18 @@ def workspace_hash(files: dict[str, FileState]) -> str:
 
 
 def _index_script(remote_dir: str, excludes: Iterable[str]) -> str:
-    names = [p for p in excludes if "/" not in p] + [PRIVATE_DIR]
+    """Absent dir: no output. Marked dir: the index, MARKER listed as a file in it. Unmarked
+    dir: only its top-level entries as `t<TAB>name` records (never indexed: sync will not
+    touch it). The marker's list is read only when a sync needs it (_read_manifest)."""
+    names = [p for p in excludes if "/" not in p] + [PRIVATE_DIR, MARKER_TMP]
     prune = " -o ".join(f"-name {shlex.quote(p)}" for p in names)
     d = quote_path(remote_dir)
+    ours = " ".join(f"! -name {shlex.quote(p)}" for p in (PRIVATE_DIR, MARKER_TMP))
     return (
         f"[ -d {d} ] || exit 0; cd {d} || exit 1; "
-        f"find . -mindepth 1 \\( {prune} \\) -prune -o -printf '%y\\t%s\\t%T@\\t%m\\t%P\\0'"
+        f"if [ -f {MARKER} ]; then "
+        f"find . -mindepth 1 \\( {prune} \\) -prune -o -printf '%y\\t%s\\t%T@\\t%m\\t%P\\0'; "
+        f"else find . -mindepth 1 -maxdepth 1 {ours} -printf 't\\t%P\\0'; fi"
     )
 
 
@@ -125,7 +142,21 @@ def _index_script(remote_dir: str, excludes: Iterable[str]) -> str:
 class RemoteIndex:
     files: dict[str, FileState]
     dirs: set[str]
-    others: set[str]  # symlinks, sockets...: never ours to keep
+    others: set[str]  # symlinks, sockets...
+    marked: bool = False  # the work dir holds MARKER: pto-tui made it
+    manifest: set[str] = field(default_factory=set)  # files sync uploaded (from MARKER)
+    foreign: list[str] = field(default_factory=list)  # top-level entries of an unmarked dir
+
+
+def parse_manifest(data: bytes) -> set[str]:
+    """MARKER's paths: an optional '#' header line, then NUL-terminated relative paths."""
+    if data.startswith(b"#"):
+        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
+    return {p.decode("utf-8", errors="surrogateescape") for p in data.split(b"\0") if p}
+
+
+def manifest_bytes(paths: Iterable[str]) -> bytes:
+    return MARKER_HEADER + _nul_list(sorted(paths))
 
 
 def parse_index(data: bytes, excludes: Iterable[str]) -> RemoteIndex:
@@ -134,13 +165,19 @@ def parse_index(data: bytes, excludes: Iterable[str]) -> RemoteIndex:
     for entry in data.split(b"\0"):
         if not entry:
             continue
-        kind, size, mtime, mode, rel_bytes = entry.split(b"\t", 4)
+        if entry.startswith(b"t\t"):
+            index.foreign.append(entry[2:].decode("utf-8", errors="replace"))
+            continue
+        kind, size_text, mtime, mode, rel_bytes = entry.split(b"\t", 4)
         rel = rel_bytes.decode("utf-8", errors="surrogateescape")
+        if rel == MARKER:
+            index.marked = kind == b"f"
+            continue
         # find pruned excluded names already; check the whole rule only if one is left
-        if rule(rel) or rel.split("/")[0] == PRIVATE_DIR:
+        if rule(rel) or rel.split("/")[0] in (PRIVATE_DIR, MARKER_TMP):
             continue
         if kind == b"f":
-            index.files[rel] = FileState(int(size), int(mtime.split(b".")[0]), int(mode, 8))
+            index.files[rel] = FileState(int(size_text), int(mtime.split(b".")[0]), int(mode, 8))
         elif kind == b"d":
             index.dirs.add(rel)
         else:
@@ -191,9 +228,34 @@ async def sync_with(
     if not remote_dir:
         raise InputError(f"target {target.label} has no work_dir to sync to", key="target.work_dir")
     remote = await _list_remote(executor, remote_dir, patterns)
+    if remote.foreign:
+        raise _refuse_foreign(target.label, remote_dir, remote.foreign)
+    if remote.marked:
+        # the marker's list matters only when a file is to be sent or one not in the
+        # workspace is there: a sync that finds the copy as it is costs just the index
+        if all(remote.files.get(rel) == state for rel, state in local.items()) and all(
+            rel in local for rel in remote.files
+        ):
+            return SyncReport(target.label, remote_dir, len(local), method="none",
+                              seconds=time.monotonic() - started, workspace_hash=fingerprint)
+        remote.manifest = await _read_manifest(executor, remote_dir)
     plan = plan_sync(local, remote)
+    if plan.blocked:
+        raise SyncError(
+            f"cannot sync to {target.label}:{remote_dir}: {_few(plan.blocked)} in the way of "
+            "workspace files, and pto-tui did not upload "
+            + ("it" if len(plan.blocked) == 1 else "them"),
+            hint="move or remove them on the target; sync deletes only files it uploaded",
+        )
+    # Before uploading, list what is about to be sent: an interrupted sync leaves a
+    # manifest that still covers every file it may have written.
+    claimed = remote.manifest | set(plan.changed)
+    if not remote.marked or claimed != remote.manifest:
+        await _write_marker(executor, remote_dir, claimed)
     await _delete_stale(executor, remote_dir, plan)
     method, sent = await _upload(executor, local_dir, remote_dir, local, plan.changed)
+    if set(local) != claimed:
+        await _write_marker(executor, remote_dir, set(local))
     return SyncReport(
         target=target.label,
         remote_dir=remote_dir,
@@ -207,29 +269,76 @@ async def sync_with(
     )
 
 
+def _few(names: list[str]) -> str:
+    shown = ", ".join(names[:FOREIGN_SHOWN])
+    more = len(names) - FOREIGN_SHOWN
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _refuse_foreign(label: str, remote_dir: str, foreign: list[str]) -> SyncError:
+    names = sorted(foreign)
+    return SyncError(
+        f"refusing to sync into {label}:{remote_dir}: it is not empty and pto-tui did not "
+        f"create it (it holds {_few(names)}); sync would mix the workspace with these files",
+        hint=(
+            "set [target] work_dir to a new or empty folder; or, to let pto-tui sync into "
+            f"this one, create an empty {MARKER} in it (sync then writes the workspace's "
+            "files there, overwriting same-named ones, and deletes only files it uploaded)"
+        ),
+    )
+
+
+async def _read_manifest(executor: Executor, remote_dir: str) -> set[str]:
+    result = await executor.run(f"cat {quote_path(join_path(remote_dir, MARKER))}")
+    if not result.ok:
+        raise SyncError(f"cannot read {MARKER} in {remote_dir}: {_text(result.stderr)}")
+    return parse_manifest(result.stdout)
+
+
+async def _write_marker(executor: Executor, remote_dir: str, paths: set[str]) -> None:
+    d = quote_path(remote_dir)
+    result = await executor.run(
+        f"mkdir -p {d} && cd {d} && cat > {MARKER_TMP} && mv -f {MARKER_TMP} {MARKER}",
+        stdin=manifest_bytes(paths),
+    )
+    if not result.ok:
+        raise SyncError(f"cannot write {MARKER} in {remote_dir}: {_text(result.stderr)}")
+
+
 @dataclass(frozen=True)
 class SyncPlan:
     """What a sync changes on the target, each list in the order it is done."""
 
     changed: list[str]  # files to upload (new or different)
-    stale: list[str]  # paths to remove: gone locally, not regular files, or in a file's way
-    stale_dirs: list[str]  # folders gone locally, deepest first
+    stale: list[str]  # files sync uploaded earlier that are gone from the workspace
+    stale_dirs: list[str]  # their folders, deepest first (removed only if left empty)
+    blocked: list[str] = field(default_factory=list)  # not ours, where a workspace file goes
 
 
 def plan_sync(local: dict[str, FileState], remote: RemoteIndex) -> SyncPlan:
     local_dirs = {parent for rel in local for parent in _parents(rel)}
     changed = sorted(rel for rel, state in local.items() if remote.files.get(rel) != state)
-    stale = sorted(
-        {rel for rel in remote.files if rel not in local}
-        | remote.others
-        | {rel for rel in remote.dirs if rel in local}  # a directory where a file must go
+    # only files on the manifest are deleted: those gone from the workspace
+    stale = sorted(rel for rel in remote.files if rel in remote.manifest and rel not in local)
+    stale_set = set(stale)
+    # a folder, link or foreign file where a workspace file or folder must go is not ours
+    blocked = sorted(
+        {rel for rel in remote.others if rel in local or rel in local_dirs}
+        | {rel for rel in remote.files if rel in local_dirs and rel not in stale_set}
+        | {d for d in remote.dirs if d in local and _holds_others(d, remote, stale_set)}
     )
     stale_dirs = sorted(
-        (d for d in remote.dirs if d not in local_dirs and d not in local),
+        {p for rel in stale for p in _parents(rel)} - local_dirs,
         key=lambda d: d.count("/"),
         reverse=True,
     )
-    return SyncPlan(changed, stale, stale_dirs)
+    return SyncPlan(changed, stale, stale_dirs, blocked)
+
+
+def _holds_others(folder: str, remote: RemoteIndex, stale: set[str]) -> bool:
+    """Whether a remote folder holds anything sync will not delete."""
+    prefix = folder + "/"
+    return any(rel.startswith(prefix) and rel not in stale for rel in [*remote.files, *remote.others])
 
 
 async def _list_remote(executor: Executor, remote_dir: str, patterns: Iterable[str]) -> RemoteIndex:
@@ -243,11 +352,12 @@ async def _list_remote(executor: Executor, remote_dir: str, patterns: Iterable[s
 async def _delete_stale(executor: Executor, remote_dir: str, plan: SyncPlan) -> None:
     d = quote_path(remote_dir)
     if plan.stale:
-        result = await executor.run(f"cd {d} && xargs -0 -r rm -rf --", stdin=_nul_list(plan.stale))
+        # rm -f, not -rf: only the listed files go, never a folder's contents
+        result = await executor.run(f"cd {d} && xargs -0 -r rm -f --", stdin=_nul_list(plan.stale))
         if not result.ok:
             raise SyncError(f"cannot delete stale files in {remote_dir}: {_text(result.stderr)}")
     if plan.stale_dirs:
-        # rmdir, not rm -rf: a stale folder still holding excluded files is kept
+        # rmdir, not rm -rf: a folder still holding files that are not ours is kept
         await executor.run(f"cd {d} && xargs -0 -r rmdir -- 2>/dev/null; true",
                            stdin=_nul_list(plan.stale_dirs))
 

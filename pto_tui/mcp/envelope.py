@@ -49,6 +49,20 @@ RULE_FIXES: dict[str, str] = {
 }
 
 
+class AgentBoundary(PtoError):
+    """A call beyond what the server lets the agent do: kind "outside_roots" (a path
+    outside the declared roots) or "exec_disabled" (exec without --allow-exec). details
+    (e.g. path, roots) go into the structured error as they are."""
+
+    exit_code = 2
+
+    def __init__(self, kind: str, message: str, *, hint: str, key: str | None = None,
+                 details: dict[str, Any] | None = None) -> None:
+        self.kind = kind
+        self.details = dict(details or {})
+        super().__init__(message, key=key, hint=hint)
+
+
 def ok(data: Any, warnings: list[str] | None = None, **extra: Any) -> CallToolResult:
     payload = {"data": data, "warnings": list(warnings or []), **extra}
     return CallToolResult(
@@ -61,7 +75,9 @@ def error_of(error: PtoError) -> dict[str, Any]:
     """The structured form of a pto-tui error."""
     kind = "error"
     rule = None
-    if isinstance(error, RuleViolation):
+    if isinstance(error, AgentBoundary):
+        kind = error.kind
+    elif isinstance(error, RuleViolation):
         kind, rule = "rule_violation", error.rule
     elif isinstance(error, LockedError):
         kind = "locked"
@@ -81,6 +97,7 @@ def error_of(error: PtoError) -> dict[str, Any]:
         "key": error.key,
         "fix": fix,
         "rendered": error.render(),
+        **(error.details if isinstance(error, AgentBoundary) else {}),
     }
 
 

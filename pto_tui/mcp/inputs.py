@@ -6,6 +6,8 @@ checked the same way: an unknown checklist key is refused, durations are microse
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
@@ -79,15 +81,22 @@ class MeasurementInput(BaseModel):
     )
     problem: str = ""
 
-    def to_record(self, campaign: Campaign | None = None) -> Measurement:
-        """The measurement; with the campaign, the `reports` are read and give the numbers."""
+    def to_record(
+        self, campaign: Campaign | None = None, within: Callable[[Path, str], Path] | None = None
+    ) -> Measurement:
+        """The measurement; with the campaign, the `reports` are read and give the numbers.
+        within checks each report's path first (the server's roots)."""
         measurement = self._given()
         if campaign is None or not measurement.reports:
             return measurement
         from pto_tui.backends.report_files import with_reports
 
         config = campaign.config
-        return with_reports(config, measurement, campaign.layout.workspace / operator_folder(config))
+        base = campaign.layout.workspace / operator_folder(config)
+        if within is not None:
+            for report in measurement.reports:
+                within(base / Path(report).expanduser(), "reports")  # an absolute path stays
+        return with_reports(config, measurement, base)
 
     def _given(self) -> Measurement:
         if self.build not in ("ok", "failed"):

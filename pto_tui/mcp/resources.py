@@ -22,6 +22,7 @@ def register(server: MCPServer, projects: Projects) -> None:
         path = layout.root / path_text
         if not path.is_file():
             raise InputError(f"no such file in the project: {path_text}", file=path)
+        projects.within(path, "resource")  # a link out of the roots is not followed
         return path.read_text(encoding="utf-8", errors="replace")
 
     @server.resource("pto-tui://project/ITERATIONS.md", mime_type="text/markdown")

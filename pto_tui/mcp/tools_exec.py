@@ -1,5 +1,9 @@
 """The `exec` tool: a shell command on the project's target, as `pto-tui exec` runs it.
 
+Off unless the server was started with --allow-exec: a shell command has the user's
+full rights on the target (a local target: this machine). It runs in the workspace's
+copy (the target's work dir), synced or not.
+
 The workspace is uploaded first (only what changed) under the project lock, exactly as
 the CLI does (`workspace_upload_lock`): a round another writer is measuring never sees
 its files change under it; sync=false runs on the target's copy as it is. The command's
@@ -20,16 +24,16 @@ from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.run_claim import workspace_upload_lock
 from pto_tui.jobs.model import JobRecord, JobSpec, shown_state
 from pto_tui.jobs.runner import JobRunner
-from pto_tui.mcp.envelope import ok
+from pto_tui.mcp.envelope import AgentBoundary, ok
 from pto_tui.mcp.progress import with_runner
 from pto_tui.mcp.projects import Projects, guarded
 
 KEEP_LINES = 400  # of each stream; the job's log holds all of it
 
 
-async def _run(runner: JobRunner, target: Target, spec: JobSpec,
-               sync_from: Path | None) -> tuple[JobRecord, dict[str, list[str]]]:
-    job = await runner.submit(target, spec, sync_from=sync_from)
+async def _run(runner: JobRunner, target: Target, spec: JobSpec, sync_from: Path | None,
+               workspace: Path) -> tuple[JobRecord, dict[str, list[str]]]:
+    job = await runner.submit(target, spec, sync_from=sync_from, workspace=workspace)
     lines: dict[str, list[str]] = {"stdout": [], "stderr": [], "meta": []}
     async for line in job.subscribe():
         kept = lines.setdefault(line.stream, [])
@@ -42,9 +46,19 @@ def register(server: MCPServer, projects: Projects) -> None:
     @guarded
     async def exec_command(command: str, project: str = "", sync: bool = True,
                            timeout: float | None = None) -> CallToolResult:
-        """Run a bash command on the project's target (its work dir), e.g. to inspect the
-        toolchain; the workspace is uploaded first unless sync=false. Returns the job
+        """Run a bash command on the project's target, in the workspace's copy there (the
+        work dir), e.g. to inspect the toolchain; the workspace is uploaded first unless
+        sync=false. Only when the server was started with --allow-exec. Returns the job
         record (state, exit_code) and the last lines of stdout and stderr."""
+        if not projects.allow_exec:
+            raise AgentBoundary(
+                "exec_disabled",
+                "exec is off: this server was started without --allow-exec (a command "
+                "runs with the user's full rights on the target)",
+                key="exec",
+                hint="ask the user to restart the server with `pto-tui mcp --allow-exec` "
+                "if commands on the target are wanted; the other tools work without it",
+            )
         layout = projects.layout(project)
         target = ProjectFile(layout.project_file).config.target
         spec = JobSpec(command=command, timeout=timeout, name="exec (MCP)")
@@ -53,7 +67,9 @@ def register(server: MCPServer, projects: Projects) -> None:
         if sync_from is not None:
             lock = await asyncio.to_thread(workspace_upload_lock, layout.state_dir, "pto-tui mcp: exec")
         try:
-            record, lines = await with_runner(layout, lambda r: _run(r, target, spec, sync_from))
+            record, lines = await with_runner(
+                layout, lambda r: _run(r, target, spec, sync_from, layout.workspace)
+            )
         finally:
             if lock is not None:
                 lock.release()

@@ -4,7 +4,6 @@ gates, classes."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
@@ -37,8 +36,9 @@ def register(server: MCPServer, projects: Projects) -> None:
 
     @guarded
     def scan(dir: str) -> CallToolResult:
-        """List candidate PTO operators under a directory, with kind, evidence, cases and tunables."""
-        return ok(payloads.scan(scan_tree(Path(dir).expanduser())))
+        """List candidate PTO operators under a directory (inside the server's roots), with
+        kind, evidence, cases and tunables."""
+        return ok(payloads.scan(scan_tree(projects.within(dir, "dir"))))
 
     @guarded
     def new(
@@ -57,9 +57,12 @@ def register(server: MCPServer, projects: Projects) -> None:
         mode: str = NPU,
     ) -> CallToolResult:
         """Create projects/<op>/ from an operator source (WORKFLOW.md steps 1-4), as `pto-tui new`.
-        An existing project is never replaced."""
+        An existing project is never replaced. source and projects_root must lie inside
+        the server's roots."""
+        source_dir = projects.within(source, "source")
+        projects_dir = projects.within(projects_root, "projects_root")
         answers = ProjectAnswers(
-            source=Path(source).expanduser(),
+            source=source_dir,
             kind=_kind(kind),
             name=name or None,
             case_name=case,
@@ -70,7 +73,7 @@ def register(server: MCPServer, projects: Projects) -> None:
             target=replace(parse_target(target, work_dir, env_setup), mode=mode),
         )
         spec, candidate = plan_project(answers)
-        root = create_project(spec, Path(projects_root).expanduser(), overwrite=False)
+        root = create_project(spec, projects_dir, overwrite=False)
         return ok(payloads.new(root, spec, candidate))
 
     @guarded

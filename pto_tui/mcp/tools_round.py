@@ -133,7 +133,8 @@ def _register_fixed_points(server: MCPServer, projects: Projects) -> None:
             if measurement is None:
                 record, relay = await _service(campaign, ctx, run_baseline)
                 return ok(round_to_dict(record), campaign.warnings, steps=relay.steps)
-            record = campaign.record_baseline(measurement.to_record(campaign), analysis=analysis)
+            given = measurement.to_record(campaign, projects.within)
+            record = campaign.record_baseline(given, analysis=analysis)
             return ok(round_to_dict(record), campaign.warnings)
 
     for tool in (env, torch_baseline, baseline):
@@ -192,7 +193,7 @@ def _register_round(server: MCPServer, projects: Projects) -> None:
     ) -> CallToolResult:
         """Record build, correctness and benchmark samples measured elsewhere."""
         with projects.campaign(project, write=True, command="round measure") as campaign:
-            record = campaign.record_measurement(measurement.to_record(campaign), number)
+            record = campaign.record_measurement(measurement.to_record(campaign, projects.within), number)
             return ok(round_to_dict(record), campaign.warnings)
 
     @guarded

@@ -37,6 +37,8 @@ def _words(query: str) -> list[str]:
 async def _run(
     projects: Projects, project: str, queries: list[Query], ctx: Context, engine: str, pto_isa: str
 ) -> list[CycleResult]:
+    if pto_isa:  # the builtin engine builds and runs code from that checkout
+        projects.within(pto_isa, "pto_isa")
     try:
         layout = projects.layout(project)
     except InputError:
@@ -105,6 +107,8 @@ def register(server: MCPServer, projects: Projects) -> None:
     ) -> CallToolResult:
         """The operator's tile knobs ranked by predicted cycles per unit of work."""
         layout = projects.layout(project)
+        if pto_isa:
+            projects.within(pto_isa, "pto_isa")
         config = ProjectFile(layout.project_file).config
         settings = resolve_settings(
             config.costmodel,

@@ -202,7 +202,11 @@ def test_a_report_whose_correctness_failed_records_a_failed_check(
 
 
 async def _mcp_baseline(root: Path, bad: Path) -> None:
-    async with agent(root) as a:
+    async with agent(root) as a:  # reports outside the server's roots are not read
+        refused = await a.call("baseline", measurement={"build": "ok", "reports": [str(REAL)]})
+        assert refused["is_error"] and refused["error"]["type"] == "outside_roots", refused
+        assert refused["error"]["path"] == str(REAL.resolve())
+    async with agent(root, roots=(bad.parent, REAL.parent)) as a:
         refused = await a.call("baseline", measurement={"build": "ok", "reports": [str(bad)]})
         assert refused["is_error"] is True
         assert str(bad) in refused["error"]["message"], refused

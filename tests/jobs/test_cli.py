@@ -99,3 +99,40 @@ def test_ctrl_c_cancels_the_remote_command(project: Path) -> None:
     while live_processes(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not live_processes(marker)
+
+
+def test_exec_runs_in_the_workspace_copy_synced_or_not(
+    project: Path, ssh_target: SshTestTarget, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    elsewhere = tmp_path / "caller"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    for flags in ((), ("--no-sync",)):
+        assert main(["--project", str(project), "exec", *flags, "--", "pwd"]) == 0
+        assert capsys.readouterr().out.strip() == str(ssh_target.work_dir)
+    # a local target without a work dir: the workspace itself, never the caller's folder
+    local = tmp_path / "local" / "op"
+    (local / "workspace").mkdir(parents=True)
+    (local / "project.toml").write_text(
+        'schema = 1\n[operator]\nname = "op"\nkind = "pto-dsl"\n[target]\nkind = "local"\n'
+    )
+    for flags in ((), ("--no-sync",)):
+        assert main(["--project", str(local), "exec", *flags, "--", "pwd"]) == 0
+        assert capsys.readouterr().out.strip() == str((local / "workspace").resolve())
+
+
+def test_a_work_dir_pto_tui_did_not_make_is_refused_by_name(
+    project: Path, ssh_target: SshTestTarget, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = ssh_target.work_dir
+    work.mkdir(parents=True)
+    (work / "IMPORTANT.txt").write_text("mine\n")
+    (work / "mydata").mkdir()
+    (work / "mydata" / "table.csv").write_text("1,2\n")
+    assert main(["--project", str(project), "exec", "--", "true"]) == 1
+    err = capsys.readouterr().err
+    assert "refusing to sync" in err and "IMPORTANT.txt" in err and "mydata" in err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in work.iterdir()) == ["IMPORTANT.txt", "mydata"]
+    assert (work / "mydata" / "table.csv").read_text() == "1,2\n"

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from pto_tui.core.project.config import Target
-from pto_tui.jobs.errors import FetchError
+from pto_tui.jobs.errors import FetchError, SyncError
 from pto_tui.jobs.model import JobSpec, JobState
 from pto_tui.jobs.runner import JobRunner
-from pto_tui.jobs.sync import TAR_THRESHOLD, sync_workspace
+from pto_tui.jobs.sync import MARKER, TAR_THRESHOLD, parse_manifest, sync_workspace
 from tests.jobs.conftest import Place
 
 
@@ -35,7 +37,12 @@ def make_workspace(root: Path, files: int = 40) -> Path:
 
 
 def remote_files(root: Path) -> set[str]:
-    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    """The files in a remote work dir, minus sync's own marker."""
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()} - {MARKER}
+
+
+def manifest(root: Path) -> set[str]:
+    return parse_manifest((root / MARKER).read_bytes())
 
 
 async def test_first_upload_then_no_change(place: Place, runner: JobRunner, tmp_path: Path) -> None:
@@ -48,6 +55,7 @@ async def test_first_upload_then_no_change(place: Place, runner: JobRunner, tmp_
     assert stat.S_IMODE((remote / "kernel/part001.cpp").stat().st_mode) == 0o644
     assert (remote / "kernel/part000.cpp").stat().st_mtime == pytest.approx(1_600_000_000.75)
     assert (remote / "kernel/part007.cpp").read_text() == (local / "kernel/part007.cpp").read_text()
+    assert manifest(remote) == remote_files(remote)  # the marker lists what was uploaded
 
     again = await runner.sync_workspace(place.target, local)
     assert again.method == "none" and again.uploaded == () and again.deleted == ()
@@ -76,30 +84,126 @@ async def test_small_changes_go_by_file_and_keep_modes(
     assert (await runner.sync_workspace(place.target, local)).method == "none"
 
 
-async def test_stale_files_are_deleted_but_excluded_and_private_kept(
+async def test_only_files_sync_uploaded_are_deleted(
     place: Place, runner: JobRunner, tmp_path: Path
 ) -> None:
     local = make_workspace(tmp_path / "ws")
     await runner.sync_workspace(place.target, local)
     remote = place.work_dir
+    # things others put in pto-tui's work dir: job outputs, the user's data, a link
     (remote / "build").mkdir()
     (remote / "build" / "big.bin").write_bytes(b"keep me")
-    (remote / "leftover.txt").write_text("stale")
+    (remote / "leftover.txt").write_text("a job's output")
     (remote / "old" / "dir").mkdir(parents=True)
-    (remote / "old" / "dir" / "x.cpp").write_text("stale")
+    (remote / "old" / "dir" / "x.cpp").write_text("the user's")
+    (remote / "kernel" / "out.csv").write_text("results")
     jobs_dir = remote / ".pto-tui" / "jobs" / "j1"
     jobs_dir.mkdir(parents=True)
     (jobs_dir / "rc").write_text("0\n")
     os.symlink("/etc/hostname", remote / "link")
     (local / "kernel/part010.cpp").unlink()
+    (local / "tools").mkdir()
+    (local / "tools" / "gen2.py").write_text("print()\n")
+    (local / "run.sh").unlink()
 
     report = await runner.sync_workspace(place.target, local)
-    assert sorted(report.deleted) == ["kernel/part010.cpp", "leftover.txt", "link", "old/dir/x.cpp"]
-    assert not (remote / "kernel/part010.cpp").exists()
-    assert not (remote / "old").exists()
-    assert not (remote / "link").is_symlink()
+    assert sorted(report.deleted) == ["kernel/part010.cpp", "run.sh"]
+    assert not (remote / "kernel/part010.cpp").exists() and not (remote / "run.sh").exists()
+    assert (remote / "tools" / "gen2.py").exists()
+    assert (remote / "leftover.txt").read_text() == "a job's output"
+    assert (remote / "old" / "dir" / "x.cpp").read_text() == "the user's"
+    assert (remote / "kernel" / "out.csv").read_text() == "results"
+    assert (remote / "link").is_symlink()
     assert (remote / "build" / "big.bin").read_bytes() == b"keep me"
     assert (jobs_dir / "rc").exists()
+    assert manifest(remote) == {f"kernel/part{i:03d}.cpp" for i in range(40) if i != 10} | {
+        "tools/gen2.py"}
+
+    # a folder that only held uploaded files goes with them; one holding others' files stays
+    (local / "tools" / "gen2.py").unlink()
+    (local / "kernel" / "part011.cpp").unlink()
+    report = await runner.sync_workspace(place.target, local)
+    assert sorted(report.deleted) == ["kernel/part011.cpp", "tools/gen2.py"]
+    assert not (remote / "tools").exists() and (remote / "kernel" / "out.csv").exists()
+
+
+async def test_foreign_work_dir_is_refused_and_untouched(
+    place: Place, runner: JobRunner, tmp_path: Path
+) -> None:
+    local = make_workspace(tmp_path / "ws")
+    remote = place.work_dir
+    (remote / "IMPORTANT.txt").write_text("do not lose")
+    (remote / "mydata").mkdir()
+    (remote / "mydata" / "table.bin").write_bytes(b"\1\2")
+    with pytest.raises(SyncError) as caught:
+        await runner.sync_workspace(place.target, local)
+    message = str(caught.value)
+    assert "IMPORTANT.txt" in message and "mydata" in message and "not empty" in message
+    assert MARKER in message  # the hint says how to let pto-tui in
+    assert sorted(p.name for p in remote.iterdir()) == ["IMPORTANT.txt", "mydata"]
+    assert (remote / "mydata" / "table.bin").read_bytes() == b"\1\2"
+
+    # many entries: a few are named, the rest counted
+    for i in range(8):
+        (remote / f"f{i}").write_text("")
+    with pytest.raises(SyncError, match="and 5 more"):
+        await runner.sync_workspace(place.target, local)
+
+    # the user lets pto-tui in by creating the empty marker: nothing of theirs is deleted
+    (remote / MARKER).write_bytes(b"")
+    report = await runner.sync_workspace(place.target, local)
+    assert report.deleted == () and len(report.uploaded) == 41
+    assert (remote / "IMPORTANT.txt").read_text() == "do not lose"
+    (local / "run.sh").unlink()
+    report = await runner.sync_workspace(place.target, local)
+    assert report.deleted == ("run.sh",)
+    assert (remote / "IMPORTANT.txt").exists() and (remote / "mydata" / "table.bin").exists()
+
+
+async def test_a_new_or_empty_work_dir_is_claimed(
+    place: Place, runner: JobRunner, tmp_path: Path
+) -> None:
+    local = make_workspace(tmp_path / "ws", files=2)
+    nested = replace(place.target, work_dir=str(place.work_dir / "not" / "yet"))
+    await runner.sync_workspace(nested, local)
+    assert manifest(place.work_dir / "not" / "yet") == {
+        "kernel/part000.cpp", "kernel/part001.cpp", "run.sh"}
+    # an empty dir holding only pto-tui's job folder (a job ran there unsynced) is claimed too
+    (place.work_dir / "jobs-only" / ".pto-tui" / "jobs").mkdir(parents=True)
+    jobs_only = replace(place.target, work_dir=str(place.work_dir / "jobs-only"))
+    assert len((await runner.sync_workspace(jobs_only, local)).uploaded) == 3
+
+
+async def test_something_not_ours_in_the_way_is_refused(
+    place: Place, runner: JobRunner, tmp_path: Path
+) -> None:
+    local = make_workspace(tmp_path / "ws", files=2)
+    await runner.sync_workspace(place.target, local)
+    remote = place.work_dir
+    os.symlink("/etc", remote / "tools")  # writing tools/gen.py would land in /etc
+    (local / "tools").mkdir()
+    (local / "tools" / "gen.py").write_text("print()\n")
+    with pytest.raises(SyncError, match="tools in the way"):
+        await runner.sync_workspace(place.target, local)
+    assert (remote / "tools").is_symlink()
+    shutil.rmtree(local / "tools")
+
+    # a folder of uploaded files that became a file: replaced; one holding a job's output: kept
+    shutil.rmtree(local / "kernel")
+    (local / "kernel").write_text("now a file\n")
+    report = await runner.sync_workspace(place.target, local)
+    assert sorted(report.deleted) == ["kernel/part000.cpp", "kernel/part001.cpp"]
+    assert (remote / "kernel").read_text() == "now a file\n"
+    (local / "kernel").unlink()
+    (local / "kernel").mkdir()
+    (local / "kernel" / "a.cpp").write_text("//\n")
+    await runner.sync_workspace(place.target, local)
+    (remote / "kernel" / "out.csv").write_text("a job's output")
+    shutil.rmtree(local / "kernel")
+    (local / "kernel").write_text("a file again\n")
+    with pytest.raises(SyncError, match="kernel in the way"):
+        await runner.sync_workspace(place.target, local)
+    assert (remote / "kernel" / "out.csv").read_text() == "a job's output"
 
 
 async def test_many_changes_use_one_tar_stream(

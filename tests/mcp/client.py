@@ -45,9 +45,25 @@ class Agent:
 
 
 @asynccontextmanager
-async def agent(project: Path | None = None, cwd: Path | None = None) -> AsyncIterator[Agent]:
+async def agent(
+    project: Path | None = None,
+    cwd: Path | None = None,
+    *,
+    allow_exec: bool = False,
+    roots: tuple[Path, ...] = (),
+    env: dict[str, str] | None = None,
+) -> AsyncIterator[Agent]:
+    """`pto-tui [--project P] mcp [--allow-exec] [--root R]...`; env adds to (or
+    overrides) the server's environment, e.g. HOME."""
     args = ["-m", "pto_tui.cli.main", *(["--project", str(project)] if project else []), "mcp"]
-    env = {"PYTHONPATH": str(REPO), **{k: v for k, v in os.environ.items() if k.startswith("PTO_")}}
+    args += ["--allow-exec"] if allow_exec else []
+    for root in roots:
+        args += ["--root", str(root)]
+    env = {
+        "PYTHONPATH": str(REPO),
+        **{k: v for k, v in os.environ.items() if k.startswith("PTO_")},
+        **(env or {}),
+    }
     params = StdioServerParameters(command=sys.executable, args=args, env=env, cwd=cwd)
     with open(os.devnull, "w") as errlog:
         async with (

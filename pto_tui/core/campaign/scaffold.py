@@ -55,6 +55,7 @@ from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, copy_filter, is_excluded, repository_excludes
+from pto_tui.core.workspace.secrets import refuse_secret
 
 
 def template_dir() -> Path:
@@ -114,6 +115,7 @@ class ProjectAnswers:
 
 def _classified(answers: ProjectAnswers) -> tuple[Path, Candidate | None, OperatorKind]:
     source = answers.source.expanduser()
+    refuse_secret(source, "operator source", copied=True)
     if not source.exists():
         raise InputError(f"operator source not found: {source}")
     candidate = classify(source) if source.is_dir() else None
@@ -250,6 +252,8 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
     )
     name = answers.name if answers.name is not None else (candidate.name if candidate else source.stem)
     root, path = (repo.root, repo.path) if repo else (tile.root, tile.path) if tile else (None, "")
+    if root is not None:  # the whole repository (or its reached folders) is copied
+        refuse_secret(root, "the operator's repository", copied=True)
     spec = NewProject(
         operator=OperatorConfig(
             name=name,

@@ -36,6 +36,7 @@ from pto_tui.core.operators.skip_rules import (
 )
 from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded
+from pto_tui.core.workspace.secrets import is_secret_folder, refuse_secret
 
 _READ_LIMIT = 512 * 1024  # evidence is near the top of a source file
 _PY_SUFFIXES = {".py"}
@@ -225,6 +226,7 @@ def _is_own_operator(folder: Path) -> bool:
 def _checked_root(root: Path) -> Path:
     """root, or an InputError naming why it cannot be scanned."""
     root = root.expanduser()
+    refuse_secret(root, "scan folder")
     if not root.exists():
         raise InputError(f"no such directory: {root}")
     if not root.is_dir():
@@ -260,6 +262,8 @@ class _Walk:
         self.ignores[folder] = gitignore_patterns(text)
 
     def skip_reason(self, child: Path) -> str | None:
+        if is_secret_folder(child):
+            return "a folder of secrets (keys, credentials): never scanned"
         rel = PurePosixPath(child.relative_to(self.root).as_posix())
         reason = folder_skip_reason(rel, (child / "__init__.py").is_file())
         for base, patterns in self.ignores.items():

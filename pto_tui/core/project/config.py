@@ -111,6 +111,9 @@ class Target:
     mode: str = "npu"  # npu | cpu-sim | demo
     compiler: str = "c++"  # the C++ compiler of a cpu-sim build ({compiler})
     cxx_flags: str = ""  # compile and link flags of a cpu-sim build ({cxx_flags})
+    # SSH agent forwarding for jobs (off: the NPU host never reaches the user's ssh-agent,
+    # whatever ForwardAgent says in the SSH config); X11 forwarding is always off
+    forward_agent: bool = False
 
     @property
     def is_local(self) -> bool:

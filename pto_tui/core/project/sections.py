@@ -325,6 +325,15 @@ TARGET = Section(
             Target.cxx_flags,
             written=Written.IF_SET,
         ),
+        Key(
+            "forward_agent",
+            BOOLEAN,
+            "forward your ssh-agent to the SSH host for jobs (its SSH_AUTH_SOCK lets commands "
+            "there use your keys); off by default whatever ForwardAgent says in the SSH "
+            "config; X11 forwarding is always off",
+            Target.forward_agent,
+            written=Written.IF_SET,
+        ),
     ),
     checks=(
         Check(
