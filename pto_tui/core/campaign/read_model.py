@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 from pto_tui.core.campaign.round_index import RoundIndex
 from pto_tui.core.campaign.tamper import Found, check_history, checked, side_changes
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.closed_log import LogEntry
 from pto_tui.core.rounds.history import History
 from pto_tui.core.rounds.ledger import (
@@ -70,12 +71,13 @@ class _Read:
 T = TypeVar("T")
 
 
-def _stamp(path: object) -> tuple[int, int, int] | None:
+def _stamp(path: str) -> list[int] | None:
+    """A file's (mtime_ns, size, inode), as JSON keeps it; None when there is none."""
     try:
-        info = os.stat(str(path))
+        info = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
-    return (info.st_mtime_ns, info.st_size, info.st_ino)
+    return [info.st_mtime_ns, info.st_size, info.st_ino]
 
 
 def _same_closed(before: Round | None, after: Round | None) -> bool:
@@ -103,7 +105,7 @@ class LedgerReadModel:
         self._last: _Read | None = None  # the newest read, for a write's next read
         self.history: History | None = None  # the chain against its anchor, at the last full read
         # the last check of each closed round's notes.md, patch.diff, files.txt: by their stamps
-        self._sides: dict[int, tuple[tuple[object, ...], list[str]]] = {}
+        self._sides: dict[int, tuple[list[Any], list[str]]] = {}
 
     # -------------------------------------------------------------- reading
 
@@ -260,17 +262,24 @@ class LedgerReadModel:
         return logged, log_lost
 
     def _side_checked(self, number: int, record: Round, logged: LogEntry | None) -> Round:
-        """The round marked when its notes.md, patch.diff or files.txt is not the one logged
-        (hashed again only when a file's stamp changed since the last check)."""
+        """The round marked when its notes.md, patch.diff or files.txt is not the one logged.
+        Hashed again only when a file's stamp changed since they last matched (kept in the
+        index for the next command: this runs over every closed round at each status)."""
         if logged is None or not logged.hashes or record.status != CLOSED:
             return record
-        stamps = (id(logged), *(_stamp(self._ledger.layout.round_dir(number) / n) for n in SIDE_FILES))
+        folder = f"{self._ledger.layout.runs}/{round_dir_name(number)}"
+        key = [[logged.hashes.get(n, "-") for n in SIDE_FILES],
+               [_stamp(f"{folder}/{n}") for n in SIDE_FILES]]
         known = self._sides.get(number)
-        if known is not None and known[0] == stamps:
+        if known is not None and known[0] == key:
             why = known[1]
+        elif self._index.sides_ok(number) == key:
+            why = []
         else:
             why = side_changes(self._ledger, number, logged)
-            self._sides[number] = (stamps, why)
+            if not why:
+                self._index.set_sides_ok(number, key)
+        self._sides[number] = (key, why)
         if not why:
             return record
         marked = copy_record(record)

@@ -172,4 +172,6 @@ def _import(layout: ProjectLayout, kind: OperatorKind | None) -> ImportReport:
         report.problems += [p for p in found if " differs: " not in p]
         ledger.save(record)
         report.imported.append(number)
+    if report.torch_baseline is not None:  # what a later edit of project.toml is compared with
+        ledger.log_torch(ledger.torch_state())
     return report
