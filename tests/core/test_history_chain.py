@@ -141,6 +141,15 @@ def test_reordered_lines_are_a_broken_chain(tmp_path: Path, capsys: pytest.Captu
     assert st["tampered_rounds"] and st["history"]["problems"]
 
 
+def test_a_line_removed_from_the_middle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = project(tmp_path)
+    text = lines(root)
+    del text[index_of(text, 1)]
+    write_lines(root, text)
+    st = broken(capsys, root, "chain is broken")
+    assert st["history"]["problems"]
+
+
 def test_a_lines_verdict_field_changed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = project(tmp_path)
     text = lines(root)
