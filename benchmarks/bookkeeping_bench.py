@@ -204,6 +204,8 @@ def main() -> int:
     repeats = 1 if args.quick else 9
     runs = 1 if args.quick else 7
     with tempfile.TemporaryDirectory() as tmp:
+        # the projects' history anchors go with them, not into the user's pto-tui home
+        os.environ.setdefault("PTO_TUI_HOME", str(Path(tmp) / "home"))
         roots = {size: make_project(Path(tmp) / str(size), size) for size in sizes}
         reads = {size: read_commands(root, runs) for size, root in roots.items()}  # exactly `size` rounds
         rounds = bookkeeping(roots, repeats)

@@ -300,6 +300,7 @@ def main() -> int:
         met.append(False)
     else:
         with tempfile.TemporaryDirectory() as tmp:
+            os.environ.setdefault("PTO_TUI_HOME", str(Path(tmp) / "home"))  # anchors stay in tmp
             root = make_project(Path(tmp), args.rounds)
             met += report_paint(args.rounds, bench_first_paint(root, args.rounds, args.repeat))
     return 0 if all(met) else 1

@@ -32,6 +32,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("rounds", _READING, "the round table"),
     Command("show", _READING, "one round: record and notes"),
     Command(
+        "verify",
+        "pto_tui.cli.verify_cmd",
+        "check the history: runs/closed.log's chain, its anchor, every closed round's files",
+    ),
+    Command(
         "diff",
         "pto_tui.cli.diff_cmd",
         "what changed in a round: parameters, duration with its noise, TFLOPS, the patch",

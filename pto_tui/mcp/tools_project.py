@@ -92,6 +92,15 @@ def register(server: MCPServer, projects: Projects) -> None:
             return ok(payloads.status(campaign))
 
     @guarded
+    def verify(project: str = "") -> CallToolResult:
+        """The history checked from the files (as `pto-tui verify`): runs/closed.log's
+        chain, its anchor in the pto-tui home, every closed round's files and the torch
+        baseline; `clean` false and each break listed when anything was changed by hand."""
+        from pto_tui.core.campaign.verify import verify as verify_history
+
+        return ok(verify_history(projects.layout(project)).to_json())
+
+    @guarded
     def rounds(project: str = "") -> CallToolResult:
         """The round table (one row per round, with speedups and tampered marks)."""
         with projects.campaign(project, write=False, command="rounds") as campaign:
@@ -114,6 +123,6 @@ def register(server: MCPServer, projects: Projects) -> None:
         """The bottleneck classes and the hardware checklist keys a Pre-Edit form uses."""
         return ok({"bottleneck_classes": BOTTLENECK_CLASSES, "checklist": HARDWARE_CHECKLIST})
 
-    for tool in (scan, new, status, rounds, show, gates, classes):
+    for tool in (scan, new, status, verify, rounds, show, gates, classes):
         server.add_tool(tool)
     server.add_tool(import_markdown, name="import")

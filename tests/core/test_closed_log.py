@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pto_tui.core.rounds.history import anchor_path
 from tests.core.helpers import cli, cli_json, ready_project, run_round
 
 
@@ -103,10 +104,12 @@ def test_a_project_from_before_the_log_starts_it_once(
     root = three_neutral_rounds(tmp_path)
     (root / "runs/closed.log").unlink()
     (root / ".pto-tui/closed-log-started").unlink()
+    anchor_path(root).unlink()  # a project from before the log was never anchored either
     first = cli_json(capsys, "--project", root, "status")
     assert isinstance(first, dict) and first["tampered_rounds"] == {}
     assert any("begun from the 4 closed round(s)" in n for n in first["notices"])
-    assert {x["event"] for x in log_lines(root)} == {"started"}
+    # the rounds as found, and the torch baseline as found (none here)
+    assert [x["event"] for x in log_lines(root)] == ["started"] * 4 + ["torch"]
     second = cli_json(capsys, "--project", root, "status")
     assert isinstance(second, dict) and second["notices"] == []
 

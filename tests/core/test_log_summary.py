@@ -24,9 +24,9 @@ class LogReads:
         self.count = 0
         real = closed_log._read
 
-        def counting(path: Path) -> tuple[dict[int, closed_log.LogEntry], list[str]]:
+        def counting(path: Path, distrusted: frozenset[int] = frozenset()) -> closed_log.LogRead:
             self.count += 1
-            return real(path)
+            return real(path, distrusted)
 
         monkeypatch.setattr(closed_log, "_read", counting)
 

@@ -39,6 +39,16 @@ def test_every_json_output_matches_its_schema(tmp_path: Path, capsys: pytest.Cap
     assert run_round(root, "80,81,80.5", params=("QK_PRELOAD=3",)) == 0
     p = ["--project", root]
     validate("status", cli_out(capsys, *p, "status"))
+    validate("verify", cli_out(capsys, *p, "verify"))  # a clean history: exit 0
+    notes = root / "runs/iter-001/notes.md"
+    original = notes.read_bytes()
+    notes.write_text("rewritten by hand\n")
+    broken = cli_out(capsys, *p, "verify", code=1)
+    validate("verify", broken)
+    assert broken["clean"] is False and broken["breaks"]
+    validate("status", cli_out(capsys, *p, "status"))  # with a tampered mark and history problems
+    notes.write_bytes(original)  # put back: the history is whole again
+    assert cli_out(capsys, *p, "verify")["clean"] is True
     validate("rounds", cli_out(capsys, *p, "rounds"))
     validate("show", cli_out(capsys, *p, "show", "1"))
     validate("gates", cli_out(capsys, *p, "round", "gates", *pre_edit_args()))

@@ -22,7 +22,7 @@ from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import CampaignStatus, frontier_of, summarize, with_missing
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round
-from pto_tui.core.rounds.render import TorchBaseline, rows_differing
+from pto_tui.core.rounds.render import TorchBaseline, rows_differing, rows_missing, torch_section
 from pto_tui.core.rules.gates import Finding, start_findings
 from pto_tui.core.vocabulary import ChangeKind, Verdict
 
@@ -128,20 +128,38 @@ class Campaign(CampaignContext):
         last = int(self.project.get_state("last_round", 0))
         self.problems.missing = with_missing(self.problems.missing, self.reads.numbers(), last)
         status = summarize(self.config, rounds, self.torch_baseline(), self.problems)
-        status.problems.notices += self._iterations_edited(rounds)
+        status.problems.notices += self._iterations_edited(rounds, status.tampered)
+        torch = self.torch_changed()
+        if torch is not None:
+            status.problems.notices.append(torch[1])
+        history = self.reads.history
+        status.history = history.to_json() if history is not None else None
         return status
 
-    def _iterations_edited(self, rounds: list[Round]) -> list[str]:
-        """ITERATIONS.md rows edited by hand: the records overrule them, said out loud."""
+    def _iterations_edited(self, rounds: list[Round], tampered: dict[int, list[str]]) -> list[str]:
+        """ITERATIONS.md rows edited or removed by hand: the records overrule them, said
+        out loud; a closed round's changed row marks it tampered."""
         try:
             text = self.layout.iterations.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
-            return []
-        return [
-            f"ITERATIONS.md row of iter-{n:03d} differs from its record (edited by hand); "
-            "the record stands"
-            for n in rows_differing(text, rounds)
-        ]
+            text = ""
+        notices = []
+        for n in rows_differing(text, rounds):
+            notices.append(f"ITERATIONS.md row of iter-{n:03d} differs from its record "
+                           "(edited by hand); the record stands")
+            tampered.setdefault(n, []).append("its ITERATIONS.md row was edited by hand")
+        logged, _problems = self.ledger.closed_log.latest()
+        ours = [r for r in rounds if r.number in logged and logged[r.number].hashes.get("row")
+                and not r.imported and not r.unlogged]
+        for n in (r.number for r in rows_missing(text, ours)):
+            notices.append(f"ITERATIONS.md row of iter-{n:03d} is gone (removed by hand); "
+                           "the record stands")
+            tampered.setdefault(n, []).append("its ITERATIONS.md row was removed by hand")
+        torch = self.torch_baseline()
+        if torch is not None and "\n".join(torch_section(torch)) not in text:
+            notices.append("ITERATIONS.md's torch_npu baseline section is not the one recorded "
+                           "(edited or removed by hand); the recorded one stands")
+        return notices
 
     @_one_read
     def gates(self, pre: PreEdit, rounds: list[Round] | None = None) -> list[Finding]:

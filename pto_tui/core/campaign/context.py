@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pto_tui.core.campaign.read_model import LedgerReadModel
 from pto_tui.core.errors import InputError, RuleViolation
@@ -23,7 +23,7 @@ from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import ProjectLock
 from pto_tui.core.project.run_claim import blocking_claim, drop_claim, take_claim
-from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger, LedgerProblems
+from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger, LedgerProblems, torch_hash
 from pto_tui.core.rounds.records import CLOSED, Round, copy_record
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.gates import HONEST_HISTORY, ONE_OWNER_PER_ROUND
@@ -50,6 +50,8 @@ class CampaignContext:
         self._writer = threading.RLock()  # the terminal application writes from threads
         self.project = ProjectFile(self.layout.project_file)
         self.ledger = Ledger(self.layout)
+        self.ledger.torch_source = self.torch_state
+        self.ledger.rows_follow = True  # publish() writes the row of every round it logs
         self.reads = LedgerReadModel(self.ledger)
         self.warnings: list[str] = []
         self.problems = LedgerProblems()  # of the last rounds() read
@@ -145,12 +147,43 @@ class CampaignContext:
         """iter-000's record, None while it has none."""
         return self.reads.record(0)
 
-    def torch_baseline(self) -> TorchBaseline | None:
+    def torch_state(self) -> dict[str, Any] | None:
+        """The torch baseline as project.toml's state holds it (plain values)."""
         raw = self.project.get_state("torch_baseline")
         if not raw:
             return None
-        return TorchBaseline(
-            **{k: (v.unwrap() if hasattr(v, "unwrap") else v) for k, v in raw.items()}
+        return {k: (v.unwrap() if hasattr(v, "unwrap") else v) for k, v in raw.items()}
+
+    def torch_baseline(self) -> TorchBaseline | None:
+        """The torch baseline pto-tui recorded: project.toml's, unless runs/closed.log
+        recorded another (project.toml edited by hand: `torch_changed` says so)."""
+        state = self.torch_state()
+        recorded = self.torch_changed()
+        if recorded is not None:
+            state = recorded[0]
+        try:
+            return TorchBaseline(**state) if state else None
+        except TypeError:  # a table of other keys, written by hand
+            return None
+
+    def torch_changed(self) -> tuple[dict[str, Any] | None, str] | None:
+        """The torch baseline the log recorded and a notice, when project.toml's differs
+        from it; None when they agree (or nothing was recorded to compare with)."""
+        log = self.ledger.closed_log
+        if not log.exists():
+            return None
+        self.reads.seed_log()  # the index's summary of the log: not every record decoded
+        chain = log.chain()
+        if not chain.torch_logged:
+            return None
+        state = self.torch_state()
+        if torch_hash(state) == torch_hash(chain.torch):
+            return None
+        def avg(t: dict[str, Any] | None) -> str:
+            return f"avg {t.get('avg_us')} us" if t else "none"
+        return chain.torch, (
+            f"project.toml's state.torch_baseline ({avg(state)}) is not the one pto-tui recorded "
+            f"({avg(chain.torch)}): edited by hand; the recorded one is used"
         )
 
     def open_record(self, number: int | None) -> Round:

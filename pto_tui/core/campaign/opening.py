@@ -107,7 +107,9 @@ class RoundOpening:
                 table.add(key, value)
         campaign.project.set("state.torch_baseline", table)
         campaign.project.save()
-        campaign.warnings += campaign.ledger.write_iterations(campaign.current_rounds(), baseline)
+        rounds = campaign.current_rounds()  # a project from before the log begins it first
+        campaign.ledger.log_torch(campaign.torch_state())  # what a later edit is compared with
+        campaign.warnings += campaign.ledger.write_iterations(rounds, baseline)
 
     # -------------------------------------------------------------- tuning rounds
 

@@ -20,6 +20,7 @@ and at 1,000. Reads outside an operation always compare the stamps.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,10 +28,19 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pto_tui.core.campaign.round_index import RoundIndex
-from pto_tui.core.campaign.tamper import Found, checked, start_log
+from pto_tui.core.campaign.tamper import Found, check_history, checked, side_changes
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.closed_log import LogEntry
-from pto_tui.core.rounds.ledger import Ledger, LedgerProblems, Stamp, numbering_gaps, sha256_text
+from pto_tui.core.rounds.history import History
+from pto_tui.core.rounds.ledger import (
+    SIDE_FILES,
+    Ledger,
+    LedgerProblems,
+    Stamp,
+    numbering_gaps,
+    sha256_text,
+)
 from pto_tui.core.rounds.records import CLOSED, Round, copy_record
 
 
@@ -61,6 +71,15 @@ class _Read:
 T = TypeVar("T")
 
 
+def _stamp(path: str) -> list[int] | None:
+    """A file's (mtime_ns, size, inode), as JSON keeps it; None when there is none."""
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return [info.st_mtime_ns, info.st_size, info.st_ino]
+
+
 def _same_closed(before: Round | None, after: Round | None) -> bool:
     """Replacing `before` by `after` leaves the closed rounds as they were."""
     return before is after or not any(r is not None and r.status == CLOSED for r in (before, after))
@@ -84,6 +103,9 @@ class LedgerReadModel:
         self._checks: dict[int, tuple[tuple[object, ...], Round | None]] = {}
         self._runs_stamp: tuple[int, int] | None = None  # runs/ at the last full scan
         self._last: _Read | None = None  # the newest read, for a write's next read
+        self.history: History | None = None  # the chain against its anchor, at the last full read
+        # the last check of each closed round's notes.md, patch.diff, files.txt: by their stamps
+        self._sides: dict[int, tuple[list[Any], list[str]]] = {}
 
     # -------------------------------------------------------------- reading
 
@@ -137,6 +159,11 @@ class LedgerReadModel:
             self._index.set_log(self._ledger.closed_log.summary())
             self._index.save()
 
+    def seed_log(self) -> None:
+        """runs/closed.log as read, from the index's summary while the log is unchanged."""
+        with self._lock:
+            self._logged()
+
     def _logged(self) -> tuple[dict[int, LogEntry], list[str]]:
         """runs/closed.log's newest entries: from the index's summary while the log has
         the stamp it kept (their records read only when asked for), else from the log."""
@@ -169,7 +196,7 @@ class LedgerReadModel:
             for number in sorted(set(entries) | set(logged)):
                 record = self._check(number, entries.get(number), logged, log_lost)
                 if record is not None:
-                    rounds[number] = record
+                    rounds[number] = self._side_checked(number, record, logged.get(number))
             unsealed = {n for n, e in entries.items() if n not in logged or e.stamp is None}
             self._last = _Read(rounds, problems, log_lost, self._ledger.closed_log.version, unsealed)
             return self._last
@@ -217,24 +244,54 @@ class LedgerReadModel:
         self, entries: dict[int, _Entry], problems: LedgerProblems
     ) -> tuple[dict[int, LogEntry], bool]:
         """runs/closed.log's newest entries (the log begun here for a project from before
-        the log), and whether the log is gone."""
+        the log, chained for one from before the chain), and whether the log is gone; the
+        chain's breaks against its anchor are notices."""
         log = self._ledger.closed_log
-        log_lost = not log.exists() and self._ledger.log_marker.exists()
-        if not log.exists() and not log_lost:
-            notice = start_log(self._ledger, [e.record for e in entries.values() if e.record])
-            problems.notices += [notice] if notice else []
+        log.seed(self._index.log_summary())
+        history, log_lost, notices = check_history(
+            self._ledger, [e.record for e in entries.values() if e.record]
+        )
+        self.history = history
+        problems.notices += notices
         logged, log_problems = self._logged()
         self._index.set_log(log.summary())  # for the next command, saved with the index
         problems.notices += log_problems
+        problems.notices += history.problems
         if log_lost:
             problems.notices.append("runs/closed.log is gone: closed rounds cannot be checked")
         return logged, log_lost
+
+    def _side_checked(self, number: int, record: Round, logged: LogEntry | None) -> Round:
+        """The round marked when its notes.md, patch.diff or files.txt is not the one logged.
+        Hashed again only when a file's stamp changed since they last matched (kept in the
+        index for the next command: this runs over every closed round at each status)."""
+        if logged is None or not logged.hashes or record.status != CLOSED:
+            return record
+        folder = f"{self._ledger.layout.runs}/{round_dir_name(number)}"
+        key = [[logged.hashes.get(n, "-") for n in SIDE_FILES],
+               [_stamp(f"{folder}/{n}") for n in SIDE_FILES]]
+        known = self._sides.get(number)
+        if known is not None and known[0] == key:
+            why = known[1]
+        elif self._index.sides_ok(number) == key:
+            why = []
+        else:
+            why = side_changes(self._ledger, number, logged)
+            if not why:
+                self._index.set_sides_ok(number, key)
+        self._sides[number] = (key, why)
+        if not why:
+            return record
+        marked = copy_record(record)
+        marked.tampered = [*record.tampered, *why]
+        return marked
 
     def _check(
         self, number: int, entry: _Entry | None, logged: dict[int, LogEntry], log_lost: bool
     ) -> Round | None:
         """checked() of one round, again only when its entry or its log line changed."""
-        key = (entry, logged.get(number), log_lost)
+        upto = self.history.rewritten_upto if self.history is not None else -1
+        key = (entry, logged.get(number), log_lost, upto)
         known = self._checks.get(number)
         if known is not None and all(a is b for a, b in zip(known[0], key, strict=True)):
             return known[1]
@@ -243,7 +300,7 @@ class LedgerReadModel:
         if logged_entry is not None and not logged_entry.record and not _matches(found, logged_entry):
             # from the summary, without its record: the round as closed is needed now
             logged_entry = self._ledger.closed_log.full_entry(number)
-        record = checked(number, found, logged_entry, log_lost)
+        record = checked(number, found, logged_entry, log_lost, upto)
         self._checks[number] = (key, record)
         return record
 

@@ -47,6 +47,9 @@ class RoundIndex:
         self.path = state_dir / INDEX_FILE
         self._changed = False
         self._log: Any = None  # the closed log's summary (ClosedLog.summary)
+        # per round: its side files' stamps when they last hashed as logged (a shortcut
+        # for status; `pto-tui verify` hashes them every time)
+        self._sides: dict[str, Any] = {}
 
     @functools.cached_property
     def _entries(self) -> dict[int, Indexed]:
@@ -65,7 +68,19 @@ class RoundIndex:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return {}  # missing or unreadable: rebuilt from the records
         self._log = data.get("log")  # checked by ClosedLog.seed, which ignores a bad one
+        sides = data.get("sides")
+        self._sides = sides if isinstance(sides, dict) else {}
         return entries
+
+    def sides_ok(self, number: int) -> Any:
+        """What set_sides_ok kept for round `number` (None when nothing)."""
+        _ = self._entries  # the file read
+        return self._sides.get(str(number))
+
+    def set_sides_ok(self, number: int, key: Any) -> None:
+        if self.sides_ok(number) != key:
+            self._sides[str(number)] = key
+            self._changed = True
 
     def log_summary(self) -> Any:
         """The closed log's summary as the index keeps it (None when it keeps none)."""
@@ -95,6 +110,7 @@ class RoundIndex:
     def keep_only(self, numbers: set[int]) -> None:
         for gone in set(self._entries) - numbers:
             del self._entries[gone]
+            self._sides.pop(str(gone), None)
             self._changed = True
 
     def save(self) -> None:
@@ -105,7 +121,7 @@ class RoundIndex:
             str(n): {"stamp": list(e.stamp), "sha": e.sha, "data": e.data} for n, e in self._entries.items()
         }
         try:
-            document = {"version": VERSION, "rounds": rounds, "log": self._log}
+            document = {"version": VERSION, "rounds": rounds, "log": self._log, "sides": self._sides}
             atomic_write_text(self.path, json.dumps(document))
             self._changed = False
         except OSError:

@@ -44,6 +44,8 @@ class CampaignStatus:
     # the environment round's probes given by hand: the surface (cli | mcp | tui), "" = run
     environment_declared_by: str = ""
     environment_declared_reason: str = ""
+    # runs/closed.log's chain against its anchor (History.to_json), None before a read
+    history: dict[str, Any] | None = None
 
     @property
     def simulated(self) -> bool:
@@ -80,6 +82,7 @@ class CampaignStatus:
             "unreadable_rounds": self.problems.unreadable,
             "tampered_rounds": {str(n): why for n, why in self.tampered.items()},
             "notices": self.problems.notices,
+            "history": self.history,
         }
 
 

@@ -176,4 +176,6 @@ def _import(layout: ProjectLayout, kind: OperatorKind | None) -> ImportReport:
     for record in records:
         ledger.save(record)
         report.imported.append(record.number)
+    if report.torch_baseline is not None:  # what a later edit of project.toml is compared with
+        ledger.log_torch(ledger.torch_state())
     return report

@@ -25,7 +25,8 @@ from pto_tui.core.atomic import atomic_write_text, staged_write_text
 from pto_tui.core.errors import InputError, read_utf8
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
 from pto_tui.core.rounds import toml_text
-from pto_tui.core.rounds.closed_log import LOG_NAME, ClosedLog, LogEntry
+from pto_tui.core.rounds.closed_log import LOG_NAME, TORCH_EVENT, ClosedLog, LogEntry
+from pto_tui.core.rounds.history import advanced, compare, read_anchor, write_anchor
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import (
@@ -44,8 +45,31 @@ HAND_WRITTEN = "notes.md"  # a round folder holding only Markdown was written by
 _ROUND_DIR = re.compile(r"^iter-(\d{3,})$")
 
 
+SIDE_FILES = ("notes.md", "patch.diff", "files.txt")  # covered by a closed round's log line
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def file_hash(path: Path) -> str:
+    """SHA-256 of a file's bytes, "" when there is none."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return ""
+
+
+def row_hash(row: str) -> str:
+    """An ITERATIONS.md row, spacing aside (as rows_differing compares them)."""
+    return sha256_text(" ".join(row.split()))
+
+
+def torch_hash(torch: dict[str, Any] | None) -> str:
+    """The torch baseline's values, in a canonical form ("" when there is none)."""
+    if not torch:
+        return ""
+    return sha256_text(json.dumps({k: torch[k] for k in sorted(torch)}, sort_keys=True, default=str))
 
 
 # what a round.toml looked like when it was read: (mtime_ns, size, inode); an atomic
@@ -94,6 +118,8 @@ class Ledger:
         # written when the log is begun: a project whose log is gone afterwards was not
         # made before the log existed, its log was deleted
         self.log_marker = layout.state_dir / "closed-log-started"
+        self.torch_source: Callable[[], dict[str, Any] | None] | None = None
+        self.rows_follow = False  # a campaign writes each closed round's ITERATIONS.md row
 
     # -------------------------------------------------------------- listing
 
@@ -269,26 +295,71 @@ class Ledger:
         self, record: Round, text: str, event: str = "", data: dict[str, Any] | None = None
     ) -> None:
         """Append the closed record to runs/closed.log, unless its newest line is this text
-        (`data`: round_to_dict of the record, when the caller has it already)."""
+        with these files (`data`: round_to_dict of the record, when the caller has it
+        already). The line carries the hashes of the round's notes.md, patch.diff,
+        files.txt, ITERATIONS.md row and the torch baseline; the anchor moves to it."""
         known, _problems = self.closed_log.latest()
         sha = sha256_text(text)
+        hashes = self.round_hashes(record)
         previous = known.get(record.number)
-        if previous is not None and previous.sha256 == sha:
+        if (previous is not None and previous.sha256 == sha and previous.hashes == hashes
+                and not previous.suspect):
             return
         if not self.closed_log.exists():
             self.log_marker.parent.mkdir(parents=True, exist_ok=True)
             self.log_marker.write_text("runs/closed.log was begun\n", encoding="utf-8")
         verdict = record.effective_verdict()
-        self.closed_log.append(
+        self._append(
             LogEntry(
                 number=record.number,
-                event=event or ("amended" if previous is not None else "closed"),
+                event=event or ("amended" if previous is not None and previous.event != "suspect"
+                                else "closed"),
                 sha256=sha,
                 verdict=verdict.value if verdict else ("baseline" if record.is_baseline else ""),
                 median_us=record.measurement.median_us,
                 record=data if data is not None else round_to_dict(record),
+                hashes=hashes,
             )
         )
+
+    def log_torch(self, torch: dict[str, Any] | None) -> None:
+        """Append the torch baseline as set (or as found, when the chain begins)."""
+        self._append(LogEntry(-1, TORCH_EVENT, "", "", None, {}, {"torch": torch_hash(torch)}),
+                     torch=torch)
+
+    def _append(self, entry: LogEntry, torch: dict[str, Any] | None = None) -> None:
+        """One chained line, and the anchor in the pto-tui home moved to it."""
+        log = self.closed_log
+        anchor, _unreadable = read_anchor(self.layout.root)
+        chain = log.chain()
+        if (anchor is not None and not chain.seqs
+                and (chain.head_seq, chain.head) != (anchor.seq, anchor.head)):
+            log.reread()  # the seqs of the chain: which of them pto-tui wrote
+            chain = log.chain()
+        before = compare(chain, anchor, log.exists())
+        seq, head = log.append(entry, torch)
+        write_anchor(self.layout.root, advanced(anchor, before, seq, head))
+
+    def round_hashes(self, record: Round) -> dict[str, str]:
+        """What a closed round's log line covers beside its round.toml."""
+        folder = self.layout.round_dir(record.number)
+        hashes = {name: file_hash(folder / name) for name in SIDE_FILES}
+        # "": no row covered (a record written without ITERATIONS.md, as a bench does)
+        hashes["row"] = row_hash(iterations_row(record)) if self.rows_follow else ""
+        hashes["torch"] = torch_hash(self.torch_state())
+        return hashes
+
+    def torch_state(self) -> dict[str, Any] | None:
+        """The torch baseline as project.toml's state holds it (the campaign sets a cheaper
+        source: its own project file)."""
+        if self.torch_source is not None:
+            return self.torch_source()
+        try:
+            data = tomllib.loads(read_utf8(self.layout.project_file))
+        except (OSError, InputError, tomllib.TOMLDecodeError, ValueError):
+            return None
+        torch = data.get("state", {}).get("torch_baseline")
+        return dict(torch) if isinstance(torch, dict) and torch else None
 
     def write_round_files(
         self, record: Round, diff_text: str | None = None, folder: Path | None = None

@@ -379,6 +379,11 @@ def _table_rows(text: str) -> dict[int, str]:
     return rows
 
 
+def table_rows(text: str) -> dict[int, str]:
+    """Round number -> its ITERATIONS.md row (whitespace folded)."""
+    return _table_rows(text)
+
+
 def rows_missing(existing_text: str, rounds: Iterable[Round]) -> list[Round]:
     """Closed rounds that have no row yet in a (hand-edited) ITERATIONS.md."""
     present = set(_table_rows(existing_text))
