@@ -23,7 +23,7 @@ from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text, staged_write_text
 from pto_tui.core.errors import InputError, read_utf8
-from pto_tui.core.project.layout import ProjectLayout, round_dir_name
+from pto_tui.core.project.layout import MAX_ROUND, MAX_ROUND_GAP, ProjectLayout, round_dir_name
 from pto_tui.core.rounds import toml_text
 from pto_tui.core.rounds.closed_log import LOG_NAME, ClosedLog, LogEntry
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
@@ -53,11 +53,35 @@ def sha256_text(text: str) -> str:
 Stamp = tuple[int, int, int]
 
 
+def stray_numbers(numbers: list[int]) -> list[int]:
+    """Folder numbers (sorted, ascending) that cannot be rounds: above MAX_ROUND, or more
+    than MAX_ROUND_GAP past the round before them (iter-99999999 beside iter-012)."""
+    strays: list[int] = []
+    previous = -1
+    for number in numbers:
+        if number > MAX_ROUND or number - previous > MAX_ROUND_GAP:
+            strays.append(number)
+        else:
+            previous = number
+    return strays
+
+
+def _folder_number(digits: str) -> int:
+    """A round folder's number; past MAX_ROUND's digits, one past MAX_ROUND (a stray,
+    without converting thousands of digits)."""
+    return int(digits) if len(digits) <= len(str(MAX_ROUND)) else MAX_ROUND + 1
+
+
 def numbering_gaps(numbers: list[int]) -> list[int]:
-    """Numbers missing below the highest one (numbers sorted, ascending)."""
+    """Numbers missing below the highest one (numbers sorted, ascending). Stray folder
+    numbers are no rounds and leave no gaps: the work is bounded by the folders, never
+    by the largest number."""
+    strays = set(stray_numbers(numbers))
     gaps: list[int] = []
     previous = -1
     for number in numbers:
+        if number in strays:
+            continue
         gaps.extend(range(previous + 1, number))
         previous = number
     return gaps
@@ -94,6 +118,8 @@ class Ledger:
         # written when the log is begun: a project whose log is gone afterwards was not
         # made before the log existed, its log was deleted
         self.log_marker = layout.state_dir / "closed-log-started"
+        # the stray folder names (see stray_numbers) the last listing of runs/ left out
+        self.strays: list[str] = []
 
     # -------------------------------------------------------------- listing
 
@@ -101,12 +127,18 @@ class Ledger:
         """Numbers of the round folders on disk (runs/_template and others are ignored)."""
         if not self.layout.runs.is_dir():
             return []
-        numbers = []
-        for entry in self.layout.runs.iterdir():
-            match = _ROUND_DIR.match(entry.name)
-            if match and entry.is_dir():
-                numbers.append(int(match.group(1)))
-        return sorted(numbers)
+        folders = [entry.name for entry in self.layout.runs.iterdir() if entry.is_dir()]
+        return [number for number, _name in self._rounds_among(folders)]
+
+    def _rounds_among(self, folders: list[str]) -> list[tuple[int, str]]:
+        """The round folders among `folders` (names in runs/) with their numbers, in order;
+        the stray ones are kept in self.strays to be reported, never counted."""
+        numbered = sorted(
+            (_folder_number(m.group(1)), name) for name in folders if (m := _ROUND_DIR.match(name))
+        )
+        strays = set(stray_numbers([number for number, _name in numbered]))
+        self.strays = [str(self.layout.runs / name) for number, name in numbered if number in strays]
+        return [(number, name) for number, name in numbered if number not in strays]
 
     def stamps(self) -> dict[int, Stamp | None]:
         """Every round folder's stamp (as stamp() gives it), by number: the one pass over
@@ -117,19 +149,24 @@ class Ledger:
         except (FileNotFoundError, NotADirectoryError):
             return {}
         found: dict[int, Stamp | None] = {}
-        for name, is_dir in entries:
-            match = _ROUND_DIR.match(name)
-            if match is None or not is_dir:
-                continue
+        for number, name in self._rounds_among([name for name, is_dir in entries if is_dir]):
             try:  # the common case in one call: a round.toml
                 info = os.stat(f"{runs}/{name}/{ROUND_FILE}")
             except (FileNotFoundError, NotADirectoryError):
                 info = None
             if info is not None and stat.S_ISREG(info.st_mode):
-                found[int(match.group(1))] = (info.st_mtime_ns, info.st_size, info.st_ino)
+                found[number] = (info.st_mtime_ns, info.st_size, info.st_ino)
             else:
-                found[int(match.group(1))] = _file_stamp(os.path.join(runs, name))
+                found[number] = _file_stamp(os.path.join(runs, name))
         return dict(sorted(found.items()))
+
+    def stray_problems(self) -> list[str]:
+        """The stray folders of the last listing of runs/, as problems to report."""
+        return [
+            f"{path}: not a round folder (its number is above {MAX_ROUND}, or more than "
+            f"{MAX_ROUND_GAP} past the round before it); rename it or move it out of runs/"
+            for path in self.strays
+        ]
 
     def runs_stamp(self) -> tuple[int, int] | None:
         """runs/ itself (time, inode): it changes when a round folder is added or removed."""
@@ -217,6 +254,7 @@ class Ledger:
         rounds: list[Round] = []
         numbers = self.round_numbers()
         problems.missing = numbering_gaps(numbers)
+        problems.unreadable += self.stray_problems()
         for number in numbers:
             try:
                 rounds.append(self.load(number))
