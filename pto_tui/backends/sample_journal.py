@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.errors import bounded_json, read_text
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
 from pto_tui.core.rounds.records import Measurement
 
@@ -78,7 +79,7 @@ class Kept:
 
 def read_kept(path: Path, number: int) -> Kept:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = bounded_json(read_text(path))
         if int(data["round"]) != number:
             return Kept()
         known = {f.name for f in fields(Measurement)}
@@ -94,7 +95,7 @@ def unfinished(layout: ProjectLayout) -> list[dict[str, Any]]:
     found = []
     for path in sorted(folder.glob("iter-*.json")) if folder.is_dir() else []:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = bounded_json(read_text(path))
             samples = list(data["measurement"]["samples_us"])
             found.append({"round": int(data["round"]), "samples_us": samples,
                           "planned_runs": int(data["planned_runs"]), "file": str(path)})

@@ -159,6 +159,21 @@ def json_depth_problem(text: str, limit: int = MAX_JSON_DEPTH) -> str | None:
     return None
 
 
+def bounded_json(text: str) -> Any:
+    """json.loads with its nesting bounded: past MAX_JSON_DEPTH a ValueError, as for any
+    other bad JSON (so a caller's `except ValueError` holds), never a RecursionError."""
+    problem = json_depth_problem(text)
+    if problem:
+        raise ValueError(problem)
+    return json.loads(text)
+
+
+def read_text(path: Path, errors: str = "strict") -> str:
+    """A text file's contents, read only when it is a regular file (read_regular_bytes);
+    `errors` as for bytes.decode."""
+    return read_regular_bytes(path).decode("utf-8", errors=errors)
+
+
 def load_json(text: str, path: Path, line: int | None = None) -> Any:
     """The JSON value in `text` of file `path` (a line of it, for a log), its nesting
     bounded; an InputError naming the file otherwise. Non-finite numbers (NaN, Infinity)

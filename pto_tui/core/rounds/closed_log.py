@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pto_tui.core.errors import bounded_json, read_text
+
 LOG_NAME = "closed.log"
 
 
@@ -140,11 +142,11 @@ def _median(value: Any) -> float | None:
 def _read(path: Path) -> tuple[dict[int, LogEntry], list[str]]:
     latest: dict[int, LogEntry] = {}
     problems: list[str] = []
-    for index, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines()):
+    for index, line in enumerate(read_text(path, errors="replace").splitlines()):
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = bounded_json(line)
             entry = LogEntry(
                 number=int(data["round"]),
                 event=str(data["event"]),

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text, staged_write_text
-from pto_tui.core.errors import InputError, read_utf8
+from pto_tui.core.errors import InputError, bounded_json, read_text, read_utf8
 from pto_tui.core.project.layout import MAX_ROUND, MAX_ROUND_GAP, ProjectLayout, round_dir_name
 from pto_tui.core.rounds import toml_text
 from pto_tui.core.rounds.closed_log import LOG_NAME, ClosedLog, LogEntry
@@ -344,7 +344,7 @@ class Ledger:
         notes_path = folder / "notes.md"
         rendered = render_notes(record)
         if notes_path.exists():
-            current = notes_path.read_text(encoding="utf-8", errors="replace")
+            current = read_text(notes_path, errors="replace")
             hand_edited = record.imported or (
                 record.notes_sha and sha256_text(current) != record.notes_sha
             )
@@ -372,7 +372,7 @@ class Ledger:
 
     def _rendered(self) -> dict[str, str]:
         try:
-            return json.loads(self._rendered_path.read_text(encoding="utf-8"))
+            return bounded_json(read_text(self._rendered_path))
         except (FileNotFoundError, ValueError):
             return {}
 
@@ -385,7 +385,7 @@ class Ledger:
         write_iterations, with every round."""
         path = self.layout.iterations
         try:
-            current = path.read_text(encoding="utf-8", errors="replace")
+            current = read_text(path, errors="replace")
         except FileNotFoundError:
             current = None
         known = self._rendered()
@@ -423,7 +423,7 @@ class Ledger:
         rendered = render_iterations(rounds, baseline)
         known = self._rendered()
         if path.exists() and not fresh:
-            current = path.read_text(encoding="utf-8", errors="replace")
+            current = read_text(path, errors="replace")
             if known.get("ITERATIONS.md") != sha256_text(current):
                 missing = rows_missing(current, rounds)
                 if not missing:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pto_tui.core.errors import InputError
+from pto_tui.core.errors import InputError, read_regular_bytes
 from pto_tui.core.rounds.render import TorchBaseline
 
 HEADER = ["iter", "hypothesis", "changes", "baseline", "pto", "correct", "result"]
@@ -98,7 +98,7 @@ def _cells(line: str) -> list[str]:
 
 def read_text(path: Path, what: str) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_regular_bytes(path).decode("utf-8")
     except FileNotFoundError:
         raise InputError(f"{what} not found", file=path) from None
     except UnicodeDecodeError:
@@ -196,7 +196,7 @@ def parse_notes(path: Path) -> Notes:
     current: dict[str, Bullet] | None = None
     section = ""
     last: Bullet | None = None
-    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+    for number, line in enumerate(read_regular_bytes(path).decode("utf-8", errors="replace").splitlines(), 1):
         heading = _SECTION.match(line)
         if heading:
             section = heading.group(1).strip()
