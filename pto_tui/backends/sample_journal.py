@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.errors import bounded_json, read_text
+from pto_tui.core.errors import InputError, bounded_json, read_text
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
 from pto_tui.core.rounds.records import Measurement
 
@@ -85,7 +85,7 @@ def read_kept(path: Path, number: int) -> Kept:
         known = {f.name for f in fields(Measurement)}
         values = {k: v for k, v in dict(data["measurement"]).items() if k in known}
         return Kept(Measurement(**values), float(data["written_at"]))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, InputError, ValueError, KeyError, TypeError):  # a FIFO, deep JSON: no journal
         return Kept()
 
 
@@ -99,6 +99,6 @@ def unfinished(layout: ProjectLayout) -> list[dict[str, Any]]:
             samples = list(data["measurement"]["samples_us"])
             found.append({"round": int(data["round"]), "samples_us": samples,
                           "planned_runs": int(data["planned_runs"]), "file": str(path)})
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, InputError, ValueError, KeyError, TypeError):
             found.append({"round": None, "samples_us": [], "planned_runs": 0, "file": str(path)})
     return found

@@ -161,11 +161,12 @@ def json_depth_problem(text: str, limit: int = MAX_JSON_DEPTH) -> str | None:
 
 def bounded_json(text: str) -> Any:
     """json.loads with its nesting bounded: past MAX_JSON_DEPTH a ValueError, as for any
-    other bad JSON (so a caller's `except ValueError` holds), never a RecursionError."""
+    other bad JSON (so a caller's `except ValueError` holds), never a RecursionError.
+    NaN and Infinity, which are not JSON and which pto-tui never writes, are refused too."""
     problem = json_depth_problem(text)
     if problem:
         raise ValueError(problem)
-    return json.loads(text)
+    return json.loads(text, parse_constant=_no_constant)
 
 
 def read_text(path: Path, errors: str = "strict") -> str:
@@ -178,12 +179,9 @@ def load_json(text: str, path: Path, line: int | None = None) -> Any:
     """The JSON value in `text` of file `path` (a line of it, for a log), its nesting
     bounded; an InputError naming the file otherwise. Non-finite numbers (NaN, Infinity)
     are refused: pto-tui never writes them."""
-    problem = json_depth_problem(text)
-    if problem:
-        raise InputError(problem, file=path, line=line)
     try:
-        return json.loads(text, parse_constant=_no_constant)
-    except (ValueError, RecursionError) as error:
+        return bounded_json(text)
+    except ValueError as error:
         raise InputError(f"invalid JSON: {error}", file=path, line=line) from None
 
 

@@ -66,7 +66,7 @@ class ProjectLayout:
 MAX_ROUND = 999_999
 # A folder numbered more than this past the round before it is a stray name too: rounds
 # are numbered one by one, and the gaps below a folder are listed one by one.
-MAX_ROUND_GAP = 1000
+MAX_ROUND_GAP = 10_000
 
 
 def round_dir_name(number: int) -> str:

@@ -155,6 +155,8 @@ def _read(path: Path) -> tuple[dict[int, LogEntry], list[str]]:
                 median_us=data.get("median_us"),
                 record=dict(data["record"]),
             )
+            if entry.record.get("number") != entry.number:  # `record: {}` is no round's record
+                raise ValueError(f"the record is not round {entry.number}'s")
         except (ValueError, KeyError, TypeError) as error:
             problems.append(f"{path}:{index + 1}: unreadable log line ({error})")
             continue

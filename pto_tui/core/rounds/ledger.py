@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text, staged_write_text
-from pto_tui.core.errors import InputError, bounded_json, read_text, read_utf8
+from pto_tui.core.errors import InputError, bounded_json, read_regular_bytes, read_text, read_utf8
 from pto_tui.core.project.layout import MAX_ROUND, MAX_ROUND_GAP, ProjectLayout, round_dir_name
 from pto_tui.core.rounds import toml_text
 from pto_tui.core.rounds.closed_log import LOG_NAME, ClosedLog, LogEntry
@@ -298,8 +298,8 @@ class Ledger:
     def file_sha(self, number: int) -> str:
         """SHA-256 of round `number`'s round.toml as it is on disk ("" when there is none)."""
         try:
-            data = (self.layout.round_dir(number) / ROUND_FILE).read_bytes()
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            data = read_regular_bytes(self.layout.round_dir(number) / ROUND_FILE)
+        except (FileNotFoundError, NotADirectoryError, InputError):  # none, or not a file
             return ""
         return hashlib.sha256(data).hexdigest()
 
