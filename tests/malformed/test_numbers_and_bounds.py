@@ -19,6 +19,7 @@ from pto_tui.core.reports.fields import tflops_from
 from pto_tui.core.reports.parsers import TILELIB_CSV_HEADER, ReportError, parse_report_csv, parse_report_json
 from pto_tui.core.reports.result import BenchResult
 from pto_tui.core.rounds.ledger import numbering_gaps, stray_numbers
+from pto_tui.core.rounds.markdown_read import durations_in, parse_duration_us, tflops_in
 from pto_tui.core.rules.workload import case_timing
 from pto_tui.mcp.inputs import MeasurementInput
 from tests.core.helpers import cli, make_project, pre_edit_args, ready_project
@@ -265,3 +266,18 @@ def test_a_start_past_the_last_round_number_leaves_nothing_behind(
     assert cli("--project", root, "round", "start", *pre_edit_args()) == 2
     assert str(MAX_ROUND) in capsys.readouterr().err
     assert sorted(p.name for p in (root / "runs").iterdir()) == before
+
+
+# ------------------------------------------------------------------ import
+
+
+@pytest.mark.parametrize("text", ["0 us", "0.0 ms", "1e400 ms", "1e13 us", "1e-12 us"])
+def test_an_imported_duration_that_is_no_measurement_is_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="duration"):
+        parse_duration_us(text)
+
+
+def test_numbers_in_imported_free_text_are_bounded() -> None:
+    assert durations_in("3.21 ms -> 0 us") == [3210.0]
+    assert tflops_in("9" * 400 + " TFLOPS") is None
+    assert tflops_in("12.5 TFLOPS") == 12.5
