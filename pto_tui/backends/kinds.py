@@ -138,7 +138,7 @@ def dsl_report_outcome(text: str, path: str, case: CaseConfig, flops: float | No
         result = parse_report_json(text, path, flops)
     except ReportError as error:
         return BenchOutcome(problem=error.render(), report=path)
-    timing = case_timing(case.shape, case.dtype, case.options, result)
+    timing = case_timing(case.shape, case.dtype, case.options, result, case.causal)
     if timing.problem or timing.median_us is None:
         return BenchOutcome(problem=timing.problem, report=path, rule=SAME_WORKLOAD)
     # a variant outside the tolerance fails the run even when the report's aggregate passes:

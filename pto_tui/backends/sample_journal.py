@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.errors import InputError, bounded_json, read_text
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
 from pto_tui.core.rounds.records import Measurement
 
@@ -78,13 +79,13 @@ class Kept:
 
 def read_kept(path: Path, number: int) -> Kept:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = bounded_json(read_text(path))
         if int(data["round"]) != number:
             return Kept()
         known = {f.name for f in fields(Measurement)}
         values = {k: v for k, v in dict(data["measurement"]).items() if k in known}
         return Kept(Measurement(**values), float(data["written_at"]))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, InputError, ValueError, KeyError, TypeError):  # a FIFO, deep JSON: no journal
         return Kept()
 
 
@@ -94,10 +95,10 @@ def unfinished(layout: ProjectLayout) -> list[dict[str, Any]]:
     found = []
     for path in sorted(folder.glob("iter-*.json")) if folder.is_dir() else []:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = bounded_json(read_text(path))
             samples = list(data["measurement"]["samples_us"])
             found.append({"round": int(data["round"]), "samples_us": samples,
                           "planned_runs": int(data["planned_runs"]), "file": str(path)})
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, InputError, ValueError, KeyError, TypeError):
             found.append({"round": None, "samples_us": [], "planned_runs": 0, "file": str(path)})
     return found

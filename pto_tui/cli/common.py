@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pto_tui.core.campaign.campaign import Campaign
-from pto_tui.core.errors import InputError
+from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.config import parse_scalar  # noqa: F401 (re-exported)
 from pto_tui.core.project.file import ProjectFile  # noqa: F401 (re-exported)
 from pto_tui.core.project.layout import ProjectLayout, find_project_root
@@ -23,19 +24,33 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False, default=str)
+    text = _strict(lambda: json.dumps(data, indent=2, ensure_ascii=False, default=str, allow_nan=False))
+    sys.stdout.write(text)
     sys.stdout.write("\n")
+
+
+def _strict(encode: Callable[[], str]) -> str:
+    """Strict JSON (no NaN or Infinity, which JSON has not): a non-finite number is refused
+    where it enters, so one here is a bug, said in one line before anything is printed."""
+    try:
+        return encode()
+    except ValueError as error:
+        raise PtoError(f"cannot print JSON: {error} (a non-finite number in the output)") from None
 
 
 def print_json_table(data: dict[str, Any], table: str) -> None:
     """As print_json, with the rows of `data[table]` one to a line: the same JSON, written
     by the C encoder (an indented 1,000-round table takes several times as long)."""
 
-    dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode  # one encoder for every row
-    rows = ",\n    ".join(dumps(row) for row in data[table])
-    parts = [f'  "{table}": [\n    {rows}\n  ]' if rows else f'  "{table}": []']
-    parts += [f"  {dumps(key)}: {dumps(value)}" for key, value in data.items() if key != table]
-    sys.stdout.write("{\n" + ",\n".join(parts) + "\n}\n")
+    dumps = json.JSONEncoder(ensure_ascii=False, default=str, allow_nan=False).encode  # one for every row
+
+    def encode() -> str:
+        rows = ",\n    ".join(dumps(row) for row in data[table])
+        parts = [f'  "{table}": [\n    {rows}\n  ]' if rows else f'  "{table}": []']
+        parts += [f"  {dumps(key)}: {dumps(value)}" for key, value in data.items() if key != table]
+        return "{\n" + ",\n".join(parts) + "\n}\n"
+
+    sys.stdout.write(_strict(encode))
 
 
 def make_console() -> Console:

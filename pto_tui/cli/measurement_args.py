@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.numbers import NUMBER_TEXT, duration_problem, tflops_problem
 from pto_tui.core.rounds.records import Measurement
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ def measurement_from_args(args: argparse.Namespace, campaign: Campaign | None = 
         correctness="" if args.correctness == "skip" else args.correctness,
         samples_us=_durations_us(args.samples, args.unit, "--samples"),
         reference_us=_durations_us(args.reference, args.unit, "--reference"),
-        tflops=args.tflops,
+        tflops=_tflops(args.tflops),
         reports=list(args.report),
         problem=args.problem,
     )
@@ -63,8 +64,18 @@ def _durations_us(text: str, unit: str, what: str) -> list[float]:
     scale = 1000.0 if unit == "ms" else 1.0
     values = []
     for part in text.split(","):
-        try:
-            values.append(float(part) * scale)
-        except ValueError:
-            raise InputError(f"{what}: {part.strip()!r} is not a number") from None
+        if not NUMBER_TEXT.fullmatch(part.strip()):
+            raise InputError(f"{what}: {part.strip()!r} is not a number")
+        value = float(part) * scale
+        problem = duration_problem("in microseconds it", value)
+        if problem:
+            raise InputError(f"{what}: {part.strip()} {unit} is not a measured duration: {problem}")
+        values.append(value)
     return values
+
+
+def _tflops(value: float | None) -> float | None:
+    problem = tflops_problem("--tflops", value) if value is not None else None
+    if problem:
+        raise InputError(problem)
+    return value

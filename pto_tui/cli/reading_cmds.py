@@ -10,7 +10,7 @@ from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print
 from pto_tui.cli.plain import PlainConsole, Printer
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
-from pto_tui.core.errors import PtoError, read_utf8
+from pto_tui.core.errors import PtoError, read_utf8_inside
 from pto_tui.core.rounds.durations import duration_unit, format_duration
 from pto_tui.core.rounds.export import ExportRow, export_rows
 from pto_tui.core.rounds.record_toml import round_to_dict
@@ -206,5 +206,6 @@ def cmd_show(args: argparse.Namespace) -> int:
         # the notes on disk may be what was changed: the record as closed is shown too
         print(f"!tampered iter-{record.number:03d}: " + "; ".join(record.tampered))
         print(f"as closed: {record.effective_verdict() or record.status} — {record.verdict_reason}")
-    print(read_utf8(notes) if notes.exists() else f"(no notes.md in {folder})")
+    # a notes.md linked to a file outside the project is refused, never printed
+    print(read_utf8_inside(notes, campaign.layout.root) if notes.exists() else f"(no notes.md in {folder})")
     return 0

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+import stat
 from pathlib import Path
+from typing import Any
 
 
 class PtoError(Exception):
@@ -84,10 +88,37 @@ def disk_full(error: OSError, path: Path) -> DiskFullError | None:
     )
 
 
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def read_regular_bytes(path: Path) -> bytes:
+    """The bytes of a regular file, or an InputError naming the file when it is a FIFO,
+    a directory or a device: opened without blocking (a FIFO with no writer would block
+    for ever) and looked at before it is read. FileNotFoundError passes through."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", file=path) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+            raise InputError(f"is {kind}, not a regular file", file=path)
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as handle:
+            fd = -1
+            return handle.read()
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
 def read_utf8(path: Path) -> str:
     """A text file pto-tui reads, or an InputError naming the line of the first byte that
-    is not UTF-8 (OSError, FileNotFoundError included, passes through to the caller)."""
-    data = path.read_bytes()
+    is not UTF-8, or naming a file that is not a regular file (OSError, FileNotFoundError
+    included, passes through to the caller)."""
+    data = read_regular_bytes(path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -98,3 +129,77 @@ def read_utf8(path: Path) -> str:
             line=line,
             hint="save the file as UTF-8",
         ) from None
+
+
+# JSON state files nest a few levels; past this a file is broken or hostile (and Python's
+# parser would exhaust the stack on it).
+MAX_JSON_DEPTH = 64
+
+
+def json_depth_problem(text: str, limit: int = MAX_JSON_DEPTH) -> str | None:
+    """Why `text` nests deeper than `limit` arrays and objects, or None (strings skipped)."""
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return f"JSON nested more than {limit} levels deep"
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+def bounded_json(text: str) -> Any:
+    """json.loads with its nesting bounded: past MAX_JSON_DEPTH a ValueError, as for any
+    other bad JSON (so a caller's `except ValueError` holds), never a RecursionError.
+    NaN and Infinity, which are not JSON and which pto-tui never writes, are refused too."""
+    problem = json_depth_problem(text)
+    if problem:
+        raise ValueError(problem)
+    return json.loads(text, parse_constant=_no_constant)
+
+
+def read_text(path: Path, errors: str = "strict") -> str:
+    """A text file's contents, read only when it is a regular file (read_regular_bytes);
+    `errors` as for bytes.decode."""
+    return read_regular_bytes(path).decode("utf-8", errors=errors)
+
+
+def load_json(text: str, path: Path, line: int | None = None) -> Any:
+    """The JSON value in `text` of file `path` (a line of it, for a log), its nesting
+    bounded; an InputError naming the file otherwise. Non-finite numbers (NaN, Infinity)
+    are refused: pto-tui never writes them."""
+    try:
+        return bounded_json(text)
+    except ValueError as error:
+        raise InputError(f"invalid JSON: {error}", file=path, line=line) from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def inside(path: Path, root: Path) -> bool:
+    """`path`, with its symlinks resolved, lies inside `root` (itself resolved)."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
+
+
+def read_utf8_inside(path: Path, root: Path) -> str:
+    """read_utf8 of a file inside the project `root`: a symlink leading out of it (a
+    notes.md pointing at /etc/shadow) is refused, never followed."""
+    if not inside(path, root):
+        raise InputError(f"leads outside the project ({root}): not followed", file=path)
+    return read_utf8(path)

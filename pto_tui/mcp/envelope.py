@@ -65,9 +65,13 @@ class AgentBoundary(PtoError):
 
 def ok(data: Any, warnings: list[str] | None = None, **extra: Any) -> CallToolResult:
     payload = {"data": data, "warnings": list(warnings or []), **extra}
+    try:  # strict JSON: a non-finite number is refused where it enters, one here is a bug
+        text = json.dumps(payload, ensure_ascii=False, default=str, allow_nan=False)
+    except ValueError as error:
+        raise PtoError(f"cannot answer in JSON: {error} (a non-finite number in the result)") from None
     return CallToolResult(
-        content=[TextContent(type="text", text=json.dumps(payload, ensure_ascii=False, default=str))],
-        structured_content=json.loads(json.dumps(payload, default=str)),
+        content=[TextContent(type="text", text=text)],
+        structured_content=json.loads(text),
     )
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.numbers import duration_problem, tflops_problem
 from pto_tui.core.project.config import operator_folder
 from pto_tui.core.rounds.records import ChecklistItem, Measurement, PreEdit
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
@@ -105,6 +106,14 @@ class MeasurementInput(BaseModel):
             raise InputError(
                 f"correctness: expected pass, fail or skip, got {self.correctness!r}", key="correctness"
             )
+        for key, values in (("samples_us", self.samples_us), ("reference_us", self.reference_us)):
+            for index, value in enumerate(values):
+                problem = duration_problem(f"{key}[{index}]", value)
+                if problem:
+                    raise InputError(f"{problem} (durations are microseconds)", key=f"{key}[{index}]")
+        problem = tflops_problem("tflops", self.tflops) if self.tflops is not None else None
+        if problem:
+            raise InputError(problem, key="tflops")
         return Measurement(
             build=self.build,
             correctness="" if self.correctness == "skip" else self.correctness,

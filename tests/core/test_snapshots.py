@@ -104,7 +104,7 @@ def test_missing_snapshot_is_named(tmp_path: Path) -> None:
 
     store = workspace(tmp_path)
     with pytest.raises(PtoError, match="missing from the store"):
-        store.diff("own:deadbeef")
+        store.diff("own:" + "deadbeef" * 2 + "dead")  # well formed, not in the store
 
 
 @pytest.mark.parametrize("git", [False, True], ids=["own store", "git"])

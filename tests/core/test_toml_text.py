@@ -50,7 +50,7 @@ def full_round() -> Round:
             snapshot={"TILE": 128, "FLAG": True, "NAME": ODD, "RATE": 1e20},
         ),
         measurement=Measurement(build="ok", correctness="pass", samples_us=[99.0, -0.0, 1e-07],
-                                reference_us=[float("inf")], tflops=3.5, reports=["r.csv"],
+                                reference_us=[1e20], tflops=3.5, reports=["r.csv"],
                                 fingerprint="fp", target_mode="npu",
                                 workload_reads=[WorkloadRead("SEQ", "k.py", 9, ODD),
                                                 WorkloadRead("s1", ODD, 1)]),

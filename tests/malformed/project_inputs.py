@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import tomlkit
 
+from pto_tui.core.project.layout import MAX_ROUND
 from pto_tui.core.project.schema import (
     BOOLEAN,
     INTEGER,
@@ -101,7 +102,8 @@ def tunable_mutations(tunable: str) -> Iterator[Mutation]:
 
 
 def state_mutations() -> Iterator[Mutation]:
-    for literal in (*WRONG_FOR[INTEGER.name], "-1", "10000", "9223372036854775807"):
+    # one past the highest round number (a campaign may pass 9,999 rounds)
+    for literal in (*WRONG_FOR[INTEGER.name], "-1", str(MAX_ROUND + 1), "9223372036854775807"):
         yield Mutation("state.last_round", literal)
     for literal in ('"x"', "1", "[1]"):
         yield Mutation("state.torch_baseline", literal)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pto_tui.core.campaign.checks import check_integrity, check_workload_reads
+from pto_tui.core.campaign.checks import check_integrity, check_open_record, check_workload_reads
 from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.tunables import apply_parameter, discover
@@ -59,6 +59,7 @@ class ChangeRecorder:
         campaign.check_owner(
             record.number, workspace=True, doing=f"recording iter-{record.number:03d}'s changes"
         )
+        check_open_record(campaign, record)  # hand edits of round.toml since it started
         changes = record.changes
         given_kind = changes.kind if changes.kind != self._inferred_kind(changes) else None
         refuse(bug_fix_findings(bug_fix))

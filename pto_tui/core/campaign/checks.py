@@ -19,12 +19,14 @@ from pto_tui.core.operators.workload_reads import (
     workload_reads,
 )
 from pto_tui.core.project.config import ProjectConfig, operator_folder, workload_fingerprint
+from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.records import CLOSED, Round
 from pto_tui.core.rules.gates import (
     SAME_WORKLOAD,
     discipline_changes,
     discipline_findings,
     loosened_tolerances,
+    open_record_findings,
     protected_findings,
     refuse,
     risk_findings,
@@ -172,9 +174,21 @@ def check_risks_justified(record: Round) -> None:
     refuse(risk_findings(record.changes.high_risk, record.changes.risk_justification))
 
 
+def check_open_record(campaign: CampaignContext, record: Round) -> None:
+    """Every gate `round start` and `round changes` applied, applied again to the open
+    round's record as it is on disk now: a hand edit of round.toml (an emptied
+    hypothesis, an unticked checklist item, scope "**", based_on 99, an unknown knob,
+    tflops -1) is refused naming its field, at every later step."""
+    if record.is_baseline:
+        return
+    file = f"runs/{round_dir_name(record.number)}/round.toml"
+    refuse(open_record_findings(record, campaign.current_rounds(), campaign.config.tunables, file))
+
+
 def preflight(campaign: CampaignContext, record: Round) -> None:
     """Everything that would refuse this round's measurements, checked before spending
     time on a build and a benchmark."""
+    check_open_record(campaign, record)
     check_workload(campaign)
     check_integrity(campaign, record)
     check_risks_justified(record)

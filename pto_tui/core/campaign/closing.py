@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pto_tui.core.campaign.checks import check_integrity, discipline_in_force, tolerances_in_force
+from pto_tui.core.campaign.checks import (
+    check_integrity,
+    check_open_record,
+    discipline_in_force,
+    tolerances_in_force,
+)
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import RuleViolation
@@ -36,6 +41,7 @@ class RoundClosing:
         campaign.require_write()
         record = campaign.open_record(number)
         campaign.check_owner(record.number)
+        check_open_record(campaign, record)
         check_integrity(campaign, record)
         result = self.decide(record)
         if claimed is not None and claimed is not result.verdict:

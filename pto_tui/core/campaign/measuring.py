@@ -3,10 +3,15 @@ when the workload, the protected files or an unjustified risk would make them un
 
 from __future__ import annotations
 
-from pto_tui.core.campaign.checks import check_integrity, check_risks_justified, check_workload
+from pto_tui.core.campaign.checks import (
+    check_integrity,
+    check_open_record,
+    check_risks_justified,
+    check_workload,
+)
 from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.rounds.records import Measurement, Round
-from pto_tui.core.rules.gates import measurement_findings, refuse
+from pto_tui.core.rules.gates import measurement_findings, measurement_value_findings, refuse
 
 
 def record_measurement(
@@ -16,7 +21,9 @@ def record_measurement(
     campaign.require_write()
     record = campaign.open_record(number)
     campaign.check_owner(record.number)
+    refuse(measurement_value_findings(measurement))
     refuse(measurement_findings(measurement.build, measurement.correctness, measurement.samples_us))
+    check_open_record(campaign, record)
     check_integrity(campaign, record)
     check_risks_justified(record)
     measurement.fingerprint = check_workload(campaign)

@@ -11,6 +11,7 @@ from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError, RuleViolation
 from pto_tui.core.project.config import Scalar, workload_fingerprint
+from pto_tui.core.project.layout import MAX_ROUND
 from pto_tui.core.rounds.records import CLOSED, EnvironmentNotes, Measurement, PreEdit, Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.gates import (
@@ -185,7 +186,10 @@ class RoundOpening:
         project = self.campaign.project
         on_disk = self.campaign.reads.numbers()  # as this call's read of the ledger found them
         next_on_disk = (on_disk[-1] + 1) if on_disk else 0
-        return max(next_on_disk, int(project.get_state("last_round", 0)) + 1)
+        number = max(next_on_disk, int(project.get_state("last_round", 0)) + 1)
+        if number > MAX_ROUND:  # refused before anything is written
+            raise InputError(f"round {number} is past the last round number, {MAX_ROUND}")
+        return number
 
     def _keep_number(self, number: int, starts_from: dict[str, Scalar]) -> None:
         """Saved once the round's folder exists: a reader never sees a number claimed

@@ -191,6 +191,7 @@ class LedgerReadModel:
             entries = {number: self._fresh(number, stamps[number]) for number in numbers}
             problems = LedgerProblems(missing=numbering_gaps(numbers))
             problems.unreadable = [e.error.render() for e in entries.values() if e.error is not None]
+            problems.unreadable += self._ledger.stray_problems()  # never counted as rounds
             logged, log_lost = self._log_state(entries, problems)
             rounds = {}
             for number in sorted(set(entries) | set(logged)):

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.errors import bounded_json, read_text
 from pto_tui.core.rounds.ledger import Stamp
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
@@ -58,7 +59,7 @@ class RoundIndex:
 
     def _read(self) -> dict[int, Indexed]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = bounded_json(read_text(self.path))
             if data.get("version") != VERSION:
                 return {}
             entries = {

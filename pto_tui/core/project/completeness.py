@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.errors import ConfigError
+from pto_tui.core.errors import ConfigError, bounded_json, read_text
 
 # Tables `new` writes and the campaign needs from then on.
 ALWAYS = ("target",)
@@ -42,7 +42,7 @@ def present(data: Mapping[str, Any]) -> list[str]:
 
 def _witnessed(root: Path) -> list[str]:
     try:
-        listed = json.loads((root / WITNESS).read_text(encoding="utf-8"))
+        listed = bounded_json(read_text(root / WITNESS))
     except (OSError, ValueError):
         return []
     return [name for name in listed if name in KEPT] if isinstance(listed, list) else []
@@ -82,7 +82,7 @@ def note(path: Path, data: Mapping[str, Any]) -> None:
     witness.parent.mkdir(exist_ok=True)
     text = json.dumps(present(data)) + "\n"
     try:
-        if witness.read_text(encoding="utf-8") == text:
+        if read_text(witness) == text:
             return  # as it is: not written again at every save of project.toml
     except (OSError, UnicodeDecodeError):
         pass

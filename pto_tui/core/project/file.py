@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.errors import ConfigError
+from pto_tui.core.errors import ConfigError, InputError, read_text
 from pto_tui.core.project import completeness
 from pto_tui.core.project.parse import parse_config
 
@@ -41,7 +41,9 @@ class ProjectFile:
     def _read(self) -> None:
         path = self.path
         try:
-            self.text = path.read_text(encoding="utf-8")
+            self.text = read_text(path)  # a FIFO or a directory is refused, never waited on
+        except InputError as error:
+            raise ConfigError(error.message, file=path) from None
         except FileNotFoundError:
             raise ConfigError("no project.toml here", file=path) from None
         except UnicodeDecodeError as error:

@@ -61,6 +61,14 @@ class ProjectLayout:
         return self.runs / round_dir_name(number)
 
 
+# The highest round number (iter-999999): far past any campaign, low enough that a
+# folder number beyond it is a stray name, never a round to count up to.
+MAX_ROUND = 999_999
+# A folder numbered more than this past the round before it is a stray name too: rounds
+# are numbered one by one, and the gaps below a folder are listed one by one.
+MAX_ROUND_GAP = 10_000
+
+
 def round_dir_name(number: int) -> str:
     return f"iter-{number:03d}"
 

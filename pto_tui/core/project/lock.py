@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pto_tui.core.errors import LockedError, disk_full
+from pto_tui.core.errors import LockedError, bounded_json, disk_full, read_text
 
 LOCK_NAME = "lock.json"
 LAST_WRITE_NAME = "last-write.json"
@@ -70,7 +70,7 @@ def _pid_alive(pid: int) -> bool:
 
 def read_holder(path: Path) -> LockHolder | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = bounded_json(read_text(path))
         return LockHolder(
             pid=int(data["pid"]),
             host=str(data["host"]),

@@ -14,13 +14,12 @@ from another host cannot be checked and is never presumed stale.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from pto_tui.core.errors import LockedError
+from pto_tui.core.errors import LockedError, bounded_json, read_text
 from pto_tui.core.project.lock import (
     LockHolder,
     ProjectLock,
@@ -56,7 +55,7 @@ def read_claim(state_dir: Path) -> RunClaim | None:
     if holder is None or is_stale(holder):
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = bounded_json(read_text(path))
         number = data.get("round")
         return RunClaim(int(number) if number is not None else None, str(data.get("what", "run")), holder)
     except (OSError, ValueError, TypeError, AttributeError):

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from pto_tui.core.numbers import MAX_US
 from pto_tui.core.project.config import Discipline, default_protected
+from pto_tui.core.project.layout import MAX_ROUND
 from pto_tui.core.project.schema import (
     ANY,
     INTEGER,
@@ -36,10 +38,6 @@ def _all_strings(patterns: list[Any]) -> bool:
 
 # The most benchmark runs (or warm-up runs) a round may ask for.
 MAX_RUNS = 1000
-# The highest round number: numbers are listed and checked one by one.
-MAX_ROUND = 9999
-# A duration in microseconds above this (about 11 days) is a typo, not a measurement.
-MAX_US = 1e12
 
 
 def _duration(name: str, help: str, required: bool = False) -> Key:

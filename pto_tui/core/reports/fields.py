@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from pto_tui.core.numbers import MAX_TFLOPS, MAX_US, MIN_US, NUMBER_TEXT, quantity_problem
 from pto_tui.core.reports.result import ReportError
 
 
@@ -24,17 +25,57 @@ def get_key(data: Any, path: str, source: str, *, at: str = "") -> Any:
 
 
 def finite_number(value: Any, key: str, source: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         raise ReportError(f"'{key}' is not a finite number: {value!r}", file=source, key=key)
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        raise ReportError(f"'{key}' is not a finite number: an integer of {len(str(value))} digits",
+                          file=source, key=key) from None
+    if not math.isfinite(number):
+        raise ReportError(f"'{key}' is not a finite number: {value!r}", file=source, key=key)
+    return number
 
 
 def duration_ms(value: Any, key: str, source: str) -> float:
-    """A measured duration: finite and above zero (a run takes time)."""
+    """A measured duration: finite, above zero (a run takes time), and not absurd (a
+    picosecond to eleven days)."""
     number = finite_number(value, key, source)
     if number <= 0:
         raise ReportError(f"'{key}' is not a duration above zero: {value!r}", file=source, key=key)
+    if not MIN_US <= number * 1000.0 <= MAX_US:
+        raise ReportError(
+            f"'{key}' is {number:g} ms: not a measured duration ({MIN_US / 1000:g} to "
+            f"{MAX_US / 1000:g} ms)",
+            file=source,
+            key=key,
+        )
     return number
+
+
+def measured_tflops(value: Any, key: str, source: str) -> float:
+    """A reported TFLOPS: finite, zero or more, not absurd."""
+    number = finite_number(value, key, source)
+    problem = quantity_problem(f"'{key}'", number, high=MAX_TFLOPS, zero_ok=True)
+    if problem:
+        raise ReportError(problem, file=source, key=key)
+    return number
+
+
+def max_abs_diff(value: Any, key: str, source: str) -> float:
+    """A correctness difference: finite and zero or more."""
+    number = finite_number(value, key, source)
+    if number < 0:
+        raise ReportError(f"'{key}' is {number:g}: a difference is 0 or more", file=source, key=key)
+    return number
+
+
+def number_text(text: str, key: str, source: str, line: int) -> float:
+    """A number written in a text report (report.csv), in the syntax benchmarks write."""
+    stripped = text.strip()
+    if not NUMBER_TEXT.fullmatch(stripped):
+        raise ReportError(f"{key} {text!r} is not a number", file=source, line=line, key=key)
+    return float(stripped)
 
 
 def optional_bool(value: Any, key: str, source: str) -> bool | None:
@@ -78,4 +119,8 @@ def check_order(key: str, median: float, low: float | None, high: float | None, 
 
 
 def tflops_from(duration_us: float, flops: float | None) -> float | None:
-    return flops / (duration_us * 1e-6) / 1e12 if flops and duration_us > 0 else None
+    """TFLOPS of `flops` done in `duration_us`; None when either cannot give a number."""
+    if not flops or not math.isfinite(duration_us) or duration_us < MIN_US:
+        return None
+    tflops = flops / (duration_us * 1e-6) / 1e12
+    return tflops if math.isfinite(tflops) else None

@@ -10,12 +10,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from pto_tui.core.reports.fields import duration_ms, finite_number, get_key, tflops_from
+from pto_tui.core.errors import json_depth_problem
+from pto_tui.core.numbers import MAX_TFLOPS, MAX_US, MIN_US
+from pto_tui.core.reports.fields import duration_ms, get_key, measured_tflops, number_text, tflops_from
 from pto_tui.core.reports.result import BenchResult, ReportError, VariantReport
 from pto_tui.core.reports.runner_report import parse_runner_report
 
@@ -47,8 +48,11 @@ def parse_report_json(text: str, source: str, flops: float | None = None) -> Ben
     """
     if not text.strip():
         raise ReportError("report is empty", file=source)
+    depth = json_depth_problem(text)
+    if depth:
+        raise ReportError(f"not a report: {depth}", file=source)
     try:
-        data = json.loads(text)
+        data = json.loads(text)  # NaN and Infinity parse, and are refused naming their key
     except json.JSONDecodeError as error:
         raise ReportError(
             f"not valid JSON ({error.msg} at line {error.lineno}); truncated?", file=source, line=error.lineno
@@ -79,7 +83,7 @@ def _parse_flat(data: dict[str, Any], source: str, flops: float | None) -> Bench
     if tflops_raw is None:
         tflops = tflops_from(duration, flops)
     else:
-        tflops = finite_number(tflops_raw, "TFLOPS", source)
+        tflops = measured_tflops(tflops_raw, "TFLOPS", source)
     return BenchResult(
         correct=passes,
         duration_us=duration,
@@ -194,19 +198,24 @@ def sample_row(rows: list[CsvRow], expected: list[str] | None, under: str, sourc
 
 
 def _csv_row(row: list[str], index: dict[str, int], source: str, line: int) -> CsvRow:
-    try:
-        duration = float(row[index["duration_us"]])
-    except ValueError:
+    duration = number_text(row[index["duration_us"]], "duration_us", source, line)
+    # 0 is main.cpp's "no valid timestamps" (sample_row refuses it with that reason)
+    if duration != 0 and not MIN_US <= duration <= MAX_US:
         raise ReportError(
-            f"duration_us {row[index['duration_us']]!r} is not a number", file=source, line=line
-        ) from None
-    if not math.isfinite(duration):
-        raise ReportError("duration_us is not finite", file=source, line=line)
+            f"duration_us {duration:g} is not a measured duration ({MIN_US:g} to {MAX_US:g} us)",
+            file=source,
+            line=line,
+            key="duration_us",
+        )
     tflops_text = row[index["TFLOPS"]].strip()
-    try:
-        tflops = None if tflops_text in ("", "NA", "nan") else float(tflops_text)
-    except ValueError:
-        raise ReportError(f"TFLOPS {tflops_text!r} is not a number or NA", file=source, line=line) from None
+    if tflops_text in ("", "NA", "nan"):
+        tflops = None
+    else:
+        tflops = number_text(tflops_text, "TFLOPS", source, line)
+        if not 0 <= tflops <= MAX_TFLOPS:
+            raise ReportError(
+                f"TFLOPS {tflops_text!r} is not a measured TFLOPS", file=source, line=line, key="TFLOPS"
+            )
     result = row[index["result"]].strip()
     if result not in ("OK", "NOK"):
         raise ReportError(f"result {result!r} is neither OK nor NOK", file=source, line=line)

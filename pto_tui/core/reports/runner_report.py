@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pto_tui.core.reports.fields import finite_number, get_key, ms_timings, optional_bool, tflops_from
+from pto_tui.core.reports.fields import get_key, max_abs_diff, ms_timings, optional_bool, tflops_from
 from pto_tui.core.reports.result import BenchResult, ReportError, VariantReport
 
 PTO_BENCHMARK = "pto.benchmark"
@@ -43,7 +43,7 @@ def parse_runner_report(data: dict[str, Any], source: str, flops: float | None) 
     variants = parse_variant_reports(benchmark, source)
     check_aggregate((median, low, high), variants, source, PTO_BENCHMARK)
     failing = failing_variants(variants, correctness.get("atol"))
-    diff = correctness.get("max_abs_diff")
+    diff = _checked_diff(correctness, passes, source)
     baseline_status, baseline_reason, reference, reference_variants = _baseline(data, source)
     extra: dict[str, Any] = {
         "baseline_status": baseline_status,
@@ -60,7 +60,7 @@ def parse_runner_report(data: dict[str, Any], source: str, flops: float | None) 
         max_us=high,
         reference_us=reference,
         tflops=tflops_from(median, flops),
-        max_abs_diff=float(diff) if isinstance(diff, int | float) and not isinstance(diff, bool) else None,
+        max_abs_diff=diff,
         detail=_correctness_detail(passes, correctness, failing),
         extra=extra,
         spec_status=str(data.get("status") or ""),
@@ -68,6 +68,26 @@ def parse_runner_report(data: dict[str, Any], source: str, flops: float | None) 
         failing_variants=failing,
         reference_variants=reference_variants,
     )
+
+
+def _checked_diff(correctness: dict[str, Any], passes: bool, source: str) -> float | None:
+    """`pto.benchmark.correctness.max_abs_diff` when given: finite, 0 or more, and within
+    the report's own atol when the report says it passes (the adapters judge the aggregate
+    as max_abs_diff <= atol): `passes: true` beside a difference of 1e9 is no pass."""
+    key = f"{PTO_BENCHMARK}.correctness.max_abs_diff"
+    raw = correctness.get("max_abs_diff")
+    if raw is None:
+        return None
+    diff = max_abs_diff(raw, key, source)
+    atol = correctness.get("atol")
+    if passes and isinstance(atol, int | float) and not isinstance(atol, bool) and diff > atol:
+        raise ReportError(
+            f"'{key}' is {diff:g}, above the report's atol {atol:g}, yet "
+            f"'{PTO_BENCHMARK}.correctness.passes' is true: the report contradicts itself",
+            file=source,
+            key=key,
+        )
+    return diff
 
 
 def _compile_status(data: dict[str, Any]) -> tuple[str, str]:
@@ -190,7 +210,7 @@ def _variant_report(entry: Any, at: str, index: int, source: str, judged: bool) 
     passes: bool | None = None
     if judged:
         diff_key = f"{at}.correctness.max_abs_diff"
-        diff = finite_number(get_key(entry, "correctness.max_abs_diff", source, at=at), diff_key, source)
+        diff = max_abs_diff(get_key(entry, "correctness.max_abs_diff", source, at=at), diff_key, source)
         passes = optional_bool(entry["correctness"].get("passes"), f"{at}.correctness.passes", source)
     return VariantReport(
         index=index,

@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pto_tui.core.errors import bounded_json, read_text
+
 LOG_NAME = "closed.log"
 TORCH_EVENT = "torch"  # a line recording the torch baseline, not a round
 HASHED = ("notes.md", "patch.diff", "files.txt", "row", "torch")  # what `hashes` covers
@@ -277,13 +279,13 @@ def _read(path: Path, distrusted: frozenset[int] = frozenset()) -> LogRead:
     # the previous line's round and the entry it replaced, to undo when a break follows it
     undo: tuple[int, LogEntry | None] | None = None
     where = f"runs/{path.name}"
-    for index, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines()):
+    for index, line in enumerate(read_text(path, errors="replace").splitlines()):
         if not line.strip():
             continue
         digest = line_hash(line)
         number = index + 1
         try:
-            data = json.loads(line)
+            data = bounded_json(line)
             if not isinstance(data, dict):
                 raise TypeError("not an object")
             chained = "seq" in data
@@ -304,6 +306,8 @@ def _read(path: Path, distrusted: frozenset[int] = frozenset()) -> LogRead:
             torch = data.get("torch_baseline")
             if torch is not None and not isinstance(torch, dict):
                 raise TypeError("torch_baseline is not a table")
+            if event != TORCH_EVENT and entry.record.get("number") != entry.number:
+                raise ValueError(f"the record is not round {entry.number}'s")  # `record: {}`
         except (ValueError, KeyError, TypeError) as error:
             problems.append(f"{path}:{number}: unreadable log line ({error})")
             if chain.entries:

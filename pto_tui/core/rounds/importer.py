@@ -17,7 +17,7 @@ from typing import Any
 import tomlkit
 
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.errors import InputError
+from pto_tui.core.errors import InputError, read_regular_bytes
 from pto_tui.core.operators.scan import classify
 from pto_tui.core.operators.tunables import discover
 from pto_tui.core.project.config import CaseConfig, CostmodelConfig, OperatorConfig, Scalar, Target
@@ -75,7 +75,7 @@ def case_from_requirements(path: Path) -> tuple[CaseConfig, int | None]:
     """The case TASK_REQUIREMENTS.md states ('Case: BNSD=1,16,8192,128, float16'), and its line."""
     if not path.is_file():
         return CaseConfig(), None
-    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+    for number, line in enumerate(read_regular_bytes(path).decode("utf-8", errors="replace").splitlines(), 1):
         if not re.search(r"case|算例|shape|形状", line, re.IGNORECASE):
             continue
         shape: dict[str, Scalar] = {}

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text, staged_write_text
-from pto_tui.core.errors import InputError, read_utf8
-from pto_tui.core.project.layout import ProjectLayout, round_dir_name
+from pto_tui.core.errors import InputError, bounded_json, read_regular_bytes, read_text, read_utf8
+from pto_tui.core.project.layout import MAX_ROUND, MAX_ROUND_GAP, ProjectLayout, round_dir_name
 from pto_tui.core.rounds import toml_text
 from pto_tui.core.rounds.closed_log import LOG_NAME, TORCH_EVENT, ClosedLog, LogEntry
 from pto_tui.core.rounds.history import advanced, compare, read_anchor, write_anchor
@@ -77,11 +77,35 @@ def torch_hash(torch: dict[str, Any] | None) -> str:
 Stamp = tuple[int, int, int]
 
 
+def stray_numbers(numbers: list[int]) -> list[int]:
+    """Folder numbers (sorted, ascending) that cannot be rounds: above MAX_ROUND, or more
+    than MAX_ROUND_GAP past the round before them (iter-99999999 beside iter-012)."""
+    strays: list[int] = []
+    previous = -1
+    for number in numbers:
+        if number > MAX_ROUND or number - previous > MAX_ROUND_GAP:
+            strays.append(number)
+        else:
+            previous = number
+    return strays
+
+
+def _folder_number(digits: str) -> int:
+    """A round folder's number; past MAX_ROUND's digits, one past MAX_ROUND (a stray,
+    without converting thousands of digits)."""
+    return int(digits) if len(digits) <= len(str(MAX_ROUND)) else MAX_ROUND + 1
+
+
 def numbering_gaps(numbers: list[int]) -> list[int]:
-    """Numbers missing below the highest one (numbers sorted, ascending)."""
+    """Numbers missing below the highest one (numbers sorted, ascending). Stray folder
+    numbers are no rounds and leave no gaps: the work is bounded by the folders, never
+    by the largest number."""
+    strays = set(stray_numbers(numbers))
     gaps: list[int] = []
     previous = -1
     for number in numbers:
+        if number in strays:
+            continue
         gaps.extend(range(previous + 1, number))
         previous = number
     return gaps
@@ -120,6 +144,8 @@ class Ledger:
         self.log_marker = layout.state_dir / "closed-log-started"
         self.torch_source: Callable[[], dict[str, Any] | None] | None = None
         self.rows_follow = False  # a campaign writes each closed round's ITERATIONS.md row
+        # the stray folder names (see stray_numbers) the last listing of runs/ left out
+        self.strays: list[str] = []
 
     # -------------------------------------------------------------- listing
 
@@ -127,12 +153,18 @@ class Ledger:
         """Numbers of the round folders on disk (runs/_template and others are ignored)."""
         if not self.layout.runs.is_dir():
             return []
-        numbers = []
-        for entry in self.layout.runs.iterdir():
-            match = _ROUND_DIR.match(entry.name)
-            if match and entry.is_dir():
-                numbers.append(int(match.group(1)))
-        return sorted(numbers)
+        folders = [entry.name for entry in self.layout.runs.iterdir() if entry.is_dir()]
+        return [number for number, _name in self._rounds_among(folders)]
+
+    def _rounds_among(self, folders: list[str]) -> list[tuple[int, str]]:
+        """The round folders among `folders` (names in runs/) with their numbers, in order;
+        the stray ones are kept in self.strays to be reported, never counted."""
+        numbered = sorted(
+            (_folder_number(m.group(1)), name) for name in folders if (m := _ROUND_DIR.match(name))
+        )
+        strays = set(stray_numbers([number for number, _name in numbered]))
+        self.strays = [str(self.layout.runs / name) for number, name in numbered if number in strays]
+        return [(number, name) for number, name in numbered if number not in strays]
 
     def stamps(self) -> dict[int, Stamp | None]:
         """Every round folder's stamp (as stamp() gives it), by number: the one pass over
@@ -143,19 +175,24 @@ class Ledger:
         except (FileNotFoundError, NotADirectoryError):
             return {}
         found: dict[int, Stamp | None] = {}
-        for name, is_dir in entries:
-            match = _ROUND_DIR.match(name)
-            if match is None or not is_dir:
-                continue
+        for number, name in self._rounds_among([name for name, is_dir in entries if is_dir]):
             try:  # the common case in one call: a round.toml
                 info = os.stat(f"{runs}/{name}/{ROUND_FILE}")
             except (FileNotFoundError, NotADirectoryError):
                 info = None
             if info is not None and stat.S_ISREG(info.st_mode):
-                found[int(match.group(1))] = (info.st_mtime_ns, info.st_size, info.st_ino)
+                found[number] = (info.st_mtime_ns, info.st_size, info.st_ino)
             else:
-                found[int(match.group(1))] = _file_stamp(os.path.join(runs, name))
+                found[number] = _file_stamp(os.path.join(runs, name))
         return dict(sorted(found.items()))
+
+    def stray_problems(self) -> list[str]:
+        """The stray folders of the last listing of runs/, as problems to report."""
+        return [
+            f"{path}: not a round folder (its number is above {MAX_ROUND}, or more than "
+            f"{MAX_ROUND_GAP} past the round before it); rename it or move it out of runs/"
+            for path in self.strays
+        ]
 
     def runs_stamp(self) -> tuple[int, int] | None:
         """runs/ itself (time, inode): it changes when a round folder is added or removed."""
@@ -243,6 +280,7 @@ class Ledger:
         rounds: list[Round] = []
         numbers = self.round_numbers()
         problems.missing = numbering_gaps(numbers)
+        problems.unreadable += self.stray_problems()
         for number in numbers:
             try:
                 rounds.append(self.load(number))
@@ -286,8 +324,8 @@ class Ledger:
     def file_sha(self, number: int) -> str:
         """SHA-256 of round `number`'s round.toml as it is on disk ("" when there is none)."""
         try:
-            data = (self.layout.round_dir(number) / ROUND_FILE).read_bytes()
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            data = read_regular_bytes(self.layout.round_dir(number) / ROUND_FILE)
+        except (FileNotFoundError, NotADirectoryError, InputError):  # none, or not a file
             return ""
         return hashlib.sha256(data).hexdigest()
 
@@ -377,7 +415,7 @@ class Ledger:
         notes_path = folder / "notes.md"
         rendered = render_notes(record)
         if notes_path.exists():
-            current = notes_path.read_text(encoding="utf-8", errors="replace")
+            current = read_text(notes_path, errors="replace")
             hand_edited = record.imported or (
                 record.notes_sha and sha256_text(current) != record.notes_sha
             )
@@ -405,7 +443,7 @@ class Ledger:
 
     def _rendered(self) -> dict[str, str]:
         try:
-            return json.loads(self._rendered_path.read_text(encoding="utf-8"))
+            return bounded_json(read_text(self._rendered_path))
         except (FileNotFoundError, ValueError):
             return {}
 
@@ -418,7 +456,7 @@ class Ledger:
         write_iterations, with every round."""
         path = self.layout.iterations
         try:
-            current = path.read_text(encoding="utf-8", errors="replace")
+            current = read_text(path, errors="replace")
         except FileNotFoundError:
             current = None
         known = self._rendered()
@@ -456,7 +494,7 @@ class Ledger:
         rendered = render_iterations(rounds, baseline)
         known = self._rendered()
         if path.exists() and not fresh:
-            current = path.read_text(encoding="utf-8", errors="replace")
+            current = read_text(path, errors="replace")
             if known.get("ITERATIONS.md") != sha256_text(current):
                 missing = rows_missing(current, rounds)
                 if not missing:

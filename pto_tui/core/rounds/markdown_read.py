@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pto_tui.core.errors import InputError
+from pto_tui.core.errors import InputError, read_regular_bytes
+from pto_tui.core.numbers import duration_problem, tflops_problem
 from pto_tui.core.rounds.render import TorchBaseline
 
 HEADER = ["iter", "hypothesis", "changes", "baseline", "pto", "correct", "result"]
@@ -79,17 +80,23 @@ def parse_duration_us(text: str) -> float | None:
     value, unit = float(match.group(1)), match.group(2)
     if unit is None:
         raise ValueError(f"duration {text!r} has no unit (us or ms)")
+    problem = duration_problem(f"duration {text!r}", value * _UNITS[unit])  # 0 us, 1e400 ms
+    if problem:
+        raise ValueError(problem)
     return value * _UNITS[unit]
 
 
 def durations_in(text: str) -> list[float]:
-    """Every duration with a unit in free text ('3.21 ms → 4.90 ms'), in microseconds."""
-    return [float(v) * _UNITS[u] for v, u in _DURATION_IN_TEXT.findall(text)]
+    """Every duration with a unit in free text ('3.21 ms → 4.90 ms'), in microseconds;
+    those that cannot be measurements (0 us, a thousand digits) are no durations."""
+    found = [float(v) * _UNITS[u] for v, u in _DURATION_IN_TEXT.findall(text)]
+    return [us for us in found if duration_problem("duration", us) is None]
 
 
 def tflops_in(text: str) -> float | None:
     match = _TFLOPS.search(text)
-    return float(match.group(1)) if match else None
+    value = float(match.group(1)) if match else None
+    return value if value is not None and tflops_problem("TFLOPS", value) is None else None
 
 
 def _cells(line: str) -> list[str]:
@@ -98,7 +105,7 @@ def _cells(line: str) -> list[str]:
 
 def read_text(path: Path, what: str) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_regular_bytes(path).decode("utf-8")
     except FileNotFoundError:
         raise InputError(f"{what} not found", file=path) from None
     except UnicodeDecodeError:
@@ -203,7 +210,7 @@ def parse_notes(path: Path) -> Notes:
     current: dict[str, Bullet] | None = None
     section = ""
     last: Bullet | None = None
-    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+    for number, line in enumerate(read_regular_bytes(path).decode("utf-8", errors="replace").splitlines(), 1):
         heading = _SECTION.match(line)
         if heading:
             section = heading.group(1).strip()

@@ -12,6 +12,7 @@ import math
 import re
 from pathlib import Path
 
+from pto_tui.core.errors import inside, read_text
 from pto_tui.core.project.config import parse_scalar
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
 from pto_tui.core.rounds.markdown_read import (
@@ -66,9 +67,12 @@ def round_from_markdown(
             f"{round_dir_name(number)}: folder exists but ITERATIONS.md has no row for it; read as open"
         )
     notes_path = folder / "notes.md"
-    notes = parse_notes(notes_path) if notes_path.is_file() else Notes(notes_path)
+    readable = notes_path.is_file() and inside(notes_path, layout.root)
+    notes = parse_notes(notes_path) if readable else Notes(notes_path)
     if not notes_path.is_file():
         problems.append(f"{round_dir_name(number)}: no notes.md")
+    elif not readable:  # a symlink to /etc/shadow is not the round's notes
+        problems.append(f"{notes_path}: leads outside the project; not read")
     record.pre_edit = pre_edit_from(notes)
     record.changes = changes_from(notes, folder, problems)
     record.analysis = notes.text.get("Analysis", "")
@@ -188,7 +192,9 @@ def changes_from(notes: Notes, folder: Path, problems: list[str]) -> Changes:
 def _files(path: Path) -> list[str]:
     if not path.is_file():
         return []
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    if not inside(path, path.parents[2]):  # runs/iter-XXX/files.txt: inside the project
+        return []
+    lines = read_text(path, errors="replace").splitlines()
     return [
         s for line in lines if (s := line.strip()) and not s.startswith("#") and s.lower() not in NO_FILES
     ]
@@ -198,7 +204,9 @@ def _param_block(path: Path) -> list[ParamChange]:
     """The '-  NAME=old / +  NAME=new' lines of a parameter round's patch.diff."""
     if not path.is_file():
         return []
-    text = path.read_text(encoding="utf-8", errors="replace")
+    if not inside(path, path.parents[2]):
+        return []
+    text = read_text(path, errors="replace")
     if "调参" not in text and "参数变更" not in text:
         return []
     old: dict[str, str] = {}

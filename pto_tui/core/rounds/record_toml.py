@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict
 from typing import Any
 
@@ -172,13 +173,22 @@ def _changes_from_dict(ch_data: dict[str, Any]) -> Changes:
     )
 
 
+def _finite(value: Any, key: str) -> float:
+    """A number of the record: TOML has nan and inf, a record never holds them (JSON
+    output could not carry them)."""
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{key} is {number}, not a finite number")
+    return number
+
+
 def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
     return Measurement(
         build=str(m_data.get("build", "")),
         correctness=str(m_data.get("correctness", "")),
-        samples_us=[float(s) for s in m_data.get("samples_us", [])],
-        reference_us=[float(s) for s in m_data.get("reference_us", [])],
-        tflops=float(m_data["tflops"]) if "tflops" in m_data else None,
+        samples_us=[_finite(s, "measurement.samples_us") for s in m_data.get("samples_us", [])],
+        reference_us=[_finite(s, "measurement.reference_us") for s in m_data.get("reference_us", [])],
+        tflops=_finite(m_data["tflops"], "measurement.tflops") if "tflops" in m_data else None,
         reports=[str(r) for r in m_data.get("reports", [])],
         problem=str(m_data.get("problem", "")),
         fingerprint=str(m_data.get("fingerprint", "")),
@@ -243,6 +253,6 @@ def round_from_dict(data: dict[str, Any]) -> Round:
         imported=bool(data.get("imported", False)),
         notes_sha=str(data.get("notes_sha", "")),
         protected_hashes={str(k): str(v) for k, v in data.get("protected_hashes", {}).items()},
-        tolerances={str(k): float(v) for k, v in data.get("tolerances", {}).items()},
-        discipline={str(k): float(v) for k, v in data.get("discipline", {}).items()},
+        tolerances={str(k): _finite(v, f"tolerances.{k}") for k, v in data.get("tolerances", {}).items()},
+        discipline={str(k): _finite(v, f"discipline.{k}") for k, v in data.get("discipline", {}).items()},
     )

@@ -14,12 +14,20 @@ from pto_tui.core.rules.gates import SAME_WORKLOAD
 
 
 def reported_shape_mismatch(
-    shape: Mapping[str, object], dtype: str, reported: object
+    shape: Mapping[str, object], dtype: str, reported: object, causal: bool | None = None
 ) -> str:
-    """Why the report's own `variant` (shape fields, dtype) is not the case, or "" when it
-    is or when the report names none of the case's fields (nothing to compare)."""
+    """Why the report's own `variant` (shape fields, dtype, its causal mask when `causal`
+    is known) is not the case, or "" when it is or when the report names none of the
+    case's fields (nothing to compare)."""
     if not isinstance(reported, Mapping):
         return ""
+    said = reported.get("causal")
+    if causal is not None and said is not None and _flag(said) is not causal:
+        return (
+            f"the report says it ran causal={said}, but the case is "
+            f"{'causal' if causal else 'not causal'}: a different workload (rule "
+            f"{SAME_WORKLOAD}), the run is invalid"
+        )
     wanted: dict[str, object] = dict(shape)
     if dtype:
         wanted["dtype"] = dtype
@@ -34,6 +42,12 @@ def reported_shape_mismatch(
         f"the report says it ran {ran}, but the case is {case}: a different workload "
         f"(rule {SAME_WORKLOAD}), the run is invalid"
     )
+
+
+def _flag(value: object) -> bool | None:
+    """A report's causal flag (true, 1, "true", "yes"); None when it is none of those."""
+    text = str(value).strip().lower()
+    return True if text in ("true", "1", "yes") else False if text in ("false", "0", "no") else None
 
 
 AGGREGATE = "pto.benchmark.timings_ms"
@@ -53,7 +67,11 @@ class CaseTiming:
 
 
 def case_timing(
-    shape: Mapping[str, object], dtype: str, options: Mapping[str, object], result: BenchResult
+    shape: Mapping[str, object],
+    dtype: str,
+    options: Mapping[str, object],
+    result: BenchResult,
+    causal: bool | None = None,
 ) -> CaseTiming:
     """The report's timing of the case. A report of one variant (`variant`) is checked
     against the case as a whole; a report of several (`variants`, `variant_reports`) must
@@ -67,7 +85,7 @@ def case_timing(
     aggregate = CaseTiming(result.duration_us, result.reference_us)
     if len(shapes) <= 1 and not result.variants:
         one = shapes[0] if shapes else reported
-        return replace(aggregate, problem=reported_shape_mismatch(shape, dtype, one))
+        return replace(aggregate, problem=reported_shape_mismatch(shape, dtype, one, causal))
     if not any(key in variant for key in shape for variant in shapes):
         return aggregate
     if not result.variants:
@@ -79,6 +97,9 @@ def case_timing(
     entry, problem = _case_entry(shape, dtype, options, result.variants, "pto.benchmark")
     if entry is None:
         return replace(aggregate, median_us=None, reference_us=None, problem=problem)
+    causal_problem = reported_shape_mismatch({}, "", entry.variant, causal)
+    if causal_problem:
+        return replace(aggregate, median_us=None, reference_us=None, problem=causal_problem)
     reference, reference_problem = _case_reference(shape, dtype, options, result)
     return CaseTiming(entry.median_us, reference, entry.label, reference_problem=reference_problem)
 

@@ -13,13 +13,14 @@ import difflib
 import hashlib
 import json
 import os
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_bytes, atomic_write_text
-from pto_tui.core.errors import PtoError
+from pto_tui.core.errors import PtoError, load_json, read_utf8
 from pto_tui.core.workspace.files import iter_workspace_files
 
 GIT_PREFIX = "git:"
@@ -27,6 +28,42 @@ GIT_PREFIX = "git:"
 # a 200 MB data file would make the round's record unreadable.
 MAX_INLINED_BYTES = 1 << 20
 OWN_PREFIX = "own:"
+
+
+_OWN_ID = re.compile(r"[0-9a-f]{20}")
+_GIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a tree: sha-1 or sha-256
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def snapshot_id_problem(snap_id: str) -> str | None:
+    """Why `snap_id` is not a snapshot id pto-tui makes (own: and 20 hex digits, git: and
+    a tree id), or None: an id is a file name in the store or a git argument, so
+    `own:../../etc/passwd` or `git:--output=x` must never get there."""
+    if snap_id.startswith(OWN_PREFIX) and _OWN_ID.fullmatch(snap_id[len(OWN_PREFIX) :]):
+        return None
+    if snap_id.startswith(GIT_PREFIX) and _GIT_ID.fullmatch(snap_id[len(GIT_PREFIX) :]):
+        return None
+    return f"{snap_id[:80]!r} is not a snapshot id (own: and 20 hex digits, or git: and a tree id)"
+
+
+def check_snapshot_id(snap_id: str) -> None:
+    problem = snapshot_id_problem(snap_id)
+    if problem:
+        raise PtoError(problem)
+
+
+def _entry_problem(rel: object, value: object) -> str | None:
+    """Why a manifest entry is not a relative path inside the workspace with a sha and a
+    mode, or None."""
+    if not isinstance(rel, str) or not rel or rel.startswith("/") or "\\" in rel or "\0" in rel:
+        return f"path {rel!r} is not relative"
+    if any(part in ("", ".", "..") for part in rel.split("/")):
+        return f"path {rel!r} leaves the workspace or is not normal"
+    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)):
+        return f"entry of {rel!r} is not [sha, mode]"
+    if not _SHA256.fullmatch(value[0]) or isinstance(value[1], bool) or not isinstance(value[1], int):
+        return f"entry of {rel!r} has no sha-256 and mode"
+    return None
 
 
 @dataclass(frozen=True)
@@ -93,20 +130,28 @@ class SnapshotStore:
     # -------------------------------------------------------------- reading
 
     def manifest(self, snap_id: str) -> Manifest:
+        check_snapshot_id(snap_id)
         if not snap_id.startswith(OWN_PREFIX):
             raise PtoError(f"not an own snapshot: {snap_id}")
         path = self.manifests / f"{snap_id[len(OWN_PREFIX) :]}.json"
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
+            raw = load_json(read_utf8(path), path)
         except FileNotFoundError:
             raise PtoError(f"snapshot {snap_id} is missing from the store", file=path) from None
-        return {rel: FileEntry(sha=v[0], mode=int(v[1])) for rel, v in raw.items()}
+        if not isinstance(raw, dict):
+            raise PtoError("not a snapshot manifest (a JSON object)", file=path)
+        for rel, value in raw.items():
+            problem = _entry_problem(rel, value)
+            if problem:
+                raise PtoError(f"not a snapshot manifest: {problem}", file=path)
+        return {rel: FileEntry(sha=v[0], mode=int(v[1]) & 0o777) for rel, v in raw.items()}
 
     def _blob(self, sha: str) -> bytes:
         return (self.objects / sha[:2] / sha).read_bytes()
 
     def changed_files(self, base: str) -> list[str]:
         """Paths (relative to the project root) that differ between base and the workspace now."""
+        check_snapshot_id(base)
         if base.startswith(GIT_PREFIX):
             now = self._git_tree()
             out = self._git("diff", "--name-only", base[len(GIT_PREFIX) :], now)
@@ -118,6 +163,7 @@ class SnapshotStore:
 
     def diff(self, base: str) -> str:
         """A unified diff (diff -u style, a/ and b/ prefixes) of the workspace against base."""
+        check_snapshot_id(base)
         if base.startswith(GIT_PREFIX):
             return self._git_diff(base[len(GIT_PREFIX) :], self._git_tree())
         old = self.manifest(base)
@@ -195,6 +241,7 @@ class SnapshotStore:
             inside = any(rel == f or rel.startswith(f.rstrip("/") + "/") for f in folders)
             return inside and rel.endswith(suffixes)
 
+        check_snapshot_id(snap_id)
         if snap_id.startswith(GIT_PREFIX):
             listing = self._git("ls-tree", "-r", "-z", snap_id[len(GIT_PREFIX) :], "--", *folders)
             for item in listing.split("\0"):
@@ -211,6 +258,7 @@ class SnapshotStore:
 
     def restore(self, snap_id: str) -> None:
         """Make the workspace equal to the snapshot (files not in it are removed)."""
+        check_snapshot_id(snap_id)
         if snap_id.startswith(GIT_PREFIX):
             tree = snap_id[len(GIT_PREFIX) :]
             with tempfile.TemporaryDirectory() as tmp:
