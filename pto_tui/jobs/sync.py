@@ -1,5 +1,9 @@
 """Workspace sync (local → target) and result fetch (target → local).
 
+Long on purpose: the one place that decides what a sync may write or delete on the
+target; the ownership checks (marker, manifest) sit beside the plan and the upload they
+guard.
+
 The remote side is indexed in one command (`find -printf`), compared by size, mtime
 (whole seconds: SFTP v3 carries no more) and mode, and only what differs is sent:
 a few files as parallel SFTP puts with preserve=True, many as one tar stream (about

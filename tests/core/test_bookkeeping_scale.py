@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import pto_tui.core.rounds.ledger as ledger_module
+import pto_tui.core.rounds.ledger_markdown as markdown_module
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.rounds.records import Measurement
 from tests.core.helpers import cli, cli_json
@@ -27,7 +28,7 @@ class DiskSpy:
         self.stats: Counter[str] = Counter()
         self.iterations_writes = 0
         real_stat = os.stat
-        real_write = ledger_module.atomic_write_text
+        real_write = markdown_module.atomic_write_text  # where ITERATIONS.md is written
 
         def counting_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
             if str(path).endswith("round.toml"):
@@ -39,7 +40,7 @@ class DiskSpy:
             real_write(path, text, scratch)
 
         monkeypatch.setattr(ledger_module.os, "stat", counting_stat)
-        monkeypatch.setattr(ledger_module, "atomic_write_text", counting_write)
+        monkeypatch.setattr(markdown_module, "atomic_write_text", counting_write)
 
     def reset(self) -> None:
         self.stats.clear()
@@ -96,7 +97,7 @@ def test_iterations_md_gets_only_the_changed_row(tmp_path: Path) -> None:
         assert after.startswith(before) and after.count("\n") == before.count("\n") + 1
         assert after.splitlines()[-1].startswith("| 6 | bigger tiles |")
         # the appended file is exactly what rendering every round gives
-        rendered = ledger_module.render_iterations(campaign.rounds(), None)
+        rendered = markdown_module.render_iterations(campaign.rounds(), None)
     assert after == rendered
 
 

@@ -18,8 +18,8 @@ from pto_tui.core.project.layout import MAX_ROUND
 from pto_tui.core.reports.fields import tflops_from
 from pto_tui.core.reports.parsers import TILELIB_CSV_HEADER, ReportError, parse_report_csv, parse_report_json
 from pto_tui.core.reports.result import BenchResult
-from pto_tui.core.rounds.ledger import numbering_gaps, stray_numbers
 from pto_tui.core.rounds.markdown_read import durations_in, parse_duration_us, tflops_in
+from pto_tui.core.rounds.numbering import numbering_gaps, stray_numbers
 from pto_tui.core.rules.workload import case_timing
 from pto_tui.mcp.inputs import MeasurementInput
 from tests.core.helpers import cli, make_project, pre_edit_args, ready_project

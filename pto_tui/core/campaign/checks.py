@@ -26,13 +26,13 @@ from pto_tui.core.rules.gates import (
     discipline_changes,
     discipline_findings,
     loosened_tolerances,
-    open_record_findings,
     protected_findings,
     refuse,
     risk_findings,
     tolerance_findings,
     workload_read_findings,
 )
+from pto_tui.core.rules.open_round import open_record_findings
 from pto_tui.core.rules.scope import changed_protected, protected_hashes
 from pto_tui.core.vocabulary import OperatorKind
 

@@ -23,7 +23,8 @@ from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import ProjectLock
 from pto_tui.core.project.run_claim import blocking_claim, drop_claim, take_claim
-from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger, LedgerProblems, torch_hash
+from pto_tui.core.rounds.hashes import torch_hash
+from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger, LedgerProblems
 from pto_tui.core.rounds.records import CLOSED, Round, copy_record
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.gates import HONEST_HISTORY, ONE_OWNER_PER_ROUND

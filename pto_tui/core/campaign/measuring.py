@@ -11,7 +11,8 @@ from pto_tui.core.campaign.checks import (
 )
 from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.rounds.records import Measurement, Round
-from pto_tui.core.rules.gates import measurement_findings, measurement_value_findings, refuse
+from pto_tui.core.rules.gates import measurement_findings, refuse
+from pto_tui.core.rules.open_round import measurement_value_findings
 
 
 def record_measurement(

@@ -1,5 +1,9 @@
 """The ledger as the campaign reads it: every round parsed once, kept in memory.
 
+Long on purpose: one cache. Its parts (the stamps, the log's summary, the history's
+anchor, what is derived from the closed rounds, the operation's read) change together
+and share every private field; split, each part would reach into the others.
+
 pto-tui's own writes replace their round's entry in place. A person or a coding agent
 may edit `runs/` by hand while a campaign stays open (the terminal application keeps one
 for hours), so every read also compares a cheap stamp of each round.toml (time, size,
@@ -32,15 +36,10 @@ from pto_tui.core.campaign.tamper import Found, check_history, checked, side_cha
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.closed_log import LogEntry
+from pto_tui.core.rounds.hashes import SIDE_FILES, sha256_text
 from pto_tui.core.rounds.history import History
-from pto_tui.core.rounds.ledger import (
-    SIDE_FILES,
-    Ledger,
-    LedgerProblems,
-    Stamp,
-    numbering_gaps,
-    sha256_text,
-)
+from pto_tui.core.rounds.ledger import Ledger, LedgerProblems
+from pto_tui.core.rounds.numbering import Stamp, numbering_gaps
 from pto_tui.core.rounds.records import CLOSED, Round, copy_record
 
 

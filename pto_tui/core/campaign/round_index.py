@@ -22,7 +22,7 @@ from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import bounded_json, read_text
-from pto_tui.core.rounds.ledger import Stamp
+from pto_tui.core.rounds.numbering import Stamp
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
 

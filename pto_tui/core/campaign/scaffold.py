@@ -243,13 +243,8 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         found = tilelib_commands(source, command_texts(default_commands(kind, target.mode)), target.mode)
     else:
         found = {}
-    commands = effective_commands(
-        kind,
-        found,
-        candidate.commands if candidate else {},
-        answers.commands,
-        target.mode,
-    )
+    commands = effective_commands(kind, found, candidate.commands if candidate else {}, answers.commands,
+                                  target.mode)
     name = answers.name if answers.name is not None else (candidate.name if candidate else source.stem)
     root, path = (repo.root, repo.path) if repo else (tile.root, tile.path) if tile else (None, "")
     if root is not None:  # the whole repository (or its reached folders) is copied

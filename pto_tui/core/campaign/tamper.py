@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.closed_log import LogEntry, differences
+from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, torch_hash
 from pto_tui.core.rounds.history import Anchor, History, compare, read_anchor, write_anchor
-from pto_tui.core.rounds.ledger import SIDE_FILES, Ledger, file_hash, row_hash, torch_hash
+from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import iterations_row

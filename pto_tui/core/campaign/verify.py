@@ -16,8 +16,9 @@ from typing import Any
 from pto_tui.core.errors import InputError, read_utf8
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
 from pto_tui.core.rounds import closed_log
+from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, torch_hash
 from pto_tui.core.rounds.history import compare, read_anchor
-from pto_tui.core.rounds.ledger import ROUND_FILE, SIDE_FILES, Ledger, file_hash, row_hash, torch_hash
+from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger
 from pto_tui.core.rounds.records import CLOSED
 from pto_tui.core.rounds.render import TorchBaseline, table_rows, torch_section
 
@@ -49,6 +50,9 @@ class Verification:
 
 
 def verify(layout: ProjectLayout) -> Verification:
+    """Long on purpose: the checks in the order a reader follows them (the anchor, the
+    log, each closed round's files, the ITERATIONS.md rows, the torch baseline), each
+    adding its breaks, nothing trusted from a cache."""
     ledger = Ledger(layout)
     result = Verification(str(layout.root))
     anchor, unreadable = read_anchor(layout.root)

@@ -1,5 +1,4 @@
-"""runs/closed.log: an append-only, hash-chained log of every closed round as pto-tui
-wrote it.
+"""runs/closed.log: an append-only, hash-chained log of every closed round as pto-tui wrote it.
 
 round.toml, notes.md, patch.diff, files.txt and ITERATIONS.md are plain text a person or an
 agent can rewrite; the log is what makes such a rewrite visible. Every time pto-tui saves a
@@ -26,10 +25,9 @@ made before the first use on a machine without the anchor (the chain is anchored
 then, with a notice); and between two reads of `status`, a side file edited with its size
 and modification time kept (status compares stamps; `pto-tui verify` hashes every file).
 
-What a read found can be kept as a summary (`summary` / `seed`: each round's newest
-line without its record, the chain's head, and the file's stamp), so a command reading a
-1,000-round ledger does not decode every record again while the file is unchanged; a record
-is read from the file only when it is asked for (`full_entry`, for a tampered round).
+What a read found can be kept as a summary (`summary` / `seed`: each round's newest line
+without its record, the chain's head, the file's stamp), so a 1,000-round ledger is not
+decoded again while the file is unchanged (`full_entry` reads a record when asked for).
 """
 
 from __future__ import annotations
@@ -268,9 +266,10 @@ def read_log(path: Path, distrusted: frozenset[int] = frozenset()) -> LogRead:
 
 
 def _read(path: Path, distrusted: frozenset[int] = frozenset()) -> LogRead:
-    """Every line, its links checked: a line whose seq or prev does not follow the line
-    before it is a break, and the two lines at the break are suspect (which of them was
-    changed the links cannot tell). `distrusted`: seqs the anchor says are not pto-tui's."""
+    """Long on purpose: one pass; the chain's state (the last hash and seq, the lines
+    before the chain, the entry to undo at a break) changes at every line. A line whose
+    seq or prev does not follow the line before it is a break, and the two lines at the
+    break are suspect. `distrusted`: seqs the anchor says are not pto-tui's."""
     latest: dict[int, LogEntry] = {}
     problems: list[str] = []
     chain = Chain()

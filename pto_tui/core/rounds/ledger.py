@@ -10,7 +10,6 @@ then only gets the missing rows appended; notes.md gets a sibling notes.pto-tui.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -22,93 +21,23 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text, staged_write_text
-from pto_tui.core.errors import InputError, bounded_json, read_regular_bytes, read_text, read_utf8
+from pto_tui.core.errors import InputError, read_regular_bytes, read_utf8
 from pto_tui.core.project.layout import MAX_ROUND, MAX_ROUND_GAP, ProjectLayout, round_dir_name
 from pto_tui.core.rounds import toml_text
 from pto_tui.core.rounds.closed_log import LOG_NAME, TORCH_EVENT, ClosedLog, LogEntry
+from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, sha256_text, torch_hash
 from pto_tui.core.rounds.history import advanced, compare, read_anchor, write_anchor
+from pto_tui.core.rounds.ledger_markdown import MarkdownFiles
+from pto_tui.core.rounds.numbering import Stamp, folder_number, numbering_gaps, stray_numbers
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import (
-    TorchBaseline,
     iterations_row,
-    patched_iterations,
-    render_files_txt,
-    render_iterations,
-    render_notes,
-    render_patch,
-    rows_missing,
 )
 
 ROUND_FILE = "round.toml"
 HAND_WRITTEN = "notes.md"  # a round folder holding only Markdown was written by hand
 _ROUND_DIR = re.compile(r"^iter-(\d{3,})$")
-
-
-SIDE_FILES = ("notes.md", "patch.diff", "files.txt")  # covered by a closed round's log line
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def file_hash(path: Path) -> str:
-    """SHA-256 of a file's bytes, "" when there is none."""
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return ""
-
-
-def row_hash(row: str) -> str:
-    """An ITERATIONS.md row, spacing aside (as rows_differing compares them)."""
-    return sha256_text(" ".join(row.split()))
-
-
-def torch_hash(torch: dict[str, Any] | None) -> str:
-    """The torch baseline's values, in a canonical form ("" when there is none)."""
-    if not torch:
-        return ""
-    return sha256_text(json.dumps({k: torch[k] for k in sorted(torch)}, sort_keys=True, default=str))
-
-
-# what a round.toml looked like when it was read: (mtime_ns, size, inode); an atomic
-# rewrite always changes the inode, a hand edit the time or the size
-Stamp = tuple[int, int, int]
-
-
-def stray_numbers(numbers: list[int]) -> list[int]:
-    """Folder numbers (sorted, ascending) that cannot be rounds: above MAX_ROUND, or more
-    than MAX_ROUND_GAP past the round before them (iter-99999999 beside iter-012)."""
-    strays: list[int] = []
-    previous = -1
-    for number in numbers:
-        if number > MAX_ROUND or number - previous > MAX_ROUND_GAP:
-            strays.append(number)
-        else:
-            previous = number
-    return strays
-
-
-def _folder_number(digits: str) -> int:
-    """A round folder's number; past MAX_ROUND's digits, one past MAX_ROUND (a stray,
-    without converting thousands of digits)."""
-    return int(digits) if len(digits) <= len(str(MAX_ROUND)) else MAX_ROUND + 1
-
-
-def numbering_gaps(numbers: list[int]) -> list[int]:
-    """Numbers missing below the highest one (numbers sorted, ascending). Stray folder
-    numbers are no rounds and leave no gaps: the work is bounded by the folders, never
-    by the largest number."""
-    strays = set(stray_numbers(numbers))
-    gaps: list[int] = []
-    previous = -1
-    for number in numbers:
-        if number in strays:
-            continue
-        gaps.extend(range(previous + 1, number))
-        previous = number
-    return gaps
 
 
 def _file_stamp(folder: str) -> Stamp | None:
@@ -134,7 +63,7 @@ class LedgerProblems:
         return LedgerProblems(list(self.missing), list(self.unreadable), list(self.notices))
 
 
-class Ledger:
+class Ledger(MarkdownFiles):
     def __init__(self, layout: ProjectLayout) -> None:
         self.layout = layout
         self._rendered_path = layout.state_dir / "rendered.json"
@@ -160,7 +89,7 @@ class Ledger:
         """The round folders among `folders` (names in runs/) with their numbers, in order;
         the stray ones are kept in self.strays to be reported, never counted."""
         numbered = sorted(
-            (_folder_number(m.group(1)), name) for name in folders if (m := _ROUND_DIR.match(name))
+            (folder_number(m.group(1)), name) for name in folders if (m := _ROUND_DIR.match(name))
         )
         strays = set(stray_numbers([number for number, _name in numbered]))
         self.strays = [str(self.layout.runs / name) for number, name in numbered if number in strays]
@@ -398,112 +327,3 @@ class Ledger:
             return None
         torch = data.get("state", {}).get("torch_baseline")
         return dict(torch) if isinstance(torch, dict) and torch else None
-
-    def write_round_files(
-        self, record: Round, diff_text: str | None = None, folder: Path | None = None
-    ) -> list[str]:
-        """Render notes.md (and files.txt / patch.diff when diff_text is given), in the
-        round's folder or in `folder` (a new round's staging_dir()).
-
-        Returns warnings about hand-edited files that were left alone. The record's
-        notes_sha is updated; call save() afterwards.
-        """
-        warnings: list[str] = []
-        write = self._write if folder is None else staged_write_text
-        folder = folder or self.layout.round_dir(record.number)
-        folder.mkdir(parents=True, exist_ok=True)
-        notes_path = folder / "notes.md"
-        rendered = render_notes(record)
-        if notes_path.exists():
-            current = read_text(notes_path, errors="replace")
-            hand_edited = record.imported or (
-                record.notes_sha and sha256_text(current) != record.notes_sha
-            )
-            if hand_edited and current != rendered:
-                side = folder / "notes.pto-tui.md"
-                write(side, rendered)
-                warnings.append(
-                    f"{notes_path} was edited by hand; left as is, pto-tui's version is in {side.name}"
-                )
-                rendered = ""
-        if rendered:
-            write(notes_path, rendered)
-            record.notes_sha = sha256_text(rendered)
-        if diff_text is not None:
-            for name, text in (
-                ("files.txt", render_files_txt(record)),
-                ("patch.diff", render_patch(record, diff_text)),
-            ):
-                path = folder / name
-                if record.imported and path.exists():
-                    warnings.append(f"{path} was written by hand; left as is")
-                    continue
-                write(path, text)
-        return warnings
-
-    def _rendered(self) -> dict[str, str]:
-        try:
-            return bounded_json(read_text(self._rendered_path))
-        except (FileNotFoundError, ValueError):
-            return {}
-
-    def update_iterations(
-        self, record: Round, rounds: Callable[[], list[Round]], baseline: TorchBaseline | None
-    ) -> list[str]:
-        """ITERATIONS.md after `record` was written. When pto-tui wrote the current file,
-        only that round's row changes: rewritten in place, or appended (the file is not
-        rendered again at every write of a 1,000-round campaign); otherwise as
-        write_iterations, with every round."""
-        path = self.layout.iterations
-        try:
-            current = read_text(path, errors="replace")
-        except FileNotFoundError:
-            current = None
-        known = self._rendered()
-        if current is not None and known.get("ITERATIONS.md") == sha256_text(current):
-            patched = patched_iterations(current, record, baseline)
-            if patched is not None:
-                if patched != current and patched.startswith(current):
-                    self._append_owned(patched[len(current) :], patched, known)
-                elif patched != current:
-                    self._write_owned(patched, known)
-                return []
-        return self.write_iterations(rounds(), baseline)
-
-    def _append_owned(self, tail: str, text: str, known: dict[str, str]) -> None:
-        """A new row at the end: appended, not the whole file written again."""
-        with self.layout.iterations.open("a", encoding="utf-8") as handle:
-            handle.write(tail)
-            handle.flush()
-            os.fsync(handle.fileno())
-        known["ITERATIONS.md"] = sha256_text(text)
-        atomic_write_text(self._rendered_path, json.dumps(known, indent=2))
-
-    def _write_owned(self, text: str, known: dict[str, str]) -> None:
-        atomic_write_text(self.layout.iterations, text)
-        known["ITERATIONS.md"] = sha256_text(text)
-        atomic_write_text(self._rendered_path, json.dumps(known, indent=2))
-
-    def write_iterations(
-        self, rounds: list[Round], baseline: TorchBaseline | None, *, fresh: bool = False
-    ) -> list[str]:
-        """Rewrite ITERATIONS.md when pto-tui wrote the current one; otherwise append
-        only the rows that are missing, keeping every hand-written line. `fresh` is for a
-        new project, whose template file pto-tui owns."""
-        path = self.layout.iterations
-        rendered = render_iterations(rounds, baseline)
-        known = self._rendered()
-        if path.exists() and not fresh:
-            current = read_text(path, errors="replace")
-            if known.get("ITERATIONS.md") != sha256_text(current):
-                missing = rows_missing(current, rounds)
-                if not missing:
-                    return []
-                text = current if current.endswith("\n") else current + "\n"
-                text += "".join(iterations_row(r) + "\n" for r in missing)
-                atomic_write_text(path, text)
-                return [
-                    f"{path} was edited by hand; appended {len(missing)} row(s) and kept the rest"
-                ]
-        self._write_owned(rendered, known)
-        return []

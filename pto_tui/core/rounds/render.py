@@ -366,7 +366,7 @@ def render_notes(record: Round) -> str:
 _ITER_CELL = re.compile(r"^(?:iter[-_ ]?)?(\d+)$", re.IGNORECASE)
 
 
-def _table_rows(text: str) -> dict[int, str]:
+def table_rows(text: str) -> dict[int, str]:
     """Round number -> its row (whitespace folded), of every table row naming a round."""
     rows: dict[int, str] = {}
     for line in text.splitlines():
@@ -379,21 +379,16 @@ def _table_rows(text: str) -> dict[int, str]:
     return rows
 
 
-def table_rows(text: str) -> dict[int, str]:
-    """Round number -> its ITERATIONS.md row (whitespace folded)."""
-    return _table_rows(text)
-
-
 def rows_missing(existing_text: str, rounds: Iterable[Round]) -> list[Round]:
     """Closed rounds that have no row yet in a (hand-edited) ITERATIONS.md."""
-    present = set(_table_rows(existing_text))
+    present = set(table_rows(existing_text))
     return [r for r in rounds if r.is_closed and r.number not in present]
 
 
 def rows_differing(existing_text: str, rounds: Iterable[Round]) -> list[int]:
     """Closed rounds (pto-tui's own, not imported) whose row in ITERATIONS.md is not the row
     their record renders: a row edited by hand, which the records overrule."""
-    rows = _table_rows(existing_text)
+    rows = table_rows(existing_text)
     return [
         r.number
         for r in rounds

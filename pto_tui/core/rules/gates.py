@@ -12,12 +12,9 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from pto_tui.core.errors import RuleViolation
-from pto_tui.core.numbers import duration_problem, tflops_problem
 from pto_tui.core.operators.workload_reads import WorkloadRead
-from pto_tui.core.project.config import Tunable
-from pto_tui.core.rounds.records import CLOSED, OPEN, Measurement, PreEdit, Round, checklist_complete
+from pto_tui.core.rounds.records import CLOSED, PreEdit, Round, checklist_complete
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, PRE_EDIT_FIELDS, Verdict
-from pto_tui.core.workspace.snapshots import snapshot_id_problem
 
 # Rule ids, as shown to people.
 FOUR_QUESTIONS = "four-questions"
@@ -358,80 +355,3 @@ def workload_read_findings(
         )
         for read in lost
     ]
-
-
-# What a measurement's outcome fields may hold ("" = not run).
-BUILD_OUTCOMES = ("", "ok", "failed")
-CORRECTNESS_OUTCOMES = ("", "pass", "fail")
-
-
-def measurement_value_findings(m: Measurement, where: str = "measurement") -> list[Finding]:
-    """Numbers that cannot be measurements (NaN, infinite, zero, negative, absurd) and
-    outcomes that are not outcomes, each naming its field."""
-    findings: list[Finding] = []
-    if m.build not in BUILD_OUTCOMES:
-        findings.append(Finding(VALID_RECORD, f"{where}.build {m.build!r} is not one of ok, failed"))
-    if m.correctness not in CORRECTNESS_OUTCOMES:
-        findings.append(
-            Finding(VALID_RECORD, f"{where}.correctness {m.correctness!r} is not one of pass, fail")
-        )
-    for key, values in (("samples_us", m.samples_us), ("reference_us", m.reference_us)):
-        problem = next(
-            (p for i, v in enumerate(values) if (p := duration_problem(f"{where}.{key}[{i}]", v))), None
-        )
-        if problem:
-            findings.append(Finding(VALID_RECORD, problem))
-    if m.tflops is not None:
-        problem = tflops_problem(f"{where}.tflops", m.tflops)
-        if problem:
-            findings.append(Finding(VALID_RECORD, problem))
-    return findings
-
-
-def open_record_findings(
-    record: Round, rounds: Sequence[Round], tunables: Mapping[str, Tunable], file: str = "round.toml"
-) -> list[Finding]:
-    """Everything `round start` and `round changes` checked, checked again on an open
-    round's record as it is now: round.toml may have been edited by hand since. Each
-    finding names the field of round.toml."""
-    findings = [
-        Finding(f.rule, f"{file} [pre_edit]: {f.message}") for f in pre_edit_findings(record.pre_edit)
-    ]
-    if record.status != OPEN:
-        findings.append(Finding(VALID_RECORD, f"{file} status {record.status!r} is not 'open' or 'closed'"))
-    based_on = record.changes.based_on
-    closed = {r.number for r in rounds if r.is_closed}
-    if based_on is None or based_on not in closed or based_on >= record.number:
-        findings.append(
-            Finding(
-                VALID_RECORD,
-                f"{file} changes.based_on = {based_on!r} is not a closed round before this one",
-            )
-        )
-    for key in ("base_snapshot", "snapshot"):
-        snap = str(getattr(record, key))
-        problem = snapshot_id_problem(snap) if snap else None
-        if problem:
-            findings.append(Finding(VALID_RECORD, f"{file} {key}: {problem}"))
-    if not record.base_snapshot and any(r.number == based_on and r.snapshot for r in rounds):
-        findings.append(Finding(VALID_RECORD, f"{file} base_snapshot is missing"))
-    for where, values in (
-        ("changes.snapshot", dict(record.changes.snapshot)),
-        ("changes.parameters", {p.name: p.new for p in record.changes.parameters}),
-    ):
-        for name, value in values.items():
-            tunable = tunables.get(name)
-            if tunable is None:
-                findings.append(
-                    Finding(VALID_RECORD, f"{file} {where}: {name!r} is not a tunable of this project")
-                )
-            elif tunable.allowed and value not in tunable.allowed:
-                findings.append(
-                    Finding(
-                        VALID_RECORD,
-                        f"{file} {where}: {name} = {value!r} is not one of its allowed values "
-                        + ", ".join(str(v) for v in tunable.allowed),
-                    )
-                )
-    findings += measurement_value_findings(record.measurement, f"{file} measurement")
-    return findings
