@@ -129,7 +129,8 @@ def workspace_hash(files: dict[str, FileState]) -> str:
 def _index_script(remote_dir: str, excludes: Iterable[str]) -> str:
     """Absent dir: no output. Marked dir: the index, MARKER listed as a file in it. Unmarked
     dir: only its top-level entries as `t<TAB>name` records (never indexed: sync will not
-    touch it). The marker's list is read only when a sync needs it (_read_manifest)."""
+    touch it), and `p<TAB>` when it holds pto-tui's job folder (an older pto-tui synced it).
+    The marker's list is read only when a sync needs it (_read_manifest)."""
     names = [p for p in excludes if "/" not in p] + [PRIVATE_DIR, MARKER_TMP]
     prune = " -o ".join(f"-name {shlex.quote(p)}" for p in names)
     d = quote_path(remote_dir)
@@ -138,7 +139,8 @@ def _index_script(remote_dir: str, excludes: Iterable[str]) -> str:
         f"[ -d {d} ] || exit 0; cd {d} || exit 1; "
         f"if [ -f {MARKER} ]; then "
         f"find . -mindepth 1 \\( {prune} \\) -prune -o -printf '%y\\t%s\\t%T@\\t%m\\t%P\\0'; "
-        f"else find . -mindepth 1 -maxdepth 1 {ours} -printf 't\\t%P\\0'; fi"
+        f"else find . -mindepth 1 -maxdepth 1 {ours} -printf 't\\t%P\\0'; "
+        f"if [ -d {PRIVATE_DIR} ]; then printf 'p\\t\\0'; fi; fi"
     )
 
 
@@ -150,6 +152,7 @@ class RemoteIndex:
     marked: bool = False  # the work dir holds MARKER: pto-tui made it
     manifest: set[str] = field(default_factory=set)  # files sync uploaded (from MARKER)
     foreign: list[str] = field(default_factory=list)  # top-level entries of an unmarked dir
+    used_before: bool = False  # unmarked, but holding pto-tui's job folder: an older pto-tui's
 
 
 def parse_manifest(data: bytes) -> set[str]:
@@ -171,6 +174,9 @@ def parse_index(data: bytes, excludes: Iterable[str]) -> RemoteIndex:
             continue
         if entry.startswith(b"t\t"):
             index.foreign.append(entry[2:].decode("utf-8", errors="replace"))
+            continue
+        if entry == b"p\t":
+            index.used_before = True
             continue
         kind, size_text, mtime, mode, rel_bytes = entry.split(b"\t", 4)
         rel = rel_bytes.decode("utf-8", errors="surrogateescape")
@@ -232,6 +238,11 @@ async def sync_with(
     if not remote_dir:
         raise InputError(f"target {target.label} has no work_dir to sync to", key="target.work_dir")
     remote = await _list_remote(executor, remote_dir, patterns)
+    if remote.foreign and remote.used_before:
+        # synced by a pto-tui from before the marker: adopted with an empty list, so what
+        # is there is overwritten where the workspace has a file and never deleted
+        await _write_marker(executor, remote_dir, set())
+        remote = await _list_remote(executor, remote_dir, patterns)
     if remote.foreign:
         raise _refuse_foreign(target.label, remote_dir, remote.foreign)
     if remote.marked:

@@ -279,3 +279,24 @@ async def test_one_top_level_file_change(place: Place, runner: JobRunner, tmp_pa
     report = await asyncio.wait_for(runner.sync_workspace(place.target, local), 20)
     assert report.method == "sftp" and report.uploaded == ("run.sh",)
     assert (place.work_dir / "run.sh").read_text().endswith("changed\n")
+
+
+async def test_a_work_dir_an_older_pto_tui_synced_is_adopted_without_deleting(
+    place: Place, runner: JobRunner, tmp_path: Path
+) -> None:
+    """Before the marker, pto-tui synced into the work dir and kept its job folder there:
+    such a dir is adopted with an empty list (nothing in it deleted), not refused."""
+    local = make_workspace(tmp_path / "ws")
+    remote = place.work_dir
+    (remote / ".pto-tui" / "jobs").mkdir(parents=True)
+    (remote / "run.sh").write_text("an older upload\n")
+    (remote / "IMPORTANT.txt").write_text("do not lose")
+    report = await runner.sync_workspace(place.target, local)
+    assert report.deleted == () and "run.sh" in report.uploaded
+    assert (remote / "run.sh").read_bytes() == (local / "run.sh").read_bytes()
+    assert (remote / "IMPORTANT.txt").read_text() == "do not lose"
+    assert (remote / MARKER).is_file()
+    # from now on only what it uploaded may go
+    (local / "run.sh").unlink()
+    assert (await runner.sync_workspace(place.target, local)).deleted == ("run.sh",)
+    assert (remote / "IMPORTANT.txt").exists()
