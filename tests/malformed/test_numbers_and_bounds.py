@@ -22,7 +22,7 @@ from pto_tui.core.rounds.markdown_read import durations_in, parse_duration_us, t
 from pto_tui.core.rounds.numbering import numbering_gaps, stray_numbers
 from pto_tui.core.rules.workload import case_timing
 from pto_tui.mcp.inputs import MeasurementInput
-from tests.core.helpers import cli, make_project, pre_edit_args, ready_project
+from tests.core.helpers import cli, cli_json, make_project, pre_edit_args, ready_project
 
 RUNNER = {
     "pto": {
@@ -281,3 +281,19 @@ def test_numbers_in_imported_free_text_are_bounded() -> None:
     assert durations_in("3.21 ms -> 0 us") == [3210.0]
     assert tflops_in("9" * 400 + " TFLOPS") is None
     assert tflops_in("12.5 TFLOPS") == 12.5
+
+
+def test_a_last_round_set_far_past_the_folders_is_one_notice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pto_tui.core.project.file import ProjectFile
+
+    root = ready_project(tmp_path)
+    project = ProjectFile(root / "project.toml")
+    project.set("state.last_round", 999000)  # as a hand edit would leave it
+    project.save()
+    started = time.monotonic()
+    status = cli_json(capsys, "--project", root, "status")
+    assert time.monotonic() - started < 5  # not a million missing rounds listed
+    assert isinstance(status, dict) and status["missing_rounds"] == []
+    assert any("last_round = 999000 is far past the last round folder" in n for n in status["notices"])

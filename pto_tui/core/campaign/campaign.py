@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
 from pto_tui.core.campaign.context import CampaignContext, now_text
-from pto_tui.core.campaign.status import CampaignStatus, frontier_of, summarize, with_missing
+from pto_tui.core.campaign.status import (
+    CampaignStatus,
+    frontier_of,
+    last_round_notice,
+    summarize,
+    with_missing,
+)
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round
 from pto_tui.core.rounds.render import TorchBaseline, rows_differing, rows_missing, torch_section
@@ -126,8 +132,10 @@ class Campaign(CampaignContext):
         if rounds is None:
             rounds = self.current_rounds()
         last = int(self.project.get_state("last_round", 0))
-        self.problems.missing = with_missing(self.problems.missing, self.reads.numbers(), last)
+        on_disk = self.reads.numbers()
+        self.problems.missing = with_missing(self.problems.missing, on_disk, last)
         status = summarize(self.config, rounds, self.torch_baseline(), self.problems)
+        status.problems.notices += [n for n in [last_round_notice(on_disk, last)] if n]
         status.problems.notices += self._iterations_edited(rounds, status.tampered)
         torch = self.torch_changed()
         if torch is not None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pto_tui.core.project.config import CPU_SIM, ProjectConfig
+from pto_tui.core.project.layout import MAX_ROUND_GAP
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.ledger import LedgerProblems
 from pto_tui.core.rounds.records import CLOSED, Round
@@ -128,9 +129,22 @@ def passed_over(rounds: list[Round], frontier: Round | None) -> list[str]:
 
 def with_missing(missing: list[int], on_disk: list[int], last_round: int) -> list[int]:
     """The gaps in the numbering (`missing`, below the highest folder on disk) and the
-    rounds numbered up to `last_round` whose folders are gone past the highest one."""
+    rounds numbered up to `last_round` whose folders are gone past the highest one; a
+    `last_round` too far past them to be rounds lost is not listed (see last_round_notice)."""
     after = (max(on_disk) + 1) if on_disk else 1
+    if last_round_notice(on_disk, last_round):
+        return sorted(missing)
     return sorted(set(missing) | set(range(after, last_round + 1)))
+
+
+def last_round_notice(on_disk: list[int], last_round: int) -> str:
+    """Why state.last_round cannot be believed ("" when it can): more than MAX_ROUND_GAP
+    past the highest round folder, it was set by hand, not by lost rounds."""
+    highest = max(on_disk) if on_disk else 0
+    if last_round - highest <= MAX_ROUND_GAP:
+        return ""
+    return (f"project.toml [state] last_round = {last_round} is far past the last round folder "
+            f"(iter-{highest:03d}): not counted as missing rounds; the next round is numbered after it")
 
 
 def summarize(
