@@ -137,36 +137,49 @@ MAX_JSON_DEPTH = 64
 
 
 def json_depth_problem(text: str, limit: int = MAX_JSON_DEPTH) -> str | None:
-    """Why `text` nests deeper than `limit` arrays and objects, or None (strings skipped)."""
-    depth = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth > limit:
-                return f"JSON nested more than {limit} levels deep"
-        elif char in "]}":
-            depth -= 1
+    """Why `text` nests deeper than `limit` arrays and objects, or None; bad JSON is
+    left to the decoder to name."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        return f"JSON nested more than {limit} levels deep"
+    except ValueError:
+        return None
+    return _too_deep(value, limit)
+
+
+def _too_deep(value: Any, limit: int) -> str | None:
+    """The nesting of a decoded value, walked without recursion: a state file holds a
+    thousand rounds' records, and only its containers are visited (never its characters)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return f"JSON nested more than {limit} levels deep"
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
     return None
 
 
+def strict_json(text: str) -> Any:
+    """json.loads refusing NaN and Infinity (not JSON; pto-tui never writes them), and a
+    nesting the decoder cannot follow as a ValueError, never a RecursionError."""
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep") from None
+
+
 def bounded_json(text: str) -> Any:
-    """json.loads with its nesting bounded: past MAX_JSON_DEPTH a ValueError, as for any
-    other bad JSON (so a caller's `except ValueError` holds), never a RecursionError.
-    NaN and Infinity, which are not JSON and which pto-tui never writes, are refused too."""
-    problem = json_depth_problem(text)
+    """strict_json with its nesting bounded: past MAX_JSON_DEPTH a ValueError, as for any
+    other bad JSON (so a caller's `except ValueError` holds)."""
+    value = strict_json(text)
+    problem = _too_deep(value, MAX_JSON_DEPTH)
     if problem:
         raise ValueError(problem)
-    return json.loads(text, parse_constant=_no_constant)
+    return value
 
 
 def read_text(path: Path, errors: str = "strict") -> str:

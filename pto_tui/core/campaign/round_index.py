@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.errors import bounded_json, read_text
+from pto_tui.core.errors import read_text, strict_json
 from pto_tui.core.rounds.numbering import Stamp
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
@@ -39,8 +39,8 @@ class Indexed:
     def record(self) -> Round | None:
         try:
             return round_from_dict(self.data)
-        except (KeyError, ValueError, TypeError):
-            return None  # an index from another pto-tui: parse the file instead
+        except (KeyError, ValueError, TypeError, RecursionError):
+            return None  # an index from another pto-tui (or hand-made): parse the file instead
 
 
 class RoundIndex:
@@ -59,7 +59,9 @@ class RoundIndex:
 
     def _read(self) -> dict[int, Indexed]:
         try:
-            data = bounded_json(read_text(self.path))
+            # pto-tui's own cache, the largest state file: decoded without the nesting walk
+            # (a hostile nesting fails the decoder or a record's typed read: rebuilt either way)
+            data = strict_json(read_text(self.path))
             if data.get("version") != VERSION:
                 return {}
             entries = {
