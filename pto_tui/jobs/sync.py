@@ -237,12 +237,7 @@ async def sync_with(
                           workspace_hash=fingerprint)
     if not remote_dir:
         raise InputError(f"target {target.label} has no work_dir to sync to", key="target.work_dir")
-    remote = await _list_remote(executor, remote_dir, patterns)
-    if remote.foreign and remote.used_before:
-        # synced by a pto-tui from before the marker: adopted with an empty list, so what
-        # is there is overwritten where the workspace has a file and never deleted
-        await _write_marker(executor, remote_dir, set())
-        remote = await _list_remote(executor, remote_dir, patterns)
+    remote = await _adopted_listing(executor, remote_dir, patterns)
     if remote.foreign:
         raise _refuse_foreign(target.label, remote_dir, remote.foreign)
     if remote.marked:
@@ -282,6 +277,17 @@ async def sync_with(
         seconds=time.monotonic() - started,
         workspace_hash=fingerprint,
     )
+
+
+async def _adopted_listing(executor: Executor, remote_dir: str, patterns: tuple[str, ...]) -> RemoteIndex:
+    """The work dir's index; one an older pto-tui synced (before the marker) is adopted
+    first with an empty list, so what is there is overwritten where the workspace has a
+    file and never deleted."""
+    remote = await _list_remote(executor, remote_dir, patterns)
+    if remote.foreign and remote.used_before:
+        await _write_marker(executor, remote_dir, set())
+        remote = await _list_remote(executor, remote_dir, patterns)
+    return remote
 
 
 def _few(names: list[str]) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.tui.app import PtoApp
+from pto_tui.tui.screens.rerun import RerunScreen
 from pto_tui.tui.screens.what_changed import WhatChangedScreen
 from tests.tui.keys import loaded, wait_for
 
@@ -22,8 +23,11 @@ SCREENS: dict[str, tuple[str, ...]] = {
 
 
 def _settled(app: PtoApp) -> bool:
-    """The what-changed view has its diff or its reason (the core runs in a thread)."""
+    """The what-changed view has its diff or its reason (the core runs in a thread); the
+    rerun question is up and laid out."""
     screen = app.screen
+    if isinstance(screen, RerunScreen):
+        return screen.is_mounted and not screen._dirty_regions
     if not isinstance(screen, WhatChangedScreen):
         return True
     return bool(screen.problem) or (
@@ -40,6 +44,6 @@ def test_what_changed_and_rerun_screens(snap_compare, campaign_root: Path, scree
             await pilot.press(key)
             await pilot.pause(0.2)
             await wait_for(pilot, lambda: _settled(pilot.app))
-        await pilot.pause(0.3)
+        await pilot.pause(0.6)
 
     assert snap_compare(PtoApp(campaign_root), terminal_size=size, run_before=run_before)
