@@ -2,7 +2,8 @@
 
 A round run: record the changes (files and diff as they are now) -> sync -> build ->
 correctness -> only then the benchmark, repeated per the project's discipline ->
-verdict -> records. A cancelled or lost step raises and leaves the round open with
+verdict -> records. After the minimum of runs, a round measures on while its verdict is
+undecided, up to the discipline's max_repeats. A cancelled or lost step raises and leaves the round open with
 nothing half-written: measurements are recorded only once every step has finished (each
 run's sample is kept in the round's sample journal as it ends, so none is lost).
 """
@@ -10,20 +11,22 @@ run's sample is kept in the round's sample journal as it ends, so none is lost).
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from pto_tui.backends.kinds import Backend, backend_for
+from pto_tui.backends.kinds import Backend, BenchOutcome, backend_for
 from pto_tui.backends.sample_journal import SampleJournal
 from pto_tui.backends.site import EventSink, OperatorSite, StepEvent
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.opening import check_environment_passed
 from pto_tui.core.operators.case_strings import workload_shape
-from pto_tui.core.project.config import CaseConfig, OperatorConfig, Scalar
+from pto_tui.core.project.config import CaseConfig, OperatorConfig, ProjectConfig, Scalar
 from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.reports.fields import tflops_at_median
 from pto_tui.core.reports.parsers import attention_flops
 from pto_tui.core.rounds.records import Measurement, Round
-from pto_tui.jobs.model import JobState
+from pto_tui.jobs.model import JobState, LogLine
 from pto_tui.jobs.runner import JobRunner
 
 
@@ -88,14 +91,40 @@ class HeldFinish:
         self.release()  # an interrupted step is shown as the job ended
 
 
+@dataclass(frozen=True)
+class RunPlan:
+    """How many benchmark runs a step takes (the project's [discipline])."""
+
+    repeats: int  # timed runs, at least
+    max_repeats: int  # timed runs while `undecided` says more could decide, at most
+    warmup: int = 0  # untimed runs before the first timed one
+    # why the verdict is still open after these runs (None: decided, or nothing to decide)
+    undecided: Callable[[Measurement], str | None] = lambda _m: None
+
+    def step(self, index: int) -> str:
+        """The step name of timed run `index` (0-based): the same for a run resumed later."""
+        planned = self.repeats if index < self.repeats else self.max_repeats
+        return f"benchmark {index + 1}/{planned}"
+
+
+def run_plan(config: ProjectConfig, undecided: Callable[[Measurement], str | None] | None = None) -> RunPlan:
+    """The discipline's plan. A benchmark command that takes {warmup} warms up inside each
+    run, so pto-tui adds no untimed runs of its own."""
+    d = config.discipline
+    warmup = 0 if "{warmup}" in config.commands.benchmark else d.warmup
+    if undecided is None:
+        return RunPlan(d.repeats, d.repeats, warmup)
+    return RunPlan(d.repeats, max(d.repeats, d.max_repeats), warmup, undecided)
+
+
 async def measure(
     backend: Backend,
     parameters: dict[str, Scalar],
-    repeats: int,
+    plan: RunPlan,
     journal: Callable[[Measurement], None] | None = None,
     so_far: Measurement | None = None,
 ) -> Measurement:
-    """Build, correctness, then `repeats` benchmark runs; stops at the first failure.
+    """Build, correctness, then the plan's benchmark runs; stops at the first failure.
     `journal` is given the measurement so far as each step ends. `so_far` is what a run
     of the same round that pto-tui left had measured (its journal): the build, correctness
     and benchmark runs it holds are not run again."""
@@ -118,23 +147,46 @@ async def measure(
         if passed:
             m.correctness = "pass"
             keep(m)
-    await benchmark_runs(backend, parameters, repeats, m, keep)
+    await benchmark_runs(backend, parameters, plan, m, keep)
     return m
+
+
+def _more_runs(plan: RunPlan, m: Measurement, say: Callable[[str], None]) -> bool:
+    """Whether another timed run is due: below the minimum, or undecided within the budget."""
+    runs = len(m.samples_us)
+    if runs < plan.repeats:
+        return True
+    if runs >= plan.max_repeats:
+        return False
+    why = plan.undecided(m)
+    if why is not None:
+        say(f"{runs} runs: {why}; measuring up to {plan.max_repeats}")
+    return why is not None
 
 
 async def benchmark_runs(
     backend: Backend,
     parameters: dict[str, Scalar],
-    repeats: int,
+    plan: RunPlan,
     m: Measurement,
     keep: Callable[[Measurement], None],
 ) -> None:
-    """The benchmark runs not yet in `m`, each kept as it ends; a failed one clears them."""
-    for index in range(len(m.samples_us), repeats):
-        step = f"benchmark {index + 1}/{repeats}"
-        with HeldFinish(backend.site, step) as finish:
-            outcome = await backend.benchmark(step, parameters)
-            finish.release("" if outcome.valid and outcome.correct else outcome.problem or "invalid result")
+    """The timed runs not yet in `m`, each kept as it ends, after the plan's warm-up runs
+    (again on a resumed run: the target is cold); a failed run clears them."""
+    site = backend.site
+
+    def say(text: str) -> None:
+        site.on_event(StepEvent("benchmark", "line", line=LogLine("meta", text, time.time())))
+
+    warmed = plan.warmup == 0
+    while _more_runs(plan, m, say):
+        if not warmed:
+            if not await _warm_up(backend, parameters, plan.warmup, m):
+                return
+            warmed = True
+        index = len(m.samples_us)
+        step = plan.step(index)
+        outcome = await _one_run(backend, step, parameters)
         if outcome.report:
             m.reports.append(outcome.report)
         if outcome.correct is False:
@@ -152,8 +204,40 @@ async def benchmark_runs(
         if outcome.reference_us is not None:
             m.reference_us.append(outcome.reference_us)
         if outcome.tflops is not None:
-            m.tflops = outcome.tflops
+            m.tflops = tflops_at_median(m.samples_us, outcome.duration_us, outcome.tflops)
         keep(m)
+
+
+async def _one_run(backend: Backend, step: str, parameters: dict[str, Scalar]) -> BenchOutcome:
+    with HeldFinish(backend.site, step) as finish:
+        outcome = await backend.benchmark(step, parameters)
+        finish.release("" if outcome.valid and outcome.correct else outcome.problem or "invalid result")
+    return outcome
+
+
+async def _warm_up(backend: Backend, parameters: dict[str, Scalar], runs: int, m: Measurement) -> bool:
+    """Untimed runs, their numbers dropped; False (the problem in `m`) when one fails: a
+    benchmark that cannot run warm cannot be timed either."""
+    for index in range(runs):
+        outcome = await _one_run(backend, f"warm-up {index + 1}/{runs}", parameters)
+        if not outcome.valid or outcome.correct is False:
+            m.problem = f"warm-up run {index + 1}: {outcome.problem or 'invalid result'}"
+            if outcome.correct is False:
+                m.correctness = "fail"
+            m.samples_us, m.reference_us = [], []
+            return False
+    return True
+
+
+def undecided_after(campaign: Campaign, number: int) -> Callable[[Measurement], str | None]:
+    """Why round `number` would close inconclusive with a measurement so far, and more
+    runs could still decide it (None when they could not): the rule its close applies."""
+
+    def why(m: Measurement) -> str | None:
+        result = campaign.judge_measurement(number, m)
+        return None if result.settled else result.pending
+
+    return why
 
 
 def site_for(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None) -> OperatorSite:
@@ -180,9 +264,9 @@ async def run_round(
         site.label = round_dir_name(record.number)
         await site.sync()
         backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
-        repeats = campaign.config.discipline.repeats
-        journal = SampleJournal.begin(campaign.layout, record.number, repeats)
-        measurement = await measure(backend, dict(record.changes.snapshot), repeats, journal.write)
+        plan = run_plan(campaign.config, undecided_after(campaign, record.number))
+        journal = SampleJournal.begin(campaign.layout, record.number, plan.repeats)
+        measurement = await measure(backend, dict(record.changes.snapshot), plan, journal.write)
         measured = campaign.record_measurement(measurement, record.number)
         journal.finished()
         if not close:
@@ -200,9 +284,9 @@ async def run_baseline(campaign: Campaign, runner: JobRunner, on_event: EventSin
         await site.sync()
         backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
         parameters = {name: t.value for name, t in campaign.config.tunables.items()}
-        repeats = campaign.config.discipline.repeats
-        journal = SampleJournal.begin(campaign.layout, 0, repeats)
-        measurement = await measure(backend, parameters, repeats, journal.write)
+        plan = run_plan(campaign.config)  # nothing to compare with: the minimum of runs
+        journal = SampleJournal.begin(campaign.layout, 0, plan.repeats)
+        measurement = await measure(backend, parameters, plan, journal.write)
         baseline = campaign.record_baseline(measurement)  # refuses an invalid run, naming why
         journal.finished()
         return baseline

@@ -18,7 +18,7 @@ from pto_tui.backends.loop import case_flops
 from pto_tui.core.errors import InputError, RuleViolation, read_utf8
 from pto_tui.core.operators.case_strings import CaseStringError, case_under_tuning, parsed_cases
 from pto_tui.core.project.config import ProjectConfig
-from pto_tui.core.reports.fields import tflops_from
+from pto_tui.core.reports.fields import tflops_at_median, tflops_from
 from pto_tui.core.reports.parsers import ReportError, parse_report_csv, sample_row
 from pto_tui.core.rounds.records import Measurement
 from pto_tui.core.vocabulary import OperatorKind
@@ -43,14 +43,20 @@ def with_reports(config: ProjectConfig, measurement: Measurement, base: Path) ->
         return _failed(read, failed)
     if read.correctness == "fail":  # a separate check failed: no numbers may be recorded
         return read
-    tflops = [o.tflops for o in outcomes if o.tflops is not None]
+    samples = [o.duration_us for o in outcomes if o.duration_us is not None]
+    timed = [o for o in outcomes if o.tflops is not None and o.duration_us is not None]
     return replace(
         read,
         correctness="pass",
-        samples_us=[o.duration_us for o in outcomes if o.duration_us is not None],
+        samples_us=samples,
         reference_us=[o.reference_us for o in outcomes if o.reference_us is not None],
-        tflops=read.tflops if read.tflops is not None or not tflops else tflops[-1],
+        tflops=read.tflops if read.tflops is not None or not timed else _median_tflops(samples, timed[-1]),
     )
+
+
+def _median_tflops(samples: list[float], run: BenchOutcome) -> float:
+    assert run.duration_us is not None and run.tflops is not None
+    return tflops_at_median(samples, run.duration_us, run.tflops)
 
 
 def _failed(measurement: Measurement, outcome: BenchOutcome) -> Measurement:

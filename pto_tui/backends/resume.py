@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.backends.kinds import backend_for
-from pto_tui.backends.loop import case_flops, measure
+from pto_tui.backends.loop import case_flops, measure, run_plan, undecided_after
 from pto_tui.backends.sample_journal import SampleJournal
 from pto_tui.backends.site import (
     EventSink,
@@ -116,8 +116,8 @@ async def _resume(campaign: Campaign, runner: JobRunner, record: Round, on_event
                   *, kept: JobRecord | None, close: bool, analysis: str, next_step: str) -> Round:
     label = round_dir_name(record.number)
     campaign.preflight(record)
-    repeats = campaign.config.discipline.repeats
-    journal, so_far = SampleJournal.resume(campaign.layout, record.number, repeats)
+    plan = run_plan(campaign.config, undecided_after(campaign, record.number))
+    journal, so_far = SampleJournal.resume(campaign.layout, record.number, plan.repeats)
     site = ResumingSite(campaign.layout, campaign.config, runner, on_event)
     site.label = label
     records = list_records(campaign.layout.jobs_dir)
@@ -126,7 +126,7 @@ async def _resume(campaign: Campaign, runner: JobRunner, record: Round, on_event
         records, kept, label, so_far.written_at if so_far.measurement is not None else kept.submitted_at)
     await site.sync()
     backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
-    measurement = await measure(backend, dict(record.changes.snapshot), repeats, journal.write,
+    measurement = await measure(backend, dict(record.changes.snapshot), plan, journal.write,
                                 so_far.measurement)
     measured = campaign.record_measurement(measurement, record.number)
     journal.finished()

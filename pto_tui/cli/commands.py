@@ -42,6 +42,11 @@ COMMANDS: tuple[Command, ...] = (
         "what changed in a round: parameters, duration with its noise, TFLOPS, the patch",
     ),
     Command(
+        "verdict",
+        "pto_tui.cli.verdict_cmd",
+        "the verdict rule on durations given by hand or as JSON lines, without a round",
+    ),
+    Command(
         "baseline",
         _RECORDING,
         "iter-000, the initial PTO measurement: measured on the target, or given with --build",

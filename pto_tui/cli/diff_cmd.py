@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "diff",
         help=HELP["diff"],
         description="The parameters that differ, the median duration before and after with "
-        "each side's spread and the noise limit the verdict rule uses, TFLOPS, and the "
+        "each side's spread, the gain and bounds the verdict rule judges, TFLOPS, and the "
         "round's patch.",
     )
     p.add_argument("number", type=int)
@@ -45,7 +45,7 @@ def _side_line(side: Side) -> str:
         return f"  iter-{side.round:03d}: no valid samples"
     return (
         f"  iter-{side.round:03d}: {side.runs} run(s), spread {_percent(side.spread)}"
-        f" ({side.stability}), noise {_percent(side.noise)}"
+        f" ({side.stability})"
     )
 
 
@@ -55,12 +55,8 @@ def _duration_lines(d: DurationDelta) -> list[str]:
     if d.delta is not None and d.speedup is not None:
         line += f" ({d.delta:+.1%}, {d.speedup:.2f}x)"
     lines = [line, _side_line(d.before), _side_line(d.after)]
-    if d.within_noise is not None:
-        judged = "within the noise" if d.within_noise else "beyond the noise"
-        lines.append(
-            f"  noise limit {d.noise_limit:.1%} (the larger of the noise floor "
-            f"{d.noise_floor:.1%} and each side's noise): the change is {judged}"
-        )
+    if d.judged:
+        lines.append(f"  {d.bounds_text()}: {d.judged}")
     return lines
 
 

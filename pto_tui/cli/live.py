@@ -20,11 +20,14 @@ T = TypeVar("T")
 
 
 def printer(quiet: bool = False) -> Callable[[StepEvent], None]:
-    """Step headers and live lines; stderr lines go to stderr."""
+    """Step headers and live lines; stderr lines go to stderr; pto-tui's notes between
+    steps (why a round measures on) are shown even when quiet."""
 
     def show(event: StepEvent) -> None:
         if event.kind == "started":
             print(f"==> {event.step}", file=sys.stderr, flush=True)
+        elif event.kind == "line" and event.line is not None and event.line.stream == "meta":
+            print(f"--- {event.line.text}", file=sys.stderr, flush=True)  # pto-tui's own word
         elif event.kind == "line" and event.line is not None and not quiet:
             stream = sys.stderr if event.line.stream == "stderr" else sys.stdout
             print(f"    {event.line.text}", file=stream, flush=True)

@@ -14,7 +14,7 @@ from pto_tui.core.errors import PtoError, read_utf8_inside
 from pto_tui.core.rounds.durations import duration_unit, format_duration
 from pto_tui.core.rounds.export import ExportRow, export_rows
 from pto_tui.core.rounds.record_toml import round_to_dict
-from pto_tui.core.rounds.records import verdict_label
+from pto_tui.core.rounds.records import verdict_label, verdict_rule_of
 from pto_tui.core.rounds.render import SIMULATED_NOTE, timing_text
 from pto_tui.core.rounds.reruns import reruns_of
 
@@ -194,9 +194,12 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "tampered": record.tampered,
                 "rerun_of": record.rerun_of,
                 "reruns": reruns,
+                "verdict_rule": verdict_rule_of(record),
             }
         )
         return 0
+    if record.verdict is not None:
+        print(f"verdict rule: {verdict_rule_of(record)}")
     # the link both ways: the original's notes were written before its rerun existed
     if record.rerun_of is not None:
         print(f"rerun of iter-{record.rerun_of:03d}")

@@ -150,8 +150,10 @@ def _add_run(rsub: argparse._SubParsersAction) -> None:
         "run",
         help="run the open round on the target: sync, build, correctness, benchmark repeats, verdict",
         description="Records the changes as they are now, uploads the workspace, builds, checks "
-        "correctness and only then benchmarks (discipline.repeats runs), decides the verdict and "
-        "closes the round. Ctrl-C cancels the running step and leaves the round open.",
+        "correctness and only then benchmarks (discipline.warmup untimed runs, then at least "
+        "discipline.repeats timed ones, more while the verdict is undecided, up to "
+        "discipline.max_repeats), decides the verdict and closes the round. Ctrl-C cancels the "
+        "running step and leaves the round open.",
     )
     s.add_argument("--quiet", action="store_true", help="show step headers only, not the output")
     s.add_argument("--analysis", default="", help="Post-Run analysis, written as the round closes")

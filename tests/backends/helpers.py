@@ -29,16 +29,22 @@ def demo_project(
     max_spread: float = 5.0,
     review_gain: float = 100.0,
     target: Target | None = None,
+    max_repeats: int | None = None,
+    warmup: int | None = None,
 ) -> Path:
     """A demo project whose discipline suits a test: few repeats, and a spread limit so wide
     that a busy machine (even CPU time swings by 150% on an overloaded VM) cannot turn a
     several-fold gain into 'inconclusive'; the gain must still exceed the measured noise.
     Tests of the noisy path set the limit tight on purpose. The review threshold is raised:
     the demo's block-size round reaches 11x on a loaded CPU, and the review hold for large
-    gains has tests of its own."""
+    gains has tests of its own. The number of runs is fixed (max_repeats = repeats) unless
+    a test asks for adaptive runs; the warm-ups are the demo's unless a test sets them."""
     root = create_demo_project(which, tmp_path / "projects")
     project = ProjectFile(root / "project.toml")
     project.set("discipline.repeats", repeats)
+    project.set("discipline.max_repeats", repeats if max_repeats is None else max_repeats)
+    if warmup is not None:
+        project.set("discipline.warmup", warmup)
     project.set("discipline.max_spread", max_spread)
     project.set("discipline.review_gain", review_gain)
     if target is not None:

@@ -39,6 +39,7 @@ def test_round_run_no_close_then_post_run(tmp_path: Path, capsys: pytest.Capture
     root = create_demo_project("dsl", tmp_path / "projects")
     project = ProjectFile(root / "project.toml")
     project.set("discipline.repeats", 2)
+    project.set("discipline.max_repeats", 2)  # a fixed number of runs
     project.save()
     p = ["--project", str(root)]
     assert main([*p, "env"]) == 0

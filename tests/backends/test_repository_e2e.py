@@ -67,6 +67,7 @@ def make_repository_project(
     root = Path(out["project"])
     project = ProjectFile(root / "project.toml")
     project.set("discipline.repeats", 3)
+    project.set("discipline.max_repeats", 3)  # a fixed number of runs
     project.set("discipline.warmup", 1)
     project.set("discipline.max_spread", 5.0)  # a busy machine; the gain is several-fold
     project.save()

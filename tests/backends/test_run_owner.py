@@ -39,6 +39,7 @@ def _project(tmp_path: Path) -> Path:
     project.set("commands.benchmark", f"echo run >> {up}bench-runs; "
                 f"while [ -f {up}slow ]; do sleep 0.1; done; " + benchmark)
     project.set("discipline.repeats", 2)
+    project.set("discipline.max_repeats", 2)  # a fixed number of runs
     project.set("discipline.max_spread", 5.0)
     project.set("discipline.review_gain", 1000.0)
     project.save()

@@ -42,6 +42,7 @@ def project_reporting(tmp_path: Path, report: Path) -> Path:
     (root / "workspace/pto-kernels/emit_runner_report.py").write_text(RUNNER_LIKE_HARNESS)
     project = ProjectFile(root / "project.toml")
     project.set("discipline.repeats", 2)
+    project.set("discipline.max_repeats", 2)  # a fixed number of runs
     project.set("commands.benchmark", f"python3 emit_runner_report.py {shlex.quote(str(report))}")
     project.save()
     return root

@@ -45,6 +45,7 @@ def test_the_repository_copy_builds_and_runs_on_the_target(
     project = ProjectFile(root / "project.toml")
     project.set("target.ssh_config", str(ssh_target.ssh_config))
     project.set("discipline.repeats", 3)
+    project.set("discipline.max_repeats", 3)  # a fixed number of runs
     project.save()
     assert cli("--project", root, "env", "--declare-environment", "probes given by hand in this test",
         "--probe", "cmake=ok") == 0  # npu mode, no NPU: passed by hand

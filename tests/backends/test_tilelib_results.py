@@ -16,7 +16,7 @@ import tomlkit
 
 from pto_tui.backends.environment import run_environment
 from pto_tui.backends.kinds import TileLibBackend, backend_for
-from pto_tui.backends.loop import case_flops, measure, run_baseline, site_for
+from pto_tui.backends.loop import case_flops, measure, run_baseline, run_plan, site_for
 from pto_tui.backends.site import StepEvent
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import PtoError
@@ -33,7 +33,7 @@ BENCH = "cd build && python3 ../fa_performance.py --npu={npu} --cases {case},{CU
 
 def fake_project(tmp_path: Path, mode: str = "ok", **settings: object) -> Path:
     """The demo_fa project with its binary replaced by the stand-in (no build needed)."""
-    root = demo_project(tmp_path, "tile-lib", repeats=3)
+    root = demo_project(tmp_path, "tile-lib", repeats=3, warmup=0)  # the runs this test counts
     shutil.copy(FAKE, root / "workspace" / "kernel" / "fa_performance.py")
     project = ProjectFile(root / "project.toml")
     project.set("commands.build", "mkdir -p build")
@@ -60,7 +60,7 @@ async def measured(root: Path) -> tuple[Measurement, list[StepEvent]]:
             site = site_for(campaign, runner, events.append)
             backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
             parameters = {name: t.value for name, t in campaign.config.tunables.items()}
-            result = await measure(backend, parameters, campaign.config.discipline.repeats)
+            result = await measure(backend, parameters, run_plan(campaign.config))
         finally:
             await runner.close()
     return result, events

@@ -22,6 +22,7 @@ def demo(tmp_path: Path) -> Path:
     root = create_demo_project("dsl", tmp_path / "projects")
     project = ProjectFile(root / "project.toml")
     project.set("discipline.repeats", 2)
+    project.set("discipline.max_repeats", 2)  # a fixed number of runs
     project.save()
     assert cli("--project", root, "env") == 0
     assert cli("--project", root, "baseline") == 0

@@ -25,7 +25,7 @@ def test_amending_an_inconclusive_round_to_kept_holds_it_for_review(
 ) -> None:
     root = ready_project(tmp_path)
     p = ("--project", root)
-    # a wide spread (80%): the numbers cannot decide, the round closes inconclusive
+    # +25%, with bounds from -1% to +68%: the numbers cannot decide, the round closes inconclusive
     assert run_round(root, "60,100,80", params=("kFaTileS1=128",)) == 0
     assert cli_json(capsys, *p, "show", "1")["record"]["verdict"] == "inconclusive"
     capsys.readouterr()
@@ -36,7 +36,7 @@ def test_amending_an_inconclusive_round_to_kept_holds_it_for_review(
     record = cli_json(capsys, *p, "show", "1")["record"]
     assert record["held_for_review"] is True and record.get("amendments", []) == []
     assert record["verdict"] == "inconclusive"
-    assert any("amended to kept against its measurement" in f and "spread" in f for f in record["flags"])
+    assert any("amended to kept against its measurement" in f and "undecided" in f for f in record["flags"])
     st = status(capsys, root)
     assert st["frontier_round"] == 0 and st["counts"]["kept"] == 0
     # a second amendment is no way around it; the user's confirmation is, and it is shown
@@ -209,7 +209,8 @@ def test_a_closed_round_s_journal_is_no_unfinished_measurement(
 # ---------------------------------------------------------------- the verdict rule's edges
 
 
-RULE = {"build_ok": True, "correct": True, "same_workload": True, "max_spread": 0.10, "review_gain": 10.0}
+RULE = {"build_ok": True, "correct": True, "same_workload": True, "max_spread": 0.10, "review_gain": 10.0,
+        "confidence": 0.95}
 
 
 def test_a_gain_exactly_at_the_noise_floor_is_neutral() -> None:

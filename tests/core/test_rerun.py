@@ -20,7 +20,7 @@ from tests.core.helpers import cli, cli_json, pre_edit_args, ready_project, run_
 HANDWRITTEN = Path(__file__).resolve().parents[1] / "fixtures" / "handwritten" / "flash_attention"
 CPP = "workspace/kernel/fa_kernel.cpp"
 BARRIER = "    pipe_barrier(PIPE_ALL);\n"
-NOISY = "80,95,70"  # spread 31% > max_spread 10%: inconclusive
+NOISY = "97,99,95"  # +3.1%, bounds 0% to +6.3%: cannot be told from the 2% floor
 SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "json"
 
 

@@ -20,7 +20,7 @@ HEADER = "workspace/kernel/fa_kernel.h"
 
 def _validate(data: object) -> None:
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
-    assert schema["schema_version"] == 1
+    assert schema["schema_version"] == 2
     jsonschema.validate(data, schema)
 
 
@@ -45,10 +45,10 @@ def test_diff_against_the_round_it_was_based_on(project: Path, capsys: pytest.Ca
     assert (d["before"]["median_us"], d["after"]["median_us"]) == (80.5, 79.5)
     assert d["before"]["runs"] == 3 and d["before"]["stability"] == "stable"
     assert d["before"]["spread"] == pytest.approx(1 / 80.5)
-    assert d["after"]["noise"] == pytest.approx(0.5 / 79.5)
     assert d["delta"] == pytest.approx(79.5 / 80.5 - 1)
-    # the limit is the verdict's: the larger of the noise floor (2%) and each side's noise
-    assert d["noise_limit"] == pytest.approx(0.02) and d["within_noise"] is True
+    # judged as the verdict is: +1.3%, at most +2.5% (81 / 79 - 1), below 1.4 noise floors
+    assert d["gain"] == pytest.approx(80.5 / 79.5 - 1) and d["high"] == pytest.approx(81 / 79 - 1)
+    assert d["judged"] == "within the noise floor"
     assert diff["verdict"] == "neutral"
     assert "kFaQkPreload = 6" in diff["patch"] and diff["patch_against"] == 1
 
@@ -58,7 +58,8 @@ def test_diff_against_the_round_it_was_based_on(project: Path, capsys: pytest.Ca
     assert "iter-002 against iter-001 (the round it was based on)" in out
     assert "kFaQkPreload: 4 -> 6" in out
     assert "duration (median): 80.5 us -> 79.5 us (-1.2%, 1.01x)" in out
-    assert "noise limit 2.0%" in out and "within the noise" in out
+    judged = "gain +1.3% (95% bounds +0.0% to +2.5%) against the noise floor 2.0%: within the noise floor"
+    assert judged in out
     assert "+constexpr int kFaQkPreload = 6;" in out
 
 
@@ -68,7 +69,7 @@ def test_diff_against_the_frontier_and_a_chosen_round(
     # iter-001 is the frontier; against the frontier of the other rounds it is the baseline
     diff = cli_json(capsys, "--project", project, "diff", "1", "--against", "frontier")
     assert (diff["against"], diff["against_how"]) == (0, "frontier")
-    assert diff["duration"]["within_noise"] is False
+    assert diff["duration"]["judged"] == "beyond the noise floor"
     assert diff["parameters"] == [{"name": "TILE_S1", "before": 256, "after": 512}]
     against_2 = cli_json(capsys, "--project", project, "diff", "2", "--against", "frontier")
     assert against_2["against"] == 1
@@ -96,18 +97,19 @@ def _round(number: int, samples: list[float], tflops: float | None = None, **sna
 def test_what_changed_is_pure_and_says_the_noise() -> None:
     before = _round(0, [20_000, 22_000, 21_000], tflops=1.0, A=1, B=2)
     after = _round(3, [15_000, 19_000, 16_000], tflops=1.25, A=1, C=3)
-    diff = what_changed(after, before, patch="", noise_floor=0.02, max_spread=0.10)
+    diff = what_changed(after, before, patch="", noise_floor=0.02, max_spread=0.10, confidence=0.95)
     assert [(p.name, p.before, p.after) for p in diff.parameters] == [("B", 2, None), ("C", None, 3)]
     d = diff.duration
     assert d is not None
     assert d.after.stability == "noisy" and d.before.stability == "stable"
-    assert d.noise_limit == pytest.approx(4_000 / 16_000 / 2)  # the noisy side's noise
-    assert d.speedup == pytest.approx(21_000 / 16_000) and d.within_noise is False
+    assert d.speedup == pytest.approx(21_000 / 16_000)
+    # the smallest pairwise gain is 20 / 19 - 1 = +5.3%: beyond the floor, however noisy
+    assert d.low == pytest.approx(20_000 / 19_000 - 1) and d.judged == "beyond the noise floor"
     assert diff.tflops_delta == pytest.approx(0.25)
     # a side without valid samples: nothing is judged
     unmeasured = _round(4, [])
-    d = what_changed(unmeasured, before, patch="", noise_floor=0.02, max_spread=0.1).duration
-    assert d is not None and d.delta is None and d.within_noise is None and d.after.stability == ""
+    d = what_changed(unmeasured, before, patch="", noise_floor=0.02, max_spread=0.1, confidence=0.95).duration
+    assert d is not None and d.delta is None and d.judged == "" and d.after.stability == ""
 
 
 def test_format_durations_uses_one_unit() -> None:

@@ -26,7 +26,7 @@ def validate(name: str, data: Any) -> None:
 def campaign(tmp_path: Path) -> Path:
     """iter-001 noisy (inconclusive), iter-002 steady and slower (neutral)."""
     root = ready_project(tmp_path)
-    assert run_round(root, "80,95,70", hypothesis="TILE_S1 512 without the barrier",
+    assert run_round(root, "97,99,95", hypothesis="TILE_S1 512 without the barrier",
                      params=("TILE_S1=512",),
                      edit=(CPP, BARRIER, "    // barrier dropped: TSTORE waits on its flag\n"),
                      justify="UB use at 512 is 96 KiB of 192 KiB; TSTORE waits on its flag") == 0

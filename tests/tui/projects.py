@@ -92,7 +92,7 @@ def campaign_project(base: Path) -> Path:
               bottleneck="CV FIFO pressure")
     add_round(root, "preload more", "0", param="kFaQkPreload", value="8", build="failed",
               bottleneck="pipeline bubble / poor overlap")
-    add_round(root, "sync period 2", "80,95,70", param="kFaCvFifoConsSyncPeriod", value="2",
+    add_round(root, "sync period 2", "87,89.5,86.5", param="kFaCvFifoConsSyncPeriod", value="2",
               bottleneck="barrier / wait / sync overhead", phase="fine-tune")
     return root
 

@@ -21,7 +21,7 @@ from tests.tui.keys import loaded, wait_for
 from tests.tui.projects import add_round, new_project
 from tests.tui.text import static_text
 
-NOISY = "80,95,70"
+NOISY = "97,99,95"
 QUESTION = ("iter-001 (inconclusive) measured again as iter-003 with the same change; "
             "iter-001 stays as it is.")
 

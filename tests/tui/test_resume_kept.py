@@ -40,6 +40,7 @@ def _counting_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project.set("commands.benchmark", f"echo run >> {up}bench-runs; "
                 f"if [ -f {up}slow ]; then sleep 4; fi; " + benchmark)
     project.set("discipline.repeats", REPEATS)
+    project.set("discipline.max_repeats", REPEATS)  # a fixed number of runs
     project.set("discipline.max_spread", 5.0)
     project.set("discipline.review_gain", 100.0)
     project.save()

@@ -81,6 +81,7 @@ def _session_project(base: Path) -> Path:
     project.set("commands.benchmark", f"echo run >> {up}bench-runs; "
                 f"while [ -f {up}slow ]; do sleep 0.1; done; " + benchmark)
     project.set("discipline.repeats", REPEATS)
+    project.set("discipline.max_repeats", REPEATS)  # a fixed number of runs
     project.set("discipline.review_gain", 100.0)  # real demo timings: no review hold here
     project.save()
     p = ["--project", str(root)]

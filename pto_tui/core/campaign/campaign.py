@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from pto_tui.core.campaign.changes import ChangeRecorder
     from pto_tui.core.campaign.closing import RoundClosing
     from pto_tui.core.campaign.opening import RoundOpening
+    from pto_tui.core.rules.verdict import VerdictResult
 
 # The steps that write (opening, changes, measuring, closing, amendments, and what they
 # use: tunable discovery, the verdict statistics, risk and scope rules) are imported when
@@ -285,6 +286,11 @@ class Campaign(CampaignContext):
     @_one_read
     def preview(self, number: int | None = None) -> Round:
         return self._closing.preview(number)
+
+    @_one_read
+    def judge_measurement(self, number: int, measurement: Measurement) -> VerdictResult:
+        """The verdict open round `number` would get with `measurement`, nothing written."""
+        return self._closing.judge_measurement(number, measurement)
 
     # -------------------------------------------------------------- amendments
 

@@ -14,10 +14,10 @@ from pto_tui.core.campaign.checks import (
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import RuleViolation
-from pto_tui.core.rounds.records import CLOSED, Round
+from pto_tui.core.rounds.records import CLOSED, Measurement, Round
 from pto_tui.core.rules.gates import CORRECTNESS_FIRST, HONEST_VERDICT
 from pto_tui.core.rules.scope import protected_hashes
-from pto_tui.core.rules.verdict import VerdictResult, decide
+from pto_tui.core.rules.verdict import RULE, VerdictResult, decide
 from pto_tui.core.vocabulary import Verdict
 
 
@@ -58,6 +58,7 @@ class RoundClosing:
         record.tolerances = tolerances_in_force(campaign)
         record.discipline = discipline_in_force(campaign)
         _fill_verdict(record, result)
+        record.verdict_rule = RULE
         record.analysis = analysis or record.analysis
         record.next = next_step or record.next
         record.status = CLOSED
@@ -76,6 +77,13 @@ class RoundClosing:
         record = self.campaign.open_record(number)
         _fill_verdict(record, self.decide(record))
         return record
+
+    def judge_measurement(self, number: int, measurement: Measurement) -> VerdictResult:
+        """The verdict of open round `number` if `measurement` were recorded (the loop asks
+        it whether more runs could still decide)."""
+        record = self.campaign.open_record(number)
+        record.measurement = measurement
+        return self.decide(record)
 
     def decide(self, record: Round) -> VerdictResult:
         """The verdict of an open round from its measurements against the frontier."""
@@ -108,6 +116,7 @@ class RoundClosing:
             noise_floor=d.noise_floor,
             max_spread=d.max_spread,
             review_gain=d.review_gain,
+            confidence=d.confidence,
         )
         if frontier is not None and frontier.is_baseline and frontier.stability == "noisy":
             # the comparison is only as good as the baseline it is against: say so

@@ -14,7 +14,7 @@ from pto_tui.demo import demo_operator_dir
 
 # the demo kinds people type, and the demo operator behind each
 DEMO_KINDS = {"dsl": "demo_attention", "tile-lib": "demo_fa"}
-DEMO_DISCIPLINE = {"repeats": 7, "noise_floor": 0.05, "max_spread": 0.35}
+DEMO_DISCIPLINE = {"repeats": 7, "max_repeats": 15, "warmup": 2, "noise_floor": 0.05, "max_spread": 0.35}
 
 
 def create_demo_project(which: str, projects_root: Path, *, overwrite: bool = False) -> Path:
@@ -39,7 +39,8 @@ def create_demo_project(which: str, projects_root: Path, *, overwrite: bool = Fa
     )
     root = create_project(spec, projects_root, overwrite=overwrite)
     # CPU timings on a shared machine swing more than NPU timings: the demo's discipline
-    # says so openly instead of calling every round inconclusive
+    # says so openly (a wider noise floor and spread); the demo's runs are short, so two
+    # warm-ups suffice and an undecided round may take up to 15 runs
     project = ProjectFile(root / "project.toml")
     for key, value in DEMO_DISCIPLINE.items():
         project.set(f"discipline.{key}", value)

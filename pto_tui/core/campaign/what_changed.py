@@ -2,10 +2,10 @@
 noise, TFLOPS, and the round's patch (`pto-tui diff`, the TUI's round comparison).
 
 The reference is the round it was based on (`previous`), the frontier (the best of the
-other rounds, as a verdict closing now would see it), or any round by number. The noise
-is judged by the verdict's own rule (`rules.verdict`): the limit is the larger of the
-noise floor and each side's measurement noise (half its spread), with the discipline
-the round closed under (the project's current one for an open round).
+other rounds, as a verdict closing now would see it), or any round by number. The change
+is judged by the verdict's own rule (`rules.verdict`): the estimated gain with its
+bounds, against the noise floor, with the discipline the round closed under (the
+project's current one for an open round).
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.rounds.records import Round, valid_samples
-from pto_tui.core.rules.verdict import sample_stats
+from pto_tui.core.rules.comparison import compare
+from pto_tui.core.rules.verdict import judge_gain, sample_stats
+from pto_tui.core.vocabulary import Verdict
 
 PREVIOUS = "previous"
 FRONTIER = "frontier"
@@ -39,7 +41,6 @@ class Side:
     median_us: float | None
     runs: int
     spread: float | None  # (max - min) / median; None without valid samples
-    noise: float | None  # spread / 2; None with fewer than two samples
     stability: str  # stable | noisy | "" (no valid samples)
 
 
@@ -51,8 +52,21 @@ class DurationDelta:
     speedup: float | None  # before / after
     noise_floor: float
     max_spread: float
-    noise_limit: float  # max(noise floor, each side's noise): the verdict's limit
-    within_noise: bool | None  # |speedup - 1| at or below the limit; None when unknown
+    confidence: float
+    gain: float | None = None  # the verdict rule's estimate of the gain (0.05: 5% faster)
+    low: float | None = None  # its bounds; None: too few runs to bound it
+    high: float | None = None
+    judged: str = ""  # beyond the noise floor | within the noise floor | slower | undecided
+
+    def bounds_text(self) -> str:
+        """The verdict rule's view of the change, in words."""
+        if self.gain is None:
+            return ""
+        if self.low is None or self.high is None:
+            bounds = f"too few runs for {self.confidence:.0%} bounds"
+        else:
+            bounds = f"{self.confidence:.0%} bounds {self.low:+.1%} to {self.high:+.1%}"
+        return f"gain {self.gain:+.1%} ({bounds}) against the noise floor {self.noise_floor:.1%}"
 
 
 @dataclass
@@ -71,7 +85,7 @@ class RoundDiff:
     verdict_reason: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema_version": 1, **asdict(self)}
+        return {"schema_version": 2, **asdict(self)}
 
 
 def reference_round(rounds: list[Round], record: Round, against: str = PREVIOUS) -> tuple[Round, str]:
@@ -107,23 +121,35 @@ def reference_round(rounds: list[Round], record: Round, against: str = PREVIOUS)
 def _side(record: Round, max_spread: float) -> Side:
     valid = valid_samples(record.measurement.samples_us)
     if not valid:
-        return Side(record.number, None, len(record.measurement.samples_us), None, None, "")
+        return Side(record.number, None, len(record.measurement.samples_us), None, "")
     stats = sample_stats(valid)
     stability = "noisy" if stats.spread > max_spread else "stable"
-    return Side(record.number, stats.median, stats.n, stats.spread, stats.noise, stability)
+    return Side(record.number, stats.median, stats.n, stats.spread, stability)
 
 
-def duration_delta(record: Round, reference: Round, noise_floor: float, max_spread: float) -> DurationDelta:
-    """The duration of `record` against `reference`, with each side's noise and the limit."""
+def duration_delta(
+    record: Round, reference: Round, noise_floor: float, max_spread: float, confidence: float
+) -> DurationDelta:
+    """The duration of `record` against `reference`, judged as the verdict rule would."""
     before, after = _side(reference, max_spread), _side(record, max_spread)
-    noises = [n for n in (before.noise, after.noise) if n is not None]
-    limit = max([noise_floor, *noises])
     if before.median_us is None or after.median_us is None:
-        return DurationDelta(before, after, None, None, noise_floor, max_spread, limit, None)
+        return DurationDelta(before, after, None, None, noise_floor, max_spread, confidence)
     speedup = before.median_us / after.median_us
     delta = after.median_us / before.median_us - 1
-    within = abs(speedup - 1) <= limit
-    return DurationDelta(before, after, delta, speedup, noise_floor, max_spread, limit, within)
+    c = compare(
+        valid_samples(record.measurement.samples_us),
+        valid_samples(reference.measurement.samples_us),
+        confidence,
+    )
+    verdict, _reason = judge_gain(c, noise_floor)
+    if verdict is None:
+        judged = "undecided"
+    elif verdict is Verdict.KEPT:
+        judged = "beyond the noise floor"
+    else:
+        judged = "slower" if c.high is not None and c.high < 0 else "within the noise floor"
+    return DurationDelta(before, after, delta, speedup, noise_floor, max_spread, confidence,
+                         c.estimate, c.low, c.high, judged)
 
 
 def parameter_diffs(record: Round, reference: Round) -> list[ParamDiff]:
@@ -140,6 +166,7 @@ def what_changed(
     patch: str,
     noise_floor: float,
     max_spread: float,
+    confidence: float,
     against_how: str = "round",
 ) -> RoundDiff:
     """What changed from `reference` to `record` (a pure function of the two records and
@@ -151,7 +178,7 @@ def what_changed(
         against=reference.number,
         against_how=against_how,
         parameters=parameter_diffs(record, reference),
-        duration=duration_delta(record, reference, noise_floor, max_spread),
+        duration=duration_delta(record, reference, noise_floor, max_spread, confidence),
         tflops_before=t_before,
         tflops_after=t_after,
         tflops_delta=(t_after / t_before - 1) if t_before and t_after is not None else None,
@@ -176,5 +203,6 @@ def round_diff(campaign: CampaignContext, number: int, against: str = PREVIOUS) 
         patch=patch,
         noise_floor=record.discipline.get("noise_floor", discipline.noise_floor),
         max_spread=record.discipline.get("max_spread", discipline.max_spread),
+        confidence=record.discipline.get("confidence", discipline.confidence),
         against_how=how,
     )

@@ -124,7 +124,8 @@ def parse_case_string(text: str, fmt: CaseFormat) -> tuple[ParsedCase, ...]:
 def parse_case(text: str, fmt: CaseFormat) -> ParsedCase:
     """One entry: the fields in their declared order, or the binary's canonical case name."""
     entry = text.strip()
-    if fmt.name_pattern and (match := re.fullmatch(fmt.name_pattern, entry)):
+    # ASCII digits only: int() reads '١٢' as 12, the operator's binary does not
+    if fmt.name_pattern and (match := re.fullmatch(fmt.name_pattern, entry, re.ASCII)):
         values = {name: _positive(entry, name, value) for name, value in match.groupdict().items()}
         return ParsedCase(entry, values, fmt)
     parts = entry.split(",")
@@ -142,7 +143,7 @@ def _positive(entry: str, name: str, text: str) -> int:
     value = text.strip()
     if not value:
         raise CaseStringError(f"case {entry!r}: field {name} is empty")
-    if not re.fullmatch(r"\+?\d+", value) or int(value) < 1:
+    if not re.fullmatch(r"\+?[0-9]+", value) or int(value) < 1:
         raise CaseStringError(f"case {entry!r}: field {name} must be a positive integer, got {value!r}")
     return int(value)
 

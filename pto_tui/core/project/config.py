@@ -143,11 +143,14 @@ class CostmodelConfig:
 class Discipline:
     """Benchmark discipline (WORKFLOW.md): how measurements become a verdict."""
 
-    repeats: int = 5  # benchmark runs per round
-    warmup: int = 5
+    repeats: int = 5  # benchmark runs per round, at least
+    warmup: int = 5  # untimed benchmark runs before the timed ones
     noise_floor: float = 0.02  # relative gain below this is noise, whatever the samples say
-    max_spread: float = 0.10  # (max-min)/median above this marks the round inconclusive
+    max_spread: float = 0.10  # (max-min)/median above this marks the round noisy
     review_gain: float = 10.0  # a speedup over the frontier above this is flagged for review
+    confidence: float = 0.95  # of each bound on the gain the verdict decides from
+    max_repeats: int = 20  # a round still undecided measures on, up to this many runs
+    interleave: bool = False  # re-measure the frontier between the candidate's runs
 
 
 @dataclass(frozen=True)

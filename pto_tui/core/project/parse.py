@@ -78,6 +78,7 @@ def parse_config(path: Path, text: str) -> ProjectConfig:
         if section is OPERATOR:  # the operator's kind sets defaults of the tables after it
             kind = OperatorKind(tables[section.name]["kind"])
     reader.target_mode(data, tables)
+    reader.discipline(tables["discipline"])
     return _assemble(tables)
 
 
@@ -137,6 +138,21 @@ class _Reader:
             raise self.fail(
                 "schema",
                 f"unsupported schema {version!r}; this pto-tui reads schema {SCHEMA_VERSION}",
+            )
+
+    def discipline(self, discipline: Mapping[str, Any]) -> None:
+        """The repeat budget is never below the minimum; interleaving is not built yet."""
+        if discipline["max_repeats"] < discipline["repeats"]:
+            raise self.fail(
+                "discipline.max_repeats",
+                f"max_repeats {discipline['max_repeats']} is below repeats {discipline['repeats']}: "
+                "the budget of runs must be at least the minimum",
+            )
+        if discipline["interleave"]:
+            raise self.fail(
+                "discipline.interleave",
+                "interleave = true is not supported yet (the frontier's build is not kept to "
+                "re-measure); remove the key, or measure the frontier again with a rerun",
             )
 
     def target_mode(self, data: Mapping[str, Any], tables: dict[str, dict[str, Any]]) -> None:

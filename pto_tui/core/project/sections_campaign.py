@@ -13,6 +13,7 @@ from pto_tui.core.project.config import Discipline, default_protected
 from pto_tui.core.project.layout import MAX_ROUND
 from pto_tui.core.project.schema import (
     ANY,
+    BOOLEAN,
     INTEGER,
     NUMBER,
     STRING,
@@ -68,7 +69,7 @@ DISCIPLINE = Section(
         Key(
             "repeats",
             INTEGER,
-            "benchmark runs per round",
+            "benchmark runs per round, at least (more while the verdict is undecided)",
             Discipline.repeats,
             # a round runs every repeat: past a thousand the round never ends
             range=Range(low=1, high=MAX_RUNS, high_open=False, message=f"repeats must be 1 to {MAX_RUNS}"),
@@ -76,7 +77,7 @@ DISCIPLINE = Section(
         Key(
             "warmup",
             INTEGER,
-            "warm-up runs before measuring",
+            "untimed benchmark runs before the timed ones (or {warmup} in the benchmark command)",
             Discipline.warmup,
             range=Range(low=0, high=MAX_RUNS, high_open=False, message=f"warmup must be 0 to {MAX_RUNS}"),
         ),
@@ -90,7 +91,7 @@ DISCIPLINE = Section(
         Key(
             "max_spread",
             NUMBER,
-            "(max-min)/median above this marks the round inconclusive",
+            "(max-min)/median above this marks the round noisy (information only)",
             Discipline.max_spread,
             # (max - min) / median can exceed 1 on a noisy machine; above 5 (500%) no set of
             # samples is ever noisy, which switches the rule off
@@ -115,6 +116,28 @@ DISCIPLINE = Section(
                 high_open=False,
                 message="review_gain must be a finite speedup: expected 1 < value <= 1000",
             ),
+        ),
+        Key(
+            "confidence",
+            NUMBER,
+            "confidence of each bound on the gain a verdict decides from",
+            Discipline.confidence,
+            range=Range(low=0.5, high=1, message="confidence must be a fraction: expected 0.5 <= value < 1"),
+        ),
+        Key(
+            "max_repeats",
+            INTEGER,
+            "benchmark runs a round may take while its verdict is undecided",
+            Discipline.max_repeats,
+            range=Range(
+                low=1, high=MAX_RUNS, high_open=False, message=f"max_repeats must be 1 to {MAX_RUNS}"
+            ),
+        ),
+        Key(
+            "interleave",
+            BOOLEAN,
+            "re-measure the frontier between the candidate's runs (not supported yet)",
+            Discipline.interleave,
         ),
     ),
     commented=True,

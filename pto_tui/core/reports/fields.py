@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 from typing import Any
 
 from pto_tui.core.numbers import MAX_TFLOPS, MAX_US, MIN_US, NUMBER_TEXT, quantity_problem
@@ -124,3 +125,9 @@ def tflops_from(duration_us: float, flops: float | None) -> float | None:
         return None
     tflops = flops / (duration_us * 1e-6) / 1e12
     return tflops if math.isfinite(tflops) else None
+
+
+def tflops_at_median(samples_us: list[float], duration_us: float, tflops: float) -> float:
+    """TFLOPS at the median duration, from one run's: the workload's FLOPs are the same in
+    every run, so TFLOPS scales with 1 / duration."""
+    return tflops * duration_us / statistics.median(samples_us)

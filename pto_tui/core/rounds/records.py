@@ -121,6 +121,11 @@ class EnvironmentNotes:
     declared_reason: str = ""
 
 
+# the verdict rule of rounds closed before pto-tui recorded one: the spread against
+# max_spread (the rule itself is core/rules/verdict.py, its name there RULE)
+RANGE_RULE = "range 0"
+
+
 @dataclass
 class Round:
     number: int
@@ -135,6 +140,7 @@ class Round:
     stability: str = ""  # stable | noisy
     verdict: Verdict | None = None
     verdict_reason: str = ""
+    verdict_rule: str = ""  # the verdict rule it was closed with ("" before pto-tui recorded it)
     flags: list[str] = field(default_factory=list)  # e.g. "review: gain above 10x"
     held_for_review: bool = False  # the numbers keep it, the speedup needs a person's word
     review_confirmation: str = ""  # who, when and why the held round was confirmed
@@ -189,6 +195,17 @@ class Round:
             if amendment.field == "verdict":
                 verdict = Verdict(amendment.new)
         return verdict
+
+
+def verdict_rule_of(record: Round) -> str:
+    """The rule a closed round's verdict was decided with, in words."""
+    if record.verdict is None:
+        return ""
+    if record.verdict_rule:
+        return record.verdict_rule
+    if record.imported:
+        return "none: imported, the verdict as written by hand"
+    return f"{RANGE_RULE} (closed before pto-tui recorded the rule)"
 
 
 def verdict_label(record: Round) -> str:

@@ -297,6 +297,7 @@ def _post_run_lines(record: Round) -> list[str]:
     if record.verdict_reason:
         result += f" — {record.verdict_reason}"
     lines.append(_bullet("Result", result))
+    lines += [_bullet("Verdict rule", record.verdict_rule)] if record.verdict_rule else []
     for flag in record.flags:
         lines.append(_bullet("Flag", flag))
     for a in record.amendments:

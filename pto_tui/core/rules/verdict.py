@@ -1,24 +1,43 @@
 """Verdicts from repeated measurements: pure functions, the statistics spelled out.
 
-Definitions (durations, lower is better; all fractions relative to a median):
+Definitions (durations, lower is better):
 
 - A sample set is valid when it is non-empty and every sample is a finite positive
   number. A NaN, zero or negative duration means the benchmark is broken, so the
   round is invalid (failure), not averaged around.
-- spread = (max - min) / median of a set. Above `max_spread` the set is noisy and the
-  round is inconclusive: rerun to confirm.
-- measurement noise of a set = spread / 2 (half the relative range). For small n the
-  range is a robust, conservative estimate; with one sample it is unknown.
-- gain = frontier_median / round_median - 1 (0.25 means 25% faster than the frontier).
-- The noise floor (`noise_floor`) is the smallest gain that counts at all: a gain at or
-  below it is no real gain, so the round is neutral (correct, not better).
-- A gain above the floor but within the measurement noise of either set is
-  inconclusive. A gain above both is a win; a win needs repeats (n >= 2 on both
-  sides): from one measurement it is inconclusive, never kept.
+- gain: how much faster the round is than the frontier (0.05 = 5% faster), estimated
+  with a lower and an upper bound from all pairs of runs (`comparison.py`: the
+  Hodges-Lehmann shift of the log durations and the Mann-Whitney bounds around it). Each
+  bound holds at the discipline's `confidence` (95% by default), so "better than" and
+  "no better than" are each claimed with at most 5% error (two one-sided tests; together
+  the bounds are a 90% interval).
+- The noise floor (`noise_floor`) is the smallest gain that counts. The bounds decide,
+  with a margin of 40% of the floor (`MARGIN`) on either side of it:
+  - kept: the estimate is above the floor and the lower bound above 0.6 floors;
+  - neutral: the estimate is at or below the floor and the upper bound below 1.4 floors
+    (no gain worth having, and the bounds say so); "slower" when the upper bound is
+    below zero;
+  - otherwise undecided: more runs narrow the bounds, so a round keeps measuring up to
+    the discipline's `max_repeats`, and is inconclusive when still undecided there.
+  A round's loop looks after every run from `repeats` on. Looking many times gives a
+  chance gain many chances to look kept, so before the budget a round stops as kept only
+  when it is kept at a tenth of the error (99.5% for 95%; `EARLY_STOP`); neutral stops it
+  at once. At the budget, and at close, the bounds are at `confidence`. (Haybittle and
+  Peto's rule for looking early: the error over all looks stays close to 5%.)
+  With too few runs (fewer than 3 against 3 at 95%) there are no bounds: undecided.
+  More runs narrow the bounds: over many rounds a real gain is kept more often with more
+  runs, never less (one round's estimate still moves as runs come in).
+- spread = (max - min) / median of a set, kept as information: above `max_spread` the
+  round is marked noisy. It does not decide: the range grows with the number of runs.
+  A run far outside its set is named in the reason as an outlier; it cannot decide the
+  verdict alone (it moves the estimate by one pair position).
 - A speedup over the frontier above `review_gain` (default 10x) is flagged for review:
   it is more often a broken benchmark than a real win. A round the numbers would keep is
   then *held for review*: inconclusive, never the frontier, until the user confirms it
   with a reason (`pto-tui round confirm N --reason ...`).
+
+Every closed round records the rule it was decided with (`RULE`); a closed round keeps
+its verdict when the rule changes.
 """
 
 from __future__ import annotations
@@ -28,7 +47,15 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pto_tui.core.rules.comparison import Comparison, compare
 from pto_tui.core.vocabulary import Verdict
+
+# the rule a round's verdict was decided with, recorded on the round when it closes
+RULE = "hodges-lehmann/mann-whitney 1"
+# the bounds must clear the noise floor by this share of it (module docstring)
+MARGIN = 0.4
+# a round stops before max_repeats as kept only with a tenth of the error (module docstring)
+EARLY_STOP = 10
 
 
 @dataclass(frozen=True)
@@ -42,11 +69,6 @@ class SampleStats:
     def spread(self) -> float:
         return (self.maximum - self.minimum) / self.median
 
-    @property
-    def noise(self) -> float | None:
-        """Relative measurement noise; None when one sample cannot tell."""
-        return self.spread / 2 if self.n >= 2 else None
-
 
 @dataclass(frozen=True)
 class VerdictResult:
@@ -57,6 +79,10 @@ class VerdictResult:
     speedup: float | None = None  # frontier median / round median
     flags: tuple[str, ...] = ()
     held: bool = False  # kept by the numbers, held for review (speedup above review_gain)
+    # False while a round's loop would measure on (up to max_repeats): why, in `pending`
+    settled: bool = True
+    pending: str = ""
+    comparison: Comparison | None = None
 
 
 def invalid_sample_reason(samples: Sequence[float]) -> str | None:
@@ -114,34 +140,83 @@ def decide(
     noise_floor: float,
     max_spread: float,
     review_gain: float,
+    confidence: float,
 ) -> VerdictResult:
     """The verdict of a round against the frontier (the best so far)."""
     failure = _failure(build_ok, correct, same_workload, samples)
     if failure is not None:
         return failure
     mine = sample_stats(samples)
+    stability = "noisy" if mine.spread > max_spread else "stable"
     frontier_problem = invalid_sample_reason(frontier)
     if frontier_problem:
         return VerdictResult(
-            Verdict.INCONCLUSIVE, f"the frontier has no valid samples ({frontier_problem})", "noisy"
+            Verdict.INCONCLUSIVE, f"the frontier has no valid samples ({frontier_problem})", stability
         )
-    best = sample_stats(frontier)
-    stability = "noisy" if mine.spread > max_spread else "stable"
-    speedup = best.median / mine.median
-    gain = speedup - 1
+    comparison = compare(samples, frontier, confidence)
+    gain = comparison.estimate
+    speedup = 1.0 + gain
     flags = (
         (f"review: {speedup:.1f}x over the frontier is above {review_gain:g}x",)
         if speedup > review_gain
         else ()
     )
-    verdict, reason = _judge_gain(mine, best, gain, noise_floor, max_spread)
-    if flags and verdict is Verdict.KEPT:
+    verdict, reason = judge_gain(comparison, noise_floor)
+    pending = _pending(verdict, comparison, samples, frontier, noise_floor)
+    if comparison.outliers:
+        reason += f"; outliers seen ({'; '.join(comparison.outliers)} us), they cannot decide alone"
+    if verdict is Verdict.KEPT and flags:
         reason = (
             f"held for review: {reason}, but {speedup:.1f}x is above {review_gain:g}x "
             "(more often a broken benchmark than a win); confirm it with a reason to keep it"
         )
-        return VerdictResult(Verdict.INCONCLUSIVE, reason, stability, gain, speedup, flags, True)
-    return VerdictResult(verdict, reason, stability, gain, speedup, flags)
+        return VerdictResult(Verdict.INCONCLUSIVE, reason, stability, gain, speedup, flags, True,
+                             comparison=comparison)
+    return VerdictResult(verdict or Verdict.INCONCLUSIVE, reason, stability, gain, speedup, flags,
+                         settled=not pending, pending=pending, comparison=comparison)
+
+
+def early_confidence(confidence: float) -> float:
+    """The confidence a round must reach to stop early as kept (module docstring)."""
+    return 1.0 - (1.0 - confidence) / EARLY_STOP
+
+
+def _pending(verdict: Verdict | None, c: Comparison, samples: Sequence[float], frontier: Sequence[float],
+             noise_floor: float) -> str:
+    """Why a round's loop would measure on: undecided, or kept but not yet at the early-stop
+    confidence; "" when more runs are not needed."""
+    if verdict is None:
+        return f"undecided: gain {c.estimate:+.1%}, {c.interval_text()}"
+    if verdict is not Verdict.KEPT:
+        return ""
+    confidence = c.confidence
+    strict = early_confidence(confidence)
+    early, _ = judge_gain(compare(samples, frontier, strict), noise_floor)
+    if early is Verdict.KEPT:
+        return ""
+    return f"kept at {confidence:.0%}, not yet at {strict:.1%}, the confidence that stops a round early"
+
+
+def judge_gain(c: Comparison, noise_floor: float) -> tuple[Verdict | None, str]:
+    """The interval against the noise floor (module docstring); None: undecided yet."""
+    margin = MARGIN * noise_floor
+    interval = f"{c.interval_text()}, {c.runs} against {c.frontier_runs} runs"
+    floor = f"{noise_floor:.1%}"
+    if c.low is None or c.high is None:
+        if min(c.runs, c.frontier_runs) == 1:
+            side = "this round" if c.runs == 1 else "the frontier"
+            return None, f"gain {c.estimate:+.1%} from a single measurement of {side}: repeat to confirm"
+        return None, f"gain {c.estimate:+.1%} ({interval}): undecided, more runs decide"
+    if c.estimate > noise_floor and c.low > noise_floor - margin:
+        return Verdict.KEPT, f"gain {c.estimate:+.1%} ({interval}) is above the noise floor {floor}"
+    if c.estimate <= noise_floor and c.high < noise_floor + margin:
+        if c.high < 0:
+            return Verdict.NEUTRAL, f"{-c.estimate:.1%} slower than the frontier ({interval})"
+        return Verdict.NEUTRAL, f"gain {c.estimate:+.1%} ({interval}) is within the noise floor {floor}"
+    return None, (
+        f"gain {c.estimate:+.1%} ({interval}) cannot be told from the noise floor {floor}: "
+        "undecided, more runs decide"
+    )
 
 
 def _failure(
@@ -160,30 +235,3 @@ def _failure(
     if problem:
         return VerdictResult(Verdict.FAILURE, f"invalid measurement: {problem}", "")
     return None
-
-
-def _judge_gain(
-    mine: SampleStats, best: SampleStats, gain: float, noise_floor: float, max_spread: float
-) -> tuple[Verdict, str]:
-    """Spread, noise floor, measurement noise and repeats, in that order (module docstring)."""
-    if mine.spread > max_spread:
-        spread, limit = percents(mine.spread, max_spread)
-        return Verdict.INCONCLUSIVE, f"spread {spread} is above the limit {limit}: rerun to confirm"
-    if gain <= noise_floor:
-        if gain < -noise_floor:
-            return Verdict.NEUTRAL, f"{-gain:.1%} slower than the frontier"
-        shown, floor = percents(gain, noise_floor, "+")
-        return Verdict.NEUTRAL, f"gain {shown} is within the noise floor {floor}"
-    noises = [n for n in (mine.noise, best.noise) if n is not None]
-    noise = max(noises, default=0.0)
-    if gain <= noise:
-        shown, limit = percents(gain, noise, "+")
-        return Verdict.INCONCLUSIVE, f"gain {shown} is within the measurement noise {limit}: rerun to confirm"
-    if mine.n < 2 or best.n < 2:
-        side = "this round" if mine.n < 2 else "the frontier"
-        return (
-            Verdict.INCONCLUSIVE,
-            f"gain {gain:+.1%} from a single measurement of {side}: repeat to confirm",
-        )
-    shown, limit = percents(gain, max(noise, noise_floor), "+")
-    return Verdict.KEPT, f"gain {shown} over the frontier exceeds the noise {limit}"

@@ -74,8 +74,7 @@ def _side_line(side: Side, median: str) -> Text:
         text.append("no valid samples", style="dim")
         return text
     text.append(median, style="bold")
-    text.append(f"  {side.runs} run(s), spread {_percent(side.spread)} ({side.stability}), "
-                f"noise {_percent(side.noise)}")
+    text.append(f"  {side.runs} run(s), spread {_percent(side.spread)} ({side.stability})")
     return text
 
 
@@ -84,12 +83,12 @@ def _duration(d: DurationDelta) -> list[RenderableType]:
     lines: list[RenderableType] = [_side_line(d.before, before), _side_line(d.after, after)]
     if d.delta is not None and d.speedup is not None:
         delta = Text(f"  delta {d.delta:+.1%} ({d.speedup:.2f}x)  ")
-        if d.within_noise is not None:
-            judged = "within the noise" if d.within_noise else "beyond the noise"
-            delta.append(judged, style="bold yellow" if d.within_noise else "bold green")
+        if d.judged:
+            beyond = d.judged == "beyond the noise floor"
+            delta.append(d.judged, style="bold green" if beyond else "bold yellow")
         lines.append(delta)
-    lines.append(Text(f"  noise limit {d.noise_limit:.1%}: the larger of the noise floor "
-                      f"{d.noise_floor:.1%} and each side's noise", style="dim"))
+    if d.bounds_text():
+        lines.append(Text(f"  {d.bounds_text()}", style="dim"))
     return lines
 
 
