@@ -35,8 +35,16 @@ def test_project_screens(snap_compare, campaign_root: Path, screen: str,  # noqa
                          size: tuple[int, int]) -> None:
     async def run_before(pilot) -> None:  # noqa: ANN001
         await loaded(pilot)
+        # the panes other than the first are mounted after the first paint: wait for them,
+        # so what shows behind a dialog does not depend on the machine's speed
+        await pilot.app.screen.mount_panes()
+        await pilot.pause()
         await pilot.press(*SCREENS[screen])
         await pilot.pause(0.3)
+        # a pane scrolls its focused widget into view with an animation: the picture is
+        # taken once it has ended, whatever the machine's speed
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
 
     assert snap_compare(PtoApp(campaign_root), terminal_size=size, run_before=run_before)
 

@@ -8,8 +8,8 @@ module measures.
   the candidate is faster).
 - The estimate is the Hodges-Lehmann shift, the median of all m*n pairwise d_ij; the
   relative gain is exp(shift) - 1 (with an even count of pairs, the mean of the middle
-  two ratios f_i / c_j). One wild run moves it by at most one pair position
-  in m*n, so it cannot decide a verdict on its own.
+  two ratios f_i / c_j). One wild candidate run is in m of the m*n pairs and moves
+  their median by at most m/2 places, however wild: it cannot decide a verdict alone.
 - The bounds are the distribution-free ones that go with the Mann-Whitney U test: the
   k-th smallest and the k-th largest d_ij, with k the largest count for which
   P(U <= k - 1) <= 1 - confidence under no change. Each is a one-sided bound at

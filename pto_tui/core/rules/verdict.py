@@ -30,7 +30,7 @@ Definitions (durations, lower is better):
 - spread = (max - min) / median of a set, kept as information: above `max_spread` the
   round is marked noisy. It does not decide: the range grows with the number of runs.
   A run far outside its set is named in the reason as an outlier; it cannot decide the
-  verdict alone (it moves the estimate by one pair position).
+  verdict alone (it is one run in each of its pairs, see `comparison.py`).
 - A speedup over the frontier above `review_gain` (default 10x) is flagged for review:
   it is more often a broken benchmark than a real win. A round the numbers would keep is
   then *held for review*: inconclusive, never the frontier, until the user confirms it
