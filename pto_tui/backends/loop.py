@@ -3,9 +3,10 @@
 A round run: record the changes (files and diff as they are now) -> sync -> build ->
 correctness -> only then the benchmark, repeated per the project's discipline ->
 verdict -> records. After the minimum of runs, a round measures on while its verdict is
-undecided, up to the discipline's max_repeats. A cancelled or lost step raises and leaves the round open with
-nothing half-written: measurements are recorded only once every step has finished (each
-run's sample is kept in the round's sample journal as it ends, so none is lost).
+undecided, up to the discipline's max_repeats. A cancelled or lost step raises and
+leaves the round open with nothing half-written: measurements are recorded only once
+every step has finished (each run's sample is kept in the round's sample journal as it
+ends, so none is lost).
 """
 
 from __future__ import annotations

@@ -76,13 +76,16 @@ class VerdictResult:
     reason: str
     stability: str  # stable | noisy
     gain: float | None = None  # relative gain over the frontier
-    speedup: float | None = None  # frontier median / round median
+    speedup: float | None = None  # 1 + gain: how many times faster than the frontier
     flags: tuple[str, ...] = ()
     held: bool = False  # kept by the numbers, held for review (speedup above review_gain)
-    # False while a round's loop would measure on (up to max_repeats): why, in `pending`
-    settled: bool = True
+    # why a round's loop would measure on (up to max_repeats); "" when it would stop
     pending: str = ""
     comparison: Comparison | None = None
+
+    @property
+    def settled(self) -> bool:
+        return not self.pending
 
 
 def invalid_sample_reason(samples: Sequence[float]) -> str | None:
@@ -173,7 +176,7 @@ def decide(
         return VerdictResult(Verdict.INCONCLUSIVE, reason, stability, gain, speedup, flags, True,
                              comparison=comparison)
     return VerdictResult(verdict or Verdict.INCONCLUSIVE, reason, stability, gain, speedup, flags,
-                         settled=not pending, pending=pending, comparison=comparison)
+                         pending=pending, comparison=comparison)
 
 
 def early_confidence(confidence: float) -> float:
