@@ -38,3 +38,13 @@ async def wait_for(pilot: Pilot, condition, timeout: float = 20.0) -> None:  # n
             return
         await pilot.pause(0.05)
     raise AssertionError("condition not met in time")
+
+
+async def rounds_drawn(pilot: Pilot) -> None:
+    """Wait until the Rounds pane's table is filled and drawn with its final column widths:
+    a dialog opened before that freezes the table behind it half laid out."""
+    from pto_tui.tui.widgets.rounds_pane import RoundsPane
+
+    pane = pilot.app.screen.query_one(RoundsPane)
+    await wait_for(pilot, lambda: pane.drawn)
+    await pilot.pause()

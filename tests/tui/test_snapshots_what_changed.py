@@ -11,7 +11,7 @@ import pytest
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.rerun import RerunScreen
 from pto_tui.tui.screens.what_changed import WhatChangedScreen
-from tests.tui.keys import loaded, wait_for
+from tests.tui.keys import loaded, rounds_drawn, wait_for
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
@@ -40,6 +40,7 @@ def test_what_changed_and_rerun_screens(snap_compare, campaign_root: Path, scree
                                         size: tuple[int, int]) -> None:
     async def run_before(pilot) -> None:  # noqa: ANN001
         await loaded(pilot)
+        await rounds_drawn(pilot)
         for key in SCREENS[screen]:
             await pilot.press(key)
             await pilot.pause(0.2)

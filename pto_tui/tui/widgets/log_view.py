@@ -101,7 +101,20 @@ class LogView(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         if self.following:  # the pane grew or shrank (a run began): still the newest lines
-            self.scroll_end(animate=False, x_axis=False)
+            self._to_end()
+
+    def _to_end(self) -> None:
+        """The newest lines, once laid out. Forced: Textual refuses a scroll while the
+        scrollbar is not shown yet, which it may not be right after new lines."""
+        self.scroll_end(animate=False, x_axis=False, force=True)
+
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        if not shown:
+            return
+        if self.following:  # the lines outgrew the pane: a scroll made just before is redone
+            self.scroll_to(y=self.max_scroll_y, animate=False, force=True, immediate=True)
+        # Textual moves the thumb only while the bar shows: set it to where the view is
+        self.vertical_scrollbar.position = self.scroll_y
 
     def on_unmount(self) -> None:
         self.store.close()
@@ -177,7 +190,7 @@ class LogView(ScrollView, can_focus=True):
         self._stored = False
         self.virtual_size = Size(self.store.width, len(self.store))
         if self.following:
-            self.scroll_end(animate=False, x_axis=False)  # after layout: the true bottom
+            self._to_end()
         self.refresh()
         self.post_message(self.Changed())
 
@@ -250,7 +263,7 @@ class LogView(ScrollView, can_focus=True):
     def action_bottom(self) -> None:
         self.current = None
         self.following = True
-        self.scroll_end(animate=False, x_axis=False)
+        self._to_end()
         self.post_message(self.Changed())
 
     def action_toggle_follow(self) -> None:

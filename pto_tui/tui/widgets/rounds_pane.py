@@ -99,6 +99,7 @@ class RoundsPane(Vertical):
         self._generation = 0  # of the table's fill; a newer one stops an older one
         self._bottom_asked = False
         self._after_drawn: Callable[[], object] | None = None  # the fill's next step
+        self.drawn = False  # every row of the last fill is in the table and on the screen
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: verdict:kept class:tile phase:fine or text  (esc clears)",
@@ -148,6 +149,7 @@ class RoundsPane(Vertical):
             current_key = table.coordinate_to_cell_key(
                 Coordinate(table.cursor_row, 0)).row_key.value
         table.clear()
+        self.drawn = False
         self._generation += 1
         rows = self.visible_rounds()
         cells = self._row_cells(snap)
@@ -199,8 +201,12 @@ class RoundsPane(Vertical):
             if self._bottom_asked:  # G while the table filled: the last row, now it is there
                 self._bottom_asked = False
                 table.move_cursor(row=table.row_count - 1, animate=False)
-            self._after_drawn = partial(self.post_message, self.Filled())
+            self._after_drawn = self._filled
         table.tell_when_drawn()
+
+    def _filled(self) -> None:
+        self.drawn = True
+        self.post_message(self.Filled())
 
     def on_rounds_table_drawn(self, event: RoundsTable.Drawn) -> None:
         event.stop()
