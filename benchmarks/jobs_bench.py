@@ -31,7 +31,7 @@ from pto_tui.jobs.loopback_sshd import LoopbackSshd  # noqa: E402
 from pto_tui.jobs.model import JobSpec, JobState  # noqa: E402
 from pto_tui.jobs.runner import JobRunner  # noqa: E402
 
-LINE = "x" * 72  # with "NNNNNNN " in front: ~80 bytes a line, like REMOTE.md's test
+LINE = "x" * 72  # with "NNNNNNN " in front: ~80 bytes a line, as in docs/remote.md §4
 
 
 def median_time(fn: Callable[[], object], repeat: int) -> float:
@@ -80,7 +80,7 @@ class Goals:
 
 
 def make_tree(root: Path, files: int = 500, size: int = 10_000) -> None:
-    """A workspace like REMOTE.md's: 500 files, ~5 MB, plus excluded build/ and .git."""
+    """A workspace as in docs/remote.md §8: 500 files, ~5 MB, plus excluded build/ and .git."""
     for i in range(files):
         path = root / f"dir{i % 10}" / f"sub{i % 3}" / f"file{i:03d}.cpp"
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""The environment round (WORKFLOW.md step 6): probes per operator kind, each a job whose
+"""The environment round (docs/workflow.md §6): probes per operator kind, each a job whose
 log is kept, recorded as iter-000's environment notes. Tuning stays locked until it passes.
 """
 

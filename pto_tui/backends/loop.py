@@ -1,4 +1,4 @@
-"""The measured part of the loop (WORKFLOW.md steps 7-8): baseline and rounds, end to end.
+"""The measured part of the loop (docs/workflow.md §8, §9): baseline and rounds, end to end.
 
 A round run: record the changes (files and diff as they are now) -> sync -> build ->
 correctness -> only then the benchmark, repeated per the project's discipline ->
@@ -32,7 +32,7 @@ from pto_tui.jobs.runner import JobRunner
 
 
 def case_flops(case: CaseConfig, operator: OperatorConfig | None = None) -> float | None:
-    """FLOPs of an attention-shaped case (FORMATS.md §5), None when the shape says nothing.
+    """FLOPs of an attention-shaped case (docs/formats.md §5), None when the shape says nothing.
 
     The shape is `[case.shape]`, or, without one, the fields of the case string by the
     operator's declared format (a spec that does not fit it raises, naming the field)."""

@@ -1,4 +1,4 @@
-"""The torch_npu baseline (WORKFLOW.md step 7): the PyTorch reference for the case, on the
+"""The torch_npu baseline (docs/workflow.md §7): the PyTorch reference for the case, on the
 target, >= 5 warm-up and >= 10 timed runs with device synchronisation.
 
 The project's `commands.reference` runs when set (the demo uses a CPU stand-in, labelled

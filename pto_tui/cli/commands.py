@@ -26,7 +26,7 @@ _REPORT = "pto_tui.cli.report_cmds"
 # in the order --help lists them
 COMMANDS: tuple[Command, ...] = (
     Command("scan", _SETUP, "list candidate operators under DIR, with the evidence for each"),
-    Command("new", _SETUP, "create projects/<op>/ from an operator source (WORKFLOW.md steps 1-4)"),
+    Command("new", _SETUP, "create projects/<op>/ from an operator source (docs/workflow.md §1-§4)"),
     Command("import", _SETUP, "read a hand-written (Markdown only) project into records"),
     Command("status", _READING, "best so far, baseline, recent failures, gates"),
     Command("rounds", _READING, "the round table"),
@@ -56,7 +56,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "env",
         _RECORDING,
-        "the environment round (WORKFLOW.md step 6): run the probes on the target, "
+        "the environment round (docs/workflow.md §6): run the probes on the target, "
         "or record results given with --probe",
     ),
     Command(

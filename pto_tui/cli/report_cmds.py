@@ -1,4 +1,4 @@
-"""End-of-campaign sub-commands: chart, export, report (WORKFLOW.md "The final summary chart")."""
+"""End-of-campaign sub-commands: chart, export, report (docs/workflow.md §19)."""
 
 from __future__ import annotations
 

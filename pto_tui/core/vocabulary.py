@@ -35,7 +35,7 @@ class ChangeKind(StrEnum):
         return self in (ChangeKind.TEMPLATE_PARAMETER, ChangeKind.ENVIRONMENT_VARIABLE)
 
 
-# WORKFLOW.md "Mandatory bottleneck class": the name, and what it means.
+# The bottleneck classes (docs/workflow.md §10.2): the name, and what it means.
 BOTTLENECK_CLASSES: dict[str, str] = {
     "GMEM traffic bound": "global memory bandwidth is the limit",
     "UB / tile buffer pressure": "unified buffer / tile buffers are too full",
@@ -51,7 +51,7 @@ BOTTLENECK_CLASSES: dict[str, str] = {
     "unknown": "not known yet: inspect code and profiling first",
 }
 
-# WORKFLOW.md "Ascend hardware checklist": key, and what to check.
+# The hardware checklist (docs/workflow.md §10.3): key, and what to check.
 HARDWARE_CHECKLIST: dict[str, str] = {
     "tile_shape": "Tile shape: blocking, unit fill rate, tail cost, UB use",
     "gm_ub_traffic": "GM <-> UB traffic: transfer count, redundant reload/store-back, reuse",
@@ -63,7 +63,7 @@ HARDWARE_CHECKLIST: dict[str, str] = {
     "bottleneck_shift": "Bottleneck-shift risk: removed, or only moved elsewhere",
 }
 
-# WORKFLOW.md "Priority order", highest first: shown as guidance.
+# The priority order (docs/workflow.md §10.4), highest first: shown as guidance.
 OPTIMISATION_PRIORITIES: tuple[str, ...] = (
     "remove needless data movement",
     "fix bad tile shapes",

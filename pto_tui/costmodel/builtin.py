@@ -1,7 +1,7 @@
 """The built-in engine: generate the query programs, compile them in batches, run them.
 
-Compilation dominates (2.4–3.0 s per program against a real pto-isa, FORMATS.md
-§4), so many queries go into one program and the programs of a sweep are
+Compilation dominates (2.4–3.0 s per program against a real pto-isa, docs/formats.md §4),
+so many queries go into one program and the programs of a sweep are
 compiled in parallel, one per core. When a batch fails to compile, the error
 lines are traced back to the queries whose functions they point at; those are
 compiled alone (to get their own error) and the rest again as a batch. If the

@@ -1,6 +1,6 @@
 """C++ source of costmodel query programs: one function per query, one main for all.
 
-The tiles and calls follow the costmodel guide's templates (FORMATS.md §4) with
+The tiles and calls follow the costmodel guide's templates (docs/formats.md §4) with
 its corrections: TCOLMAX/TCOLMIN take (dst, src), TCOLSUM (dst, src, tmp, false),
 row reduces (dst, src, tmp), TSELS gets real buffers because it touches memory.
 TSEL/TSELS/TCMP use the signatures of pto-isa's costmodel ST tests (mask tiles

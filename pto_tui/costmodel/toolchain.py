@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pto_tui.core.errors import InputError, PtoError
 
-# FORMATS.md §4. -include stdint.h/stddef.h: libstdc++ does not pull them in for the
+# docs/formats.md §4. -include stdint.h/stddef.h: libstdc++ does not pull them in for the
 # pto-isa headers. The -Wno-* flags are clang's; g++ keeps only those it knows.
 BASE_FLAGS: tuple[str, ...] = (
     "-std=c++23", "-include", "stdint.h", "-include", "stddef.h",

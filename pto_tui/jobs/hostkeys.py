@@ -2,7 +2,7 @@
 
 asyncssh asks the client to validate a key it does not find in known_hosts, both for
 a new host and for a host whose key changed, so we tell those apart ourselves: the
-known_hosts lookup records whether the host had keys at all (REMOTE.md, Connecting).
+known_hosts lookup records whether the host had keys at all (docs/remote.md §2).
 """
 
 from __future__ import annotations

@@ -231,7 +231,7 @@ class Job:
 
     def _orphan_clean_up(self) -> None:
         """After a lost connection, kill what may survive of an attached job (a silent
-        command outlives the connection, REMOTE.md), once the target answers again."""
+        command outlives the connection, docs/remote.md §5), once the target answers again."""
         if self.spec.detached or self.target.is_local:
             return
         self._update(orphan=True)  # until the kill is done: the next runner retries it

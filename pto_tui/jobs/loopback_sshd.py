@@ -2,8 +2,8 @@
 
 Everything it needs (host key, client key, authorized_keys, sshd_config and an
 SSH client config with a Host alias) lives in one directory, so a target is
-addressed by alias exactly as a user would. Facts it relies on: REMOTE.md,
-"Testing against a real server". Plain stdlib: no pytest here.
+addressed by alias exactly as a user would. Facts it relies on: docs/remote.md §12.
+Plain stdlib: no pytest here.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A job moves queued → syncing → running → fetching → succeeded, or ends f
 cancelled, timed_out or lost. Each has a folder under the runner's log_dir with
 record.json (the latest JobRecord) and output.log (see logfile.py). Stopping is
 our own and bounded at every step: TERM to the process group, then KILL, then
-close (REMOTE.md: asyncssh's own timeouts leave the remote command running).
+close (docs/remote.md §5: asyncssh's own timeouts leave the remote command running).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every job is wrapped so that it runs as its own process group whose id is recorded
 in the job's folder on the target (J/pgid): `kill -- -PGID` from any later
-connection then stops the whole tree, even a silent `make -j16` (REMOTE.md).
+connection then stops the whole tree, even a silent `make -j16` (docs/remote.md §4).
 """
 
 from __future__ import annotations

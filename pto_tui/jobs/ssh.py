@@ -1,6 +1,6 @@
 """The SSH executor: one pooled connection per host, a cap on channels, lazy reconnect.
 
-Measured facts behind the choices (REMOTE.md): a command on an open connection costs
+Measured facts behind the choices (docs/remote.md §3): a command on an open connection costs
 ~3 ms against ~92 ms for a new one, so connections are kept; OpenSSH refuses sessions
 beyond MaxSessions (10 by default), so each connection carries at most `max_channels`
 (an SFTP session counts) and a busy host gets a second connection, then a queue;

@@ -14,7 +14,7 @@ file MARKER (written before the first upload). The marker lists every file sync 
 a file is deleted only when it is on that list and gone from the workspace, so files
 others put there (job outputs, the user's data) are never touched. A non-empty work dir
 without the marker is refused, naming a few of its entries. Numbers behind this:
-REMOTE.md, "Syncing a workspace".
+docs/remote.md §8.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 class PreEditAnswers(BaseModel):
-    """The Pre-Edit answers of a round (WORKFLOW.md: four questions, bottleneck class,
+    """The Pre-Edit answers of a round (docs/workflow.md §10: four questions, bottleneck class,
     hardware checklist, one hypothesis)."""
 
     kernel: str = Field("", description="target operator and current configuration")

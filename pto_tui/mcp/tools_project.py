@@ -56,7 +56,7 @@ def register(server: MCPServer, projects: Projects) -> None:
         env_setup: str = "",
         mode: str = NPU,
     ) -> CallToolResult:
-        """Create projects/<op>/ from an operator source (WORKFLOW.md steps 1-4), as `pto-tui new`.
+        """Create projects/<op>/ from an operator source (docs/workflow.md §1-§4), as `pto-tui new`.
         An existing project is never replaced. source and projects_root must lie inside
         the server's roots."""
         source_dir = projects.within(source, "source")

@@ -75,7 +75,7 @@ def _register_fixed_points(server: MCPServer, projects: Projects) -> None:
         probes: dict[str, bool] | None = None,
         declare_environment: str = "",
     ) -> CallToolResult:
-        """The environment round (WORKFLOW.md step 6): run the probes on the target, or
+        """The environment round (docs/workflow.md §6): run the probes on the target, or
         record results given as probes {name: passed}. Tuning stays locked until it passes;
         probes given by hand pass only with declare_environment, the reason (recorded)."""
         if declare_environment and not probes:

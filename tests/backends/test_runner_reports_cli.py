@@ -114,7 +114,7 @@ def test_a_variant_outside_tolerance_fails_the_baseline(
 def test_a_blocked_baseline_fails_the_environment_round_with_its_reason(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """WORKFLOW.md asks the environment round for a report with both the baseline and the PTO
+    """docs/workflow.md §6 asks the environment round for a report with both the baseline and the PTO
     kernel benchmarked ok: a blocked baseline fails it, and the problem says why it was blocked."""
     report = FIXTURES / "grouped_matmul_baseline_blocked.json"
     reason = json.loads(report.read_text())["baseline"]["benchmark"]["reason"]

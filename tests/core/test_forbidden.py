@@ -1,4 +1,4 @@
-"""WORKFLOW.md's forbidden behaviours, driven through the CLI on a sample project.
+"""The forbidden behaviours of docs/workflow.md §18, driven through the CLI on a sample project.
 
 Each is refused (or flagged) with the rule named, and each has its allowed path.
 """

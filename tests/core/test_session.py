@@ -98,7 +98,7 @@ def test_tile_lib_session_writes_the_workflow_files(
         ):
             assert bullet in notes, (number, bullet)
 
-    # parameter round: the commented block of WORKFLOW.md, then the real diff
+    # parameter round: the commented block of docs/workflow.md §15, then the real diff
     patch1 = (root / "runs/iter-001/patch.diff").read_text()
     assert patch1.startswith(
         "# 本轮为调参类迭代\n# 参数变更：\n-  TILE_S1=256\n+  TILE_S1=512\n# 基于 iter-000 的配置\n"

@@ -1,4 +1,4 @@
-"""TASK_REQUIREMENTS.md of a new project (WORKFLOW.md step 4): operator, case, tunables,
+"""TASK_REQUIREMENTS.md of a new project (docs/workflow.md §4): operator, case, tunables,
 target and what the user asked for, rendered from the planned project."""
 
 from __future__ import annotations

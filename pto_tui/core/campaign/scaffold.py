@@ -1,4 +1,4 @@
-"""Create projects/<op>/ from the template (WORKFLOW.md step 4).
+"""Create projects/<op>/ from the template (docs/workflow.md §4).
 
 The project is assembled in a temporary folder beside its final place and renamed
 into place at the end, so a failure never leaves half a project behind.
@@ -93,7 +93,7 @@ def parse_target(choice: str, work_dir: str = "", env_setup: str = "", npu: int 
 
 @dataclass
 class ProjectAnswers:
-    """What a person says about a new project (WORKFLOW.md steps 1-3), from flags or a wizard."""
+    """What a person says about a new project (docs/workflow.md §1-§3), from flags or a wizard."""
 
     source: Path
     kind: OperatorKind | None = None  # overrides the classification

@@ -8,7 +8,7 @@ from pto_tui.core.costmodel.query import Query
 
 # Cube throughput on A2/A3 in multiply-accumulates per cycle, by A's dtype. Derived
 # from observed costmodel numbers: fp16 follows ceil(M/16)*ceil(K/16)*ceil(N/16)+6
-# (FORMATS.md §4); fp32 and int8 follow the same shape with K blocks of 8 (two
+# (docs/formats.md §4); fp32 and int8 follow the same shape with K blocks of 8 (two
 # cycles each) and 32. Other A types: unknown, so no ideal.
 CUBE_MACS_PER_CYCLE: dict[str, int] = {
     "half": 16 * 16 * 16,

@@ -10,7 +10,7 @@ A query is what `tools/query_pto_cycles.py` takes on its command line:
     TMATMUL half half float --m 128 --k 64 --n 128    TMATMUL <A> <B> <out>
 
 Reading queries and sweeps from words is in sweep.py, the tool's output lines in
-cycle_lines.py, FLOPs and ideal cycles in metrics.py (FORMATS.md §4).
+cycle_lines.py, FLOPs and ideal cycles in metrics.py (docs/formats.md §4).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ DTYPE_SIZES: dict[str, int] = {
 DTYPE_ALIASES: dict[str, str] = {"fp32": "float", "fp16": "half"}
 VALID_DTYPES_TEXT = "float/half/bf16/int32/int16/int8/uint8 (aliases fp32 = float, fp16 = half)"
 
-# The prompts of the costmodel guide (FORMATS.md §4), asked when information is missing.
+# The prompts of the costmodel guide (docs/formats.md §4), asked when information is missing.
 PROMPT_INSTRUCTION = (
     "Which PTO instruction do you want to query the cycles of? (e.g. TADD, TMUL, TMATMUL)"
 )
@@ -179,7 +179,7 @@ class Query:
 
 
 def matmul_align(a_dtype: str) -> int:
-    """Block alignment of TMATMUL tiles: 32 for 1-byte A types, else 16 (FORMATS.md §4)."""
+    """Block alignment of TMATMUL tiles: 32 for 1-byte A types, else 16 (docs/formats.md §4)."""
     return 32 if DTYPE_SIZES[a_dtype] == 1 else 16
 
 

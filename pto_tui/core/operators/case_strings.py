@@ -6,7 +6,7 @@ fields are the workload's shape, so they give the FLOP count, the torch_npu refe
 shape and the case names the binary writes into report.csv — wherever the project has
 no explicit `[case.shape]`. The string is parsed where it is used, never rewritten.
 
-The flash-attention tile-lib format is the first one declared (FORMATS.md §3): as
+The flash-attention tile-lib format is the first one declared (docs/formats.md §3): as
 pto-isa's scripts/generate_cases.py `_parse_case_entry` reads it, HEAD_SIZE,S0,S1,
 CUBE_S0[,TILE_S1] (TILE_S1 256 when omitted); several cases separated by ';' (run.sh
 splits on it; main.cpp too). The workload part alone (HEAD_SIZE,S0,S1) is accepted as

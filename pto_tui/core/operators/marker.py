@@ -17,7 +17,7 @@ MARKER_FILE = "pto-operator.toml"
 
 @dataclass(frozen=True)
 class CaseChoice:
-    """A case the operator offers (WORKFLOW.md step 2)."""
+    """A case the operator offers (docs/workflow.md §2)."""
 
     name: str
     spec: str = ""

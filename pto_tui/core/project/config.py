@@ -44,7 +44,7 @@ class OperatorConfig:
 
 @dataclass(frozen=True)
 class CaseConfig:
-    """The workload: fixed for the whole campaign (WORKFLOW.md step 2)."""
+    """The workload: fixed for the whole campaign (docs/workflow.md §2)."""
 
     name: str = ""
     shape: Mapping[str, Scalar] = field(default_factory=dict)
@@ -141,7 +141,7 @@ class CostmodelConfig:
 
 @dataclass(frozen=True)
 class Discipline:
-    """Benchmark discipline (WORKFLOW.md): how measurements become a verdict."""
+    """Benchmark discipline (docs/workflow.md §13, §14): how measurements become a verdict."""
 
     repeats: int = 5  # benchmark runs per round, at least
     warmup: int = 5  # untimed benchmark runs before the timed ones
@@ -174,7 +174,7 @@ class ProjectConfig:
 
 
 def default_commands(kind: OperatorKind, mode: str = NPU) -> Commands:
-    """Per-kind defaults (WORKFLOW.md build/run flow); a tile-lib operator on a cpu-sim
+    """Per-kind defaults (docs/workflow.md §12, §13); a tile-lib operator on a cpu-sim
     target builds pto-isa's CPU-simulation runner instead. Placeholders: see
     `template_values`; every value is shell-quoted when filled in."""
     if kind is OperatorKind.PTO_TILE_LIB and mode == CPU_SIM:
@@ -227,7 +227,7 @@ def _cpu_sim_commands() -> Commands:
 
 
 def default_protected(kind: OperatorKind) -> tuple[str, ...]:
-    """Files a round may not change unless it is a declared bug fix (WORKFLOW.md scope):
+    """Files a round may not change unless it is a declared bug fix (docs/workflow.md §11.2):
     the benchmark and tests, and everything that defines the workload or the check (case
     parsing, the reference, data and case generation, the operator's marker files)."""
     common = (

@@ -1,4 +1,4 @@
-"""Where things live inside a project folder (projects/<op>/), per FORMATS.md §1."""
+"""Where things live inside a project folder (projects/<op>/), per docs/formats.md §1."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Parsers of what the operators' benchmarks write (FORMATS.md §2, §3). Pure functions.
+"""Parsers of what the operators' benchmarks write (docs/formats.md §2, §3). Pure functions.
 
 Every malformed input becomes a ReportError naming the file and the missing or bad
 key; a caller turns it into a failure verdict with that reason, never a crash or a
@@ -234,6 +234,6 @@ def count_csv_rows(text: str) -> int:
 
 
 def attention_flops(batch: int, heads: int, s_q: int, s_kv: int, head_dim: int, causal: bool) -> float:
-    """FORMATS.md §5: 4 * B * N * S_q * S_kv * D, halved when causal."""
+    """docs/formats.md §5: 4 * B * N * S_q * S_kv * D, halved when causal."""
     flops = 4.0 * batch * heads * s_q * s_kv * head_dim
     return flops / 2 if causal else flops

@@ -1,4 +1,4 @@
-"""report.json as the pto-kernels benchmark runner writes it (FORMATS.md §2).
+"""report.json as the pto-kernels benchmark runner writes it (docs/formats.md §2).
 
 The runner copies the spec's maturity (`planned`, `prototype`, ...) into the top-level
 `status`: that is information, never the outcome. The outcome is `pto.benchmark.status`

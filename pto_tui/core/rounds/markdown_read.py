@@ -1,4 +1,4 @@
-"""Reading the workflow's Markdown as a person or an agent writes it (FORMATS.md §1):
+"""Reading the workflow's Markdown as a person or an agent writes it (docs/formats.md §8, §9):
 the round table and the torch_npu section of ITERATIONS.md, and a round's notes.md.
 
 Every value keeps the line it came from, so whatever cannot be read, and every conflict

@@ -106,7 +106,7 @@ class Amendment:
 
 @dataclass
 class EnvironmentNotes:
-    """The environment round's extra record (WORKFLOW.md step 6), kept on iter-000."""
+    """The environment round's extra record (docs/workflow.md §6), kept on iter-000."""
 
     versions: dict[str, str] = field(default_factory=dict)
     build_outcome: str = ""

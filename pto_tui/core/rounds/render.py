@@ -1,4 +1,4 @@
-"""Render the workflow's Markdown files from round records (FORMATS.md §1)."""
+"""Render the workflow's Markdown files from round records (docs/formats.md §8, §9)."""
 
 from __future__ import annotations
 

@@ -57,7 +57,7 @@ def refuse(findings: list[Finding]) -> None:
         raise RuleViolation(first.rule, first.message + rest)
 
 
-# The four questions of WORKFLOW.md and the Pre-Edit fields that answer them.
+# The four questions (docs/workflow.md §10.1) and the Pre-Edit fields that answer them.
 FOUR_QUESTION_FIELDS: tuple[tuple[str, str], ...] = (
     ("bottleneck", "what is the bottleneck"),
     ("why_ascend", "why this change helps on Ascend"),

@@ -1,4 +1,4 @@
-"""High-risk change detection from a round's diff and parameter changes (WORKFLOW.md).
+"""High-risk change detection from a round's diff and parameter changes (docs/workflow.md §11.4).
 
 Each finding is a short sentence; a round with findings needs a written justification
 before its numbers are recorded.

@@ -1,4 +1,4 @@
-"""Draw the final summary chart (WORKFLOW.md "The final summary chart") with matplotlib.
+"""Draw the final summary chart (docs/workflow.md §19) with matplotlib.
 
 What is shown is decided in chart_model (pure, tested without drawing); this module
 only draws it. It uses `matplotlib.figure.Figure` with the Agg canvas directly, never

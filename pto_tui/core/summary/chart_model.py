@@ -1,4 +1,4 @@
-"""What the summary chart shows, decided without drawing (WORKFLOW.md "The final summary chart").
+"""What the summary chart shows, decided without drawing (docs/workflow.md §19).
 
 Pure functions over round records, so every choice is testable on its own:
 
@@ -34,7 +34,7 @@ from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.vocabulary import Verdict
 
 BASELINE = "baseline"
-FOLD_ABOVE = 10  # WORKFLOW.md: more than 10 rounds -> only key rounds on the axis
+FOLD_ABOVE = 10  # docs/workflow.md §19: more than 10 rounds -> only key rounds on the axis
 MIN_FOLD_RUN = 3  # shorter runs stay unfolded (folding 2 rounds into 2 saves nothing)
 MAX_SLOTS = 24  # if still wider than this, runs of 2 are folded too
 LOG_RATIO = 10.0  # max/min duration above which the duration axis is logarithmic

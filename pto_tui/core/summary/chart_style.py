@@ -7,7 +7,7 @@ from pto_tui.core.vocabulary import Verdict
 
 KEPT, NEUTRAL, FAILURE, INCONCLUSIVE = (v.value for v in Verdict)
 
-# Marker / bar colours per verdict (WORKFLOW.md: green kept, blue neutral, red failure,
+# Marker / bar colours per verdict (docs/workflow.md §19: green kept, blue neutral, red failure,
 # grey baseline; inconclusive is ours: grey, hollow / hatched, so it never reads as a result).
 COLOURS: dict[str, str] = {
     BASELINE: "#8c8c8c",

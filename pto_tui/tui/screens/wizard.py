@@ -1,4 +1,4 @@
-"""New project, as a short form in the workflow's order (WORKFLOW.md steps 1-4).
+"""New project, as a short form in the workflow's order (docs/workflow.md §1-§4).
 
 1 operator (a path, or a scan listing candidates with their evidence),
 2 kind (confirm or override), 3 case (the operator's listed cases, or typed),

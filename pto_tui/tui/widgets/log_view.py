@@ -1,6 +1,6 @@
 """The view of the live log pane: follows any async stream of lines, stays responsive at 1M lines.
 
-What ARCHITECTURE.md measured, applied: lines arriving are stored in batches of
+What docs/architecture.md §7 measured, applied: lines arriving are stored in batches of
 thousands, each a few milliseconds of work, into a file with an offset index
 (log_store.LineStore), and the screen is redrawn a few times a second; only the visible
 lines are rendered, read back on demand. The reader pulls from its source only as fast

@@ -277,7 +277,7 @@ class RunPane(Vertical, can_focus=True):
 
     @work(exclusive=True, group="post-run", exit_on_error=False)
     async def action_save_post_run(self) -> None:
-        """Close the measured round with its Analysis and Next (WORKFLOW.md: Post-Run is
+        """Close the measured round with its Analysis and Next (docs/workflow.md §15: Post-Run is
         written before the round closes); the files are written off the event loop."""
         record = self.closed
         if record is None:

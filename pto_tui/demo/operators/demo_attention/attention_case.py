@@ -29,7 +29,7 @@ class Case:
 
     @property
     def flops(self) -> float:
-        """FORMATS.md §5: 4 * B * H * S_q * S_kv * D, halved when causal."""
+        """docs/formats.md §5: 4 * B * H * S_q * S_kv * D, halved when causal."""
         flops = 4.0 * self.B * self.H * self.S * self.S * self.D
         return flops / 2 if self.causal else flops
 

@@ -6,7 +6,7 @@ Run from this folder after the build (`python attention_kernel.py --output-dir b
         [--atol 1e-3 --rtol 1e-3] [--results-dir bench/results] [--build-dir build]
 
 The report goes to <results-dir>/demo/demo_attention/<UTC stamp>/report.json in the schema of
-the pto-kernels runner (FORMATS.md §2); the last line printed is `report: <path>`. The
+the pto-kernels runner (docs/formats.md §2); the last line printed is `report: <path>`. The
 "baseline" is the untiled NumPy attention; the "pto" part is the tiled demo kernel. Exit code:
 0 when the report says ok (correctness is in the report, not the exit code), 1 when blocked
 (kernel not built for these knobs/source), 2 on bad arguments.

@@ -1,4 +1,4 @@
-"""The demo's copy of the `tuned_int` knob helper of PTO-DSL operators (FORMATS.md §2).
+"""The demo's copy of the `tuned_int` knob helper of PTO-DSL operators (docs/formats.md §2).
 
 A tuning knob is an environment variable holding an integer from a fixed set. pto-tui finds
 the `tuned_int("NAME", default, valid_values=(...))` calls in the source and offers them as

@@ -1,4 +1,4 @@
-"""CPU reference attention standing in for the torch_npu baseline on the demo (FORMATS.md §5).
+"""CPU reference attention standing in for the torch_npu baseline on the demo (docs/formats.md §5).
 
     python reference_attention.py --case "B=1,H=2,S=512,D=64" [--causal] --warmup 5 --runs 10
 

@@ -12,7 +12,7 @@ constexpr int kFaHeadUnroll = 4;
 
 // Depth of the cube->vector FIFO in the NPU kernel. The CPU code runs its stages in order and
 // does not use it; it is kept so the constants match the real kernel's (a FIFO size change is
-// one of WORKFLOW.md's high-risk edits).
+// one of the high-risk edits of docs/workflow.md §11.4).
 constexpr int kFaCvFifoSize = 4;
 
 // o[S0][HEAD] = softmax(q k^T / sqrt(HEAD)) v with q[S0][HEAD], k[S1][HEAD], v[S1][HEAD], all

@@ -154,7 +154,7 @@ void RunCase(const CaseEntry& c, int warmup, int repeat) {
   PrintSummary(ok);
 
   // One "block" on the CPU (a single thread), so avg_block_us equals duration_us. GOPS holds the
-  // operation count in millions, as the real binary's column does (FORMATS.md §3's example row).
+  // operation count in millions, as the real binary's column does (docs/formats.md §3).
   const double duration_us = median_us;
   const double flops = 4.0 * c.head * c.s0 * c.s1 / (FA_CAUSAL_MASK ? 2.0 : 1.0);
   const bool new_file = FileIsEmptyOrMissing("report.csv");
