@@ -71,17 +71,18 @@ class PathPatterns:
         if self._negates:
             parts = path.rstrip("/").split("/")
             for depth in range(1, len(parts)):
-                if self._spec.check_file("/".join(parts[:depth]) + "/").include:
+                if self._spec.match_file("/".join(parts[:depth]) + "/"):
                     return True
-        return bool(self._spec.check_file(path).include)
+        return self._spec.match_file(path)
 
     def matches_entry(self, path: str) -> bool:
         """Whether the patterns name path itself: for a walk that does not enter the folders
         they name, so that no folder above path is named."""
-        return bool(self._spec.check_file(path).include)
+        return self._spec.match_file(path)
 
     def naming(self, path: str) -> str | None:
-        """The pattern that names path itself (as matches_entry), for messages."""
+        """The pattern that names path itself (as matches_entry), for messages (slower:
+        the patterns are tried one by one)."""
         result = self._spec.check_file(path)
         if not result.include or result.index is None:
             return None
