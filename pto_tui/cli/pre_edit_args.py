@@ -41,7 +41,7 @@ def add_form_args(s: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FILE_OR_PARAM",
-        help="a file glob or parameter the hypothesis will change (repeat)",
+        help="a path pattern (as in .gitignore) or parameter the hypothesis will change (repeat)",
     )
     s.add_argument("--recheck", default=None, help="three-round rule: the re-checked bottleneck")
     s.add_argument("--new-direction", default=None, help="three-round rule: the new direction")

@@ -2,8 +2,9 @@
 
 Where things live (each subpackage's docstring says what it owns and may import):
 
-- `errors`, `atomic`, `vocabulary`, `paths`: the shared base (errors that name where the
-  problem is, atomic writes, the workflow's fixed words, pto-tui's own folders).
+- `errors`, `atomic`, `vocabulary`, `paths/`: the shared base (errors that name where the
+  problem is, atomic writes, the workflow's fixed words, pto-tui's own folders and the
+  one meaning of path patterns: scope, protected files, excludes, .gitignore, sync).
 - `project/`: a project folder and its `project.toml` (schema, parsing, rewriting), the
   layout of `projects/<op>/`, the writer lock, command templates.
 - `workspace/`: which workspace files count, and snapshots of them for `patch.diff`.

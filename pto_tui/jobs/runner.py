@@ -13,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Coroutine, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import Any
 
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Target
@@ -38,14 +38,6 @@ from pto_tui.jobs.ssh import SshPool
 from pto_tui.jobs.sync import SyncReport, fetch_with, sync_with
 from pto_tui.jobs.targets import executor_for
 from pto_tui.jobs.upkeep import Upkeep
-
-
-class SubmitOptions(TypedDict, total=False):
-    """The keyword options of JobRunner.submit, for fan_out to pass on."""
-
-    sync_from: Path | None
-    excludes: Iterable[str]
-    fetch_to: Path | None
 
 
 class JobRunner:
@@ -159,22 +151,6 @@ class JobRunner:
         self, target: Target, remote_paths: Iterable[str], local_dir: Path, base: str = ""
     ) -> list[Path]:
         return await fetch_with(executor_for(target, self.pool), remote_paths, local_dir, base)
-
-    async def fan_out(
-        self, targets: Iterable[Target], spec: JobSpec, **submit_options: Unpack[SubmitOptions]
-    ) -> dict[str, JobRecord]:
-        """The same job on every target at once; every target's own result, no fail-fast.
-
-        Keys are target labels, with "#npu<N>" added when a label repeats."""
-        target_list = list(targets)
-        labels = [t.label for t in target_list]
-        keys = [
-            f"{t.label}#npu{t.npu_id}" if labels.count(t.label) > 1 else t.label
-            for t in target_list
-        ]
-        jobs = [await self.submit(t, spec, **submit_options) for t in target_list]
-        records = await asyncio.gather(*(job.wait() for job in jobs))
-        return dict(zip(keys, records, strict=True))
 
     async def close(self) -> None:
         """Cancel attached jobs, leave detached ones running, close connections."""

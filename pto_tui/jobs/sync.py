@@ -7,7 +7,8 @@ guard.
 The remote side is indexed in one command (`find -printf`), compared by size, mtime
 (whole seconds: SFTP v3 carries no more) and mode, and only what differs is sent:
 a few files as parallel SFTP puts with preserve=True, many as one tar stream (about
-one round trip plus bandwidth). Excluded paths are neither sent nor deleted.
+one round trip plus bandwidth). Excluded paths (path patterns, as .gitignore reads them:
+pto_tui.core.paths.patterns) are neither sent nor deleted.
 
 Sync owns only a folder it made: the work dir must be absent, empty, or hold the marker
 file MARKER (written before the first upload). The marker lists every file sync uploaded;
@@ -19,11 +20,9 @@ docs/remote.md §8.
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import io
 import os
-import re
 import shlex
 import stat
 import tarfile
@@ -33,8 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.paths.patterns import path_patterns
 from pto_tui.core.project.config import Target
-from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES
 from pto_tui.jobs.errors import FetchError, SyncError
 from pto_tui.jobs.executor import Executor
 from pto_tui.jobs.shell import join_path, quote_path
@@ -71,44 +71,18 @@ class SyncReport:
     workspace_hash: str = ""
 
 
-class ExcludeRule:
-    """core.workspace.files.is_excluded, split for speed: the patterns without '/' are matched
-    against one path component at a time by one compiled regex (as fnmatch does), so a
-    walk can skip excluded folders; patterns with '/' still go through is_excluded."""
-
-    def __init__(self, patterns: Iterable[str]) -> None:
-        self.patterns = tuple(patterns)
-        names = [p for p in self.patterns if "/" not in p]
-        self.whole = tuple(p for p in self.patterns if "/" in p)
-        self._names = re.compile("|".join(fnmatch.translate(p) for p in names) or "(?!)")
-
-    def component(self, name: str) -> bool:
-        return self._names.match(name) is not None
-
-    def path_only(self, rel: str) -> bool:
-        """For a path whose every folder already passed component()."""
-        return self.component(rel.rsplit("/", 1)[-1]) or (
-            bool(self.whole) and is_excluded(rel, self.whole)
-        )
-
-    def __call__(self, rel: str) -> bool:
-        return any(self.component(part) for part in rel.split("/")) or (
-            bool(self.whole) and is_excluded(rel, self.whole)
-        )
-
-
 def scan_local(root: Path, excludes: Iterable[str] = DEFAULT_EXCLUDES) -> dict[str, FileState]:
     """Regular files under root that are not excluded (same rule as iter_workspace_files),
     without walking into excluded directories."""
-    rule = ExcludeRule(excludes)
+    rule = path_patterns(tuple(excludes))
     found: dict[str, FileState] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = Path(dirpath).relative_to(root).as_posix()
         prefix = "" if rel_dir == "." else rel_dir + "/"
-        dirnames[:] = [d for d in dirnames if not rule.component(d)]
+        dirnames[:] = [d for d in dirnames if not rule.matches_entry(f"{prefix}{d}/")]
         for name in filenames:
             rel = prefix + name
-            if rule.path_only(rel):
+            if rule.matches_entry(rel):
                 continue
             st = os.lstat(os.path.join(dirpath, name))
             if stat.S_ISREG(st.st_mode):
@@ -131,7 +105,8 @@ def _index_script(remote_dir: str, excludes: Iterable[str]) -> str:
     dir: only its top-level entries as `t<TAB>name` records (never indexed: sync will not
     touch it), and `p<TAB>` when it holds pto-tui's job folder (an older pto-tui synced it).
     The marker's list is read only when a sync needs it (_read_manifest)."""
-    names = [p for p in excludes if "/" not in p] + [PRIVATE_DIR, MARKER_TMP]
+    # bare names prune the walk on the target; parse_index applies the whole rule after
+    names = [*path_patterns(tuple(excludes)).plain_names(), PRIVATE_DIR, MARKER_TMP]
     prune = " -o ".join(f"-name {shlex.quote(p)}" for p in names)
     d = quote_path(remote_dir)
     ours = " ".join(f"! -name {shlex.quote(p)}" for p in (PRIVATE_DIR, MARKER_TMP))
@@ -167,7 +142,7 @@ def manifest_bytes(paths: Iterable[str]) -> bytes:
 
 
 def parse_index(data: bytes, excludes: Iterable[str]) -> RemoteIndex:
-    rule = ExcludeRule(excludes)
+    rule = path_patterns(tuple(excludes))
     index = RemoteIndex({}, set(), set())
     for entry in data.split(b"\0"):
         if not entry:
@@ -183,8 +158,10 @@ def parse_index(data: bytes, excludes: Iterable[str]) -> RemoteIndex:
         if rel == MARKER:
             index.marked = kind == b"f"
             continue
-        # find pruned excluded names already; check the whole rule only if one is left
-        if rule(rel) or rel.split("/")[0] in (PRIVATE_DIR, MARKER_TMP):
+        # find pruned the excluded bare names already; the other patterns are checked here
+        if rel.split("/")[0] in (PRIVATE_DIR, MARKER_TMP) or rule.matches(
+            rel + "/" if kind == b"d" else rel
+        ):
             continue
         if kind == b"f":
             index.files[rel] = FileState(int(size_text), int(mtime.split(b".")[0]), int(mode, 8))

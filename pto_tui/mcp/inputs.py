@@ -38,7 +38,8 @@ class PreEditAnswers(BaseModel):
         default_factory=dict, description="hardware checklist: key -> note, all 8 keys (see `classes`)"
     )
     scope: list[str] = Field(
-        default_factory=list, description="file globs or parameters the hypothesis will change"
+        default_factory=list,
+        description="path patterns (as in .gitignore) or parameters the hypothesis will change",
     )
     bottleneck_recheck: str = Field("", description="three-round rule: the re-checked bottleneck")
     new_direction: str = Field("", description="three-round rule: the new direction")

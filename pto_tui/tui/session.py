@@ -35,10 +35,6 @@ class Snapshot:
     def round(self, number: int) -> Round | None:
         return next((r for r in self.rounds if r.number == number), None)
 
-    def jobs_of(self, prefix: str) -> list[JobRecord]:
-        """Jobs whose name starts with prefix, e.g. "iter-003 " (the services name them so)."""
-        return [job for job in self.jobs if job.name.startswith(prefix)]
-
     @property
     def open_round(self) -> Round | None:
         number = self.status.open_round

@@ -190,7 +190,7 @@ def test_gitignored_folders_are_left_out(tmp_path: Path) -> None:
     result = scan(tmp_path)
     assert _listed(result) == [("op", "pto-dsl")]
     assert _reasons(result)["generated_ops"] == (
-        "ignored by .gitignore (generated_ops): generated or local files"
+        "ignored by .gitignore (generated_ops/): generated or local files"
     )
 
 

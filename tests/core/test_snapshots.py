@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.workspace.snapshots import SnapshotStore, content_hash
+from pto_tui.core.workspace.snapshots import SnapshotStore
 
 
 def workspace(tmp_path: Path) -> SnapshotStore:
@@ -90,13 +90,6 @@ def test_git_workspace_uses_git_trees(tmp_path: Path) -> None:
     assert "??" in status  # nothing was staged
     log = subprocess.run([*git, "log"], capture_output=True, text=True)
     assert log.returncode != 0  # still no commits
-
-
-def test_content_hash_changes_with_content_and_mode(tmp_path: Path) -> None:
-    store = workspace(tmp_path)
-    first = content_hash(store.workspace)
-    (store.workspace / "kernel" / "a.h").chmod(0o600)
-    assert content_hash(store.workspace) != first
 
 
 def test_missing_snapshot_is_named(tmp_path: Path) -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pto_tui.core.costmodel.cycle_lines import parse_cycle_lines, query_from_label
-from pto_tui.core.costmodel.metrics import expected_matmul_cycles, flop_count, ideal_cycles
+from pto_tui.core.costmodel.metrics import flop_count, ideal_cycles
 from pto_tui.core.costmodel.query import (
     DTYPE_SIZES,
     INSTRUCTIONS,
@@ -34,7 +35,7 @@ from pto_tui.core.costmodel.results import (
     to_csv,
     to_markdown,
 )
-from pto_tui.core.costmodel.sweep import expand_sweep, parse_dim_values, parse_query, parse_query_text
+from pto_tui.core.costmodel.sweep import expand_sweep, parse_dim_values, parse_query_text
 from pto_tui.core.errors import InputError
 
 STAMP = VersionStamp("builtin", "git:abc123", "g++ 12.2.0", "-O2")
@@ -47,7 +48,9 @@ def sweep(text: str) -> list:
 
 
 def q(text: str) -> Query:
-    return parse_query(text.split())
+    """A command line naming exactly one query."""
+    [query] = expand_sweep(text.split())
+    return query
 
 
 # ---------------------------------------------------------------- parsing
@@ -83,7 +86,7 @@ def test_every_instruction_parses_in_its_family_form() -> None:
         else:
             query = q(f"{instr} half -r 16 -c 64")
         assert query.family is family
-        assert parse_query(query.argv()) == query  # argv round-trips
+        assert expand_sweep(query.argv()) == [query]  # argv round-trips
         assert query_from_label(query.label) == query
 
 
@@ -211,9 +214,7 @@ def test_a_sweep_point_that_cannot_be_laid_out_rejects_the_sweep() -> None:
         sweep("TADD half -r 16 -c 32,40")
 
 
-def test_parse_query_refuses_a_sweep_and_text_form_accepts_the_tool_prefix() -> None:
-    with pytest.raises(QueryError, match="sweep of 2"):
-        parse_query(["TADD", "half", "-r", "16,32", "-c", "64"])
+def test_text_form_accepts_the_tool_prefix() -> None:
     queries = parse_query_text("python3 tools/query_pto_cycles.py TADD half -r 64 -c 64")
     assert [x.label for x in queries] == ["TADD.half_64x64"]
 
@@ -276,7 +277,6 @@ def test_flops_ideal_and_efficiency_of_matmul() -> None:
     query = q("TMATMUL half half float --m 128 --k 64 --n 128")
     assert flop_count(query) == 2 * 128 * 64 * 128
     assert ideal_cycles(query) == 128 * 64 * 128 / 4096 == 256
-    assert expected_matmul_cycles(query) == 8 * 4 * 8 + 6 == 262
     result = CycleResult(query, 262, STAMP)
     assert result.efficiency == pytest.approx(256 / 262)
     assert result.cycles_per_flop == pytest.approx(262 / flop_count(query))
@@ -304,9 +304,14 @@ def test_failed_result_has_no_rates() -> None:
 # ---------------------------------------------------------------- tables and exports
 
 
+def _matmul_cycles(query: Query) -> int:
+    """Cycles of an fp16 TMATMUL as the tool reports them: ceil(M/16)*ceil(K/16)*ceil(N/16) + 6."""
+    return math.ceil(query.m / 16) * math.ceil(query.k / 16) * math.ceil(query.n / 16) + 6
+
+
 def _results() -> list[CycleResult]:
     grid = sweep("TMATMUL half half float --m 16,64,128 --k 64 --n 64")
-    out = [CycleResult(x, expected_matmul_cycles(x), STAMP) for x in grid]
+    out = [CycleResult(x, _matmul_cycles(x), STAMP) for x in grid]
     out.append(CycleResult(q("TMATMUL half half float --m 13 --k 64 --n 64"), None, STAMP,
                            error="compile error: static assertion failed"))
     return out

@@ -7,7 +7,6 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from pto_tui.core.project.config import Target
 from pto_tui.jobs.logfile import read_log, read_log_raw
 from pto_tui.jobs.model import JobSpec, JobState, list_records
 from pto_tui.jobs.runner import JobRunner
@@ -202,17 +201,3 @@ async def test_closed_subscription_does_not_block_the_job(place: Place, runner: 
     subscription.close()
     record = await asyncio.wait_for(job.wait(), 20)
     assert record.state is JobState.SUCCEEDED
-
-
-async def test_fan_out_reports_every_target(place: Place, runner: JobRunner) -> None:
-    other = Target(kind="local", work_dir=str(place.work_dir), npu_id=1)
-    missing = Target(kind="ssh", host="no-such-alias", ssh_config="/nonexistent/config")
-    records = await runner.fan_out(
-        [place.target, other, missing], JobSpec('echo "npu $PTO_NPU_ID"; exit $PTO_NPU_ID')
-    )
-    assert len(records) == 3
-    states = {key: record.state for key, record in records.items()}
-    assert states[place.target.label if place.kind == "ssh" else "local#npu0"] is JobState.SUCCEEDED
-    assert states["local#npu1" if place.kind == "local" else "local"] is JobState.FAILED
-    assert states["ssh:no-such-alias"] is JobState.FAILED
-    assert "SSH config file not found" in records["ssh:no-such-alias"].error

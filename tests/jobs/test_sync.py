@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.project.config import Target
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES
 from pto_tui.jobs.errors import FetchError, SyncError
 from pto_tui.jobs.model import JobSpec, JobState
 from pto_tui.jobs.runner import JobRunner
@@ -125,6 +126,27 @@ async def test_only_files_sync_uploaded_are_deleted(
     report = await runner.sync_workspace(place.target, local)
     assert sorted(report.deleted) == ["kernel/part011.cpp", "tools/gen2.py"]
     assert not (remote / "tools").exists() and (remote / "kernel" / "out.csv").exists()
+
+
+async def test_excludes_read_as_path_patterns_on_both_sides(
+    place: Place, runner: JobRunner, tmp_path: Path
+) -> None:
+    local = tmp_path / "ws"
+    for rel in ("bench/x.py", "bench/sub/x.py", "logs/a.log", "logs/keep.log", "src/k.cpp"):
+        (local / rel).parent.mkdir(parents=True, exist_ok=True)
+        (local / rel).write_text(rel)
+    excludes = (*DEFAULT_EXCLUDES, "bench/*.py", "*.log", "!keep.log")
+    await runner.sync_workspace(place.target, local, excludes)
+    remote = place.work_dir
+    # '*' stays within bench/: bench/sub/x.py is sent; '!keep.log' takes the log back
+    assert remote_files(remote) == {"bench/sub/x.py", "logs/keep.log", "src/k.cpp"}
+    # excluded files on the target are neither listed as stale nor deleted
+    (remote / "bench" / "x.py").write_text("the target's own")
+    (remote / "logs" / "a.log").write_text("a job's log")
+    again = await runner.sync_workspace(place.target, local, excludes)
+    assert again.method == "none" and again.deleted == ()
+    assert (remote / "bench" / "x.py").read_text() == "the target's own"
+    assert (remote / "logs" / "a.log").read_text() == "a job's log"
 
 
 async def test_foreign_work_dir_is_refused_and_untouched(

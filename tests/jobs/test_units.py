@@ -6,11 +6,11 @@ import subprocess
 from pathlib import Path
 
 from pto_tui.core.project.config import Target
-from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded, iter_workspace_files
 from pto_tui.jobs.logfile import LineSplitter, LogWriter, read_log, repair_and_count
 from pto_tui.jobs.model import JobRecord, JobSpec, JobState
 from pto_tui.jobs.shell import inner_script, quote_path
-from pto_tui.jobs.sync import ExcludeRule
+from pto_tui.jobs.sync import scan_local
 
 
 def test_line_splitter_keeps_partial_lines() -> None:
@@ -56,14 +56,21 @@ def test_inner_script_quotes_everything() -> None:
     assert quote_path("~/w d") == "\"$HOME\"/'w d'"
 
 
-def test_exclude_rule_agrees_with_core_is_excluded() -> None:
-    patterns = (*DEFAULT_EXCLUDES, "docs/*.tmp", "[ab]*.log")
-    rule = ExcludeRule(patterns)
+def test_sync_walk_agrees_with_core_workspace_files(tmp_path: Path) -> None:
+    patterns = (*DEFAULT_EXCLUDES, "docs/*.tmp", "[ab]*.log", "*.keep", "!x.keep")
     paths = [
         "a.py", "build/x.o", "src/build/y", "build-arm/z", "x/__pycache__/m.pyc", "m.pyc",
         "docs/a.tmp", "docs/sub/a.tmp", "src/docs/a.tmp", "a1.log", "c.log", "dir/b.log",
         ".git/HEAD", "kernel/.gitignore", "lib.so", "lib.so.1", "pkg.egg-info/PKG-INFO",
-        "node_modules", "x/.venv/bin/python", "plain/file.cpp",
+        "node_modules", "x/.venv/bin/python", "plain/file.cpp", "y.keep", "d/x.keep",
     ]
     for path in paths:
-        assert rule(path) == is_excluded(path, patterns), path
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(path)
+    kept = set(iter_workspace_files(tmp_path, patterns))
+    assert set(scan_local(tmp_path, patterns)) == kept
+    assert kept == {p for p in paths if not is_excluded(p, patterns)}
+    assert kept == {
+        "a.py", "docs/sub/a.tmp", "src/docs/a.tmp", "c.log", "kernel/.gitignore", "lib.so.1",
+        "plain/file.cpp", "d/x.keep",
+    }

@@ -71,6 +71,8 @@ def _bad_values(key: Key) -> list[str]:
         values.append('"no-such-choice"')
     if key.rule is not None and key.type is STRING:
         values += ['""', '"   "'] if key.name in ("build", "benchmark") else ['"../x"']
+    if key.rule is not None and key.rule.describe == "path patterns":
+        values += ['["ok.h", "!"]', '["kernel\\\\"]']  # not path patterns: a lone '!', a trailing '\\'
     if key.name == "shape":
         values += ['{ S1 = "x" }', "{ S1 = -1 }", "{ S1 = 0 }", "{ S1 = nan }", "{ S1 = inf }"]
         values += ["{ S1 = true }", "{ S1 = 2.5 }", "{ S1 = 4294967296 }"]

@@ -34,6 +34,7 @@ from pto_tui.core.operators.tilelib_build import tilelib_commands
 from pto_tui.core.operators.tilelib_executables import CPU_SIM_OPTION, offers_cpu_sim
 from pto_tui.core.operators.tilelib_repository import TileLibRepository, find_tilelib_repository
 from pto_tui.core.operators.tunables import discover
+from pto_tui.core.paths.patterns import literal
 from pto_tui.core.project.config import (
     CPU_SIM,
     DEMO,
@@ -54,7 +55,7 @@ from pto_tui.core.project.parse import parse_config
 from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.vocabulary import OperatorKind
-from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, copy_filter, is_excluded, repository_excludes
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, copy_filter, repository_excludes
 from pto_tui.core.workspace.secrets import refuse_secret
 
 
@@ -305,10 +306,6 @@ def _costmodel(answers: ProjectAnswers) -> CostmodelConfig:
     )
 
 
-def _ignore_excluded(_dir: str, names: list[str]) -> list[str]:
-    return [n for n in names if is_excluded(n, DEFAULT_EXCLUDES)]
-
-
 def _copy_source(spec: NewProject, source: Path, dest: Path, projects_root: Path) -> None:
     """The operator folder; or, for an operator inside a repository, the repository with
     the same relative paths (so its runner runs unchanged from the workspace's copy),
@@ -320,12 +317,12 @@ def _copy_source(spec: NewProject, source: Path, dest: Path, projects_root: Path
         excludes = repository_excludes(root)
         projects = projects_root.resolve()
         if projects.is_relative_to(root) and projects != root:
-            excludes += (projects.relative_to(root).as_posix(),)
+            excludes += (literal(projects.relative_to(root).as_posix()) + "/",)
         tile = _tilelib_repository(spec.operator.kind, source)
         for rel in tile.copied if tile else (".",):
             shutil.copytree(root / rel, dest / rel, ignore=copy_filter(root, excludes), symlinks=True)
     elif source.is_dir():
-        shutil.copytree(source, dest, ignore=_ignore_excluded, symlinks=True)
+        shutil.copytree(source, dest, ignore=copy_filter(source, DEFAULT_EXCLUDES), symlinks=True)
     else:
         dest.mkdir(parents=True)
         shutil.copy2(source, dest / source.name)

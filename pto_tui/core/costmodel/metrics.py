@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from pto_tui.core.costmodel.query import Query
 
 # Cube throughput on A2/A3 in multiply-accumulates per cycle, by A's dtype. Derived
@@ -42,10 +40,3 @@ def ideal_cycles(query: Query) -> float | None:
     if macs is None:
         return None
     return query.m * query.k * query.n / macs
-
-
-def expected_matmul_cycles(query: Query) -> int | None:
-    """The observed fp16/bf16 TMATMUL formula ceil(M/16)*ceil(K/16)*ceil(N/16) + 6."""
-    if not query.is_matmul or query.dtypes[0] not in ("half", "bf16"):
-        return None
-    return math.ceil(query.m / 16) * math.ceil(query.k / 16) * math.ceil(query.n / 16) + 6

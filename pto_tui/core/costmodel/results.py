@@ -41,15 +41,6 @@ class VersionStamp:
             "flags": self.flags,
         }
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> VersionStamp:
-        return cls(
-            str(data.get("engine", "")),
-            str(data.get("costmodel", "")),
-            str(data.get("compiler", "")),
-            str(data.get("flags", "")),
-        )
-
 
 @dataclass(frozen=True)
 class CycleResult:

@@ -207,17 +207,6 @@ def expand_sweep(argv: Sequence[str]) -> list[Query]:
     return queries
 
 
-def parse_query(argv: Sequence[str]) -> Query:
-    """Exactly one query, in the tool's command-line form."""
-    queries = expand_sweep(argv)
-    if len(queries) != 1:
-        raise QueryError(
-            f"that is a sweep of {len(queries)} queries; use `costmodel sweep ...` "
-            "or expand_sweep()"
-        )
-    return queries[0]
-
-
 def parse_query_text(text: str) -> list[Query]:
     """A query typed as one line (the TUI's console); a leading tool path is ignored."""
     tokens = text.split()

@@ -26,14 +26,8 @@ from pto_tui.core.operators.marker import (
     read_marker,
 )
 from pto_tui.core.operators.nesting import Found, fold_nested
-from pto_tui.core.operators.skip_rules import (
-    IgnorePattern,
-    Skipped,
-    file_skip_reason,
-    folder_skip_reason,
-    gitignore_patterns,
-    ignored_folder,
-)
+from pto_tui.core.operators.skip_rules import Skipped, file_skip_reason, folder_skip_reason
+from pto_tui.core.paths.patterns import PathPatterns, gitignore_patterns
 from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded
 from pto_tui.core.workspace.secrets import is_secret_folder, refuse_secret
@@ -252,14 +246,14 @@ class _Walk:
     warnings: list[str] = field(default_factory=list)
     found: list[Found] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
-    ignores: dict[Path, tuple[IgnorePattern, ...]] = field(default_factory=dict)
+    ignores: dict[Path, PathPatterns] = field(default_factory=dict)
 
     def read_gitignore(self, folder: Path) -> None:
         try:
             text = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace")
         except OSError:
             return
-        self.ignores[folder] = gitignore_patterns(text)
+        self.ignores[folder] = PathPatterns(gitignore_patterns(text))
 
     def skip_reason(self, child: Path) -> str | None:
         if is_secret_folder(child):
@@ -268,7 +262,11 @@ class _Walk:
         reason = folder_skip_reason(rel, (child / "__init__.py").is_file())
         for base, patterns in self.ignores.items():
             if reason is None and child.is_relative_to(base):
-                reason = ignored_folder(PurePosixPath(child.relative_to(base).as_posix()), patterns)
+                # each .gitignore on its own, relative to its folder; the walk does not
+                # enter an ignored folder, so only the child itself is asked about
+                pattern = patterns.naming(child.relative_to(base).as_posix() + "/")
+                if pattern is not None:
+                    reason = f"ignored by .gitignore ({pattern}): generated or local files"
         return reason
 
     def visit(self, here: Path) -> bool:

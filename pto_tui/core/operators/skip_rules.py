@@ -3,15 +3,17 @@
 A folder rule takes the folder's path relative to the scan root (and whether it is a
 Python package) and returns why the scan skips it, or None. The scan does not descend
 into a skipped folder. A file rule says why a file's kernel definitions do not make its
-folder an operator. All rules are pure: the scan gathers the facts they need.
+folder an operator. All rules are pure: the scan gathers the facts they need. Names are
+matched as path patterns (pto_tui.core.paths.patterns), like every other path list.
 """
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from pto_tui.core.paths.patterns import path_patterns
 
 
 @dataclass(frozen=True)
@@ -28,8 +30,10 @@ class Skipped:
 FolderRule = Callable[[PurePosixPath, bool], str | None]
 
 
-def _name_matches(rel: PurePosixPath, patterns: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatch(rel.name, p) for p in patterns)
+def _folder_matches(rel: PurePosixPath, patterns: tuple[str, ...]) -> bool:
+    """Whether the patterns name the folder rel (relative to the scan root); the scan does
+    not enter the folders they name, so only rel itself is asked about."""
+    return path_patterns(patterns).matches_entry(rel.as_posix() + "/")
 
 
 def hidden_folder(rel: PurePosixPath, _package: bool) -> str | None:
@@ -39,27 +43,27 @@ def hidden_folder(rel: PurePosixPath, _package: bool) -> str | None:
 
 def build_output(rel: PurePosixPath, _package: bool) -> str | None:
     # what a build or a Python install writes; rebuilding makes it again
-    patterns = ("build", "build*", "kernel_meta", "__pycache__", "dist", "*.egg-info")
-    return "build output: made by a build, not written by hand" if _name_matches(rel, patterns) else None
+    patterns = ("build*/", "kernel_meta/", "__pycache__/", "dist/", "*.egg-info/")
+    return "build output: made by a build, not written by hand" if _folder_matches(rel, patterns) else None
 
 
 def bench_results(rel: PurePosixPath, _package: bool) -> str | None:
     # bench/results/<family>/<op>/<ts>/report.json: outputs of benchmark runs
-    if rel.parent.name == "bench" and _name_matches(rel, ("results*", "generated", "reports")):
+    if _folder_matches(rel, ("**/bench/results*/", "**/bench/generated/", "**/bench/reports/")):
         return "benchmark results: outputs of runs"
     return None
 
 
 def bench_adapters(rel: PurePosixPath, _package: bool) -> str | None:
     # bench/adapters/<impl>/<family>/<op>.py call an operator for the bench runner
-    if "bench/adapters" in rel.as_posix() or rel.as_posix() == "adapters":
+    if _folder_matches(rel, ("**/bench/adapters/", "/adapters/")):
         return "benchmark adapters: they call an operator, they define none"
     return None
 
 
 def tests_folder(rel: PurePosixPath, _package: bool) -> str | None:
     # tests define small kernels to check the DSL or call the operators: nothing to tune
-    return "tests: they check operators, they are none" if _name_matches(rel, ("tests", "test")) else None
+    return "tests: they check operators, they are none" if _folder_matches(rel, ("tests/", "test/")) else None
 
 
 def scripts_folder(rel: PurePosixPath, _package: bool) -> str | None:
@@ -68,13 +72,13 @@ def scripts_folder(rel: PurePosixPath, _package: bool) -> str | None:
 
 
 def docs_folder(rel: PurePosixPath, _package: bool) -> str | None:
-    return "documentation" if _name_matches(rel, ("docs", "doc", "doxygen")) else None
+    return "documentation" if _folder_matches(rel, ("docs/", "doc/", "doxygen/")) else None
 
 
 def vendored_folder(rel: PurePosixPath, _package: bool) -> str | None:
     # other projects' code (a pto-isa checkout, submodules): not this repository's operators
-    patterns = ("external", "third_party", "3rdparty", "vendor")
-    return "other projects' code, vendored or fetched" if _name_matches(rel, patterns) else None
+    patterns = ("external/", "third_party/", "3rdparty/", "vendor/")
+    return "other projects' code, vendored or fetched" if _folder_matches(rel, patterns) else None
 
 
 def dsl_library(rel: PurePosixPath, package: bool) -> str | None:
@@ -86,7 +90,7 @@ def dsl_library(rel: PurePosixPath, package: bool) -> str | None:
 
 def helper_package(rel: PurePosixPath, _package: bool) -> str | None:
     # pto_kernels/utils (tuning.py defines tuned_int, env, distributed): used by operators
-    if _name_matches(rel, ("utils", "util", "helpers")):
+    if _folder_matches(rel, ("utils/", "util/", "helpers/")):
         return "shared helper modules: used by operators, not one"
     return None
 
@@ -116,51 +120,18 @@ def folder_skip_reason(rel: PurePosixPath, package: bool) -> str | None:
     return None
 
 
+_HELPER_MODULES = ("common.py", "utils.py", "util.py", "helpers.py", "*_utils.py", "*_util.py", "*_common.py")
+
+
 def helper_module(name: str) -> str | None:
     # ops/common.py, ops/<family>/common.py: stages (@jit) built by the operators beside them
-    if name in ("common.py", "utils.py", "util.py", "helpers.py") or name.endswith(
-        ("_utils.py", "_util.py", "_common.py")
-    ):
-        return "a shared helper module"
-    return None
+    return "a shared helper module" if path_patterns(_HELPER_MODULES).matches_entry(name) else None
 
 
 def test_module(name: str) -> str | None:
-    if fnmatch.fnmatch(name, "test_*.py") or name.endswith("_test.py") or name == "conftest.py":
-        return "a test"
-    return None
+    return "a test" if path_patterns(("test_*.py", "*_test.py", "conftest.py")).matches_entry(name) else None
 
 
 def file_skip_reason(name: str) -> str | None:
     """Why a Python file's kernel definitions do not count for its folder, or None."""
     return helper_module(name) or test_module(name)
-
-
-@dataclass(frozen=True)
-class IgnorePattern:
-    """One directory-matching line of a .gitignore (negations are not followed)."""
-
-    pattern: str
-    anchored: bool  # held a '/' before its end: matched against the path from the .gitignore
-
-
-def gitignore_patterns(text: str) -> tuple[IgnorePattern, ...]:
-    """The patterns of a .gitignore that can name a folder."""
-    found = []
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith(("#", "!")):
-            continue
-        line = line.rstrip("/")
-        anchored = "/" in line
-        found.append(IgnorePattern(line.lstrip("/").removeprefix("**/"), anchored))
-    return tuple(found)
-
-
-def ignored_folder(rel: PurePosixPath, patterns: tuple[IgnorePattern, ...]) -> str | None:
-    """rel is relative to the folder holding the .gitignore."""
-    for p in patterns:
-        target = rel.as_posix() if p.anchored else rel.name
-        if fnmatch.fnmatch(target, p.pattern):
-            return f"ignored by .gitignore ({p.pattern}): generated or local files"
-    return None

@@ -156,15 +156,3 @@ def knob_in_generated(header: str | None, listing: str | None, knob: Knob, value
 
 def _read(path: Path) -> str | None:
     return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
-
-
-def knob_table(knobs: list[Knob]) -> str:
-    """A plain-text table: knob, decided by, value, where, live/dead and why."""
-    rows = [("knob", "decided by", "value", "where", "live", "reason")]
-    for k in knobs:
-        value = "" if k.value is None else str(k.value)
-        rows.append((k.name, k.decided_by, value, k.where, "live" if k.live else "dead", k.reason))
-    widths = [max(len(r[i]) for r in rows) for i in range(5)]
-    return "\n".join(
-        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:5])) + "  " + row[5] for row in rows
-    )

@@ -163,9 +163,9 @@ class ProjectConfig:
     costmodel: CostmodelConfig
     discipline: Discipline
     phases: tuple[str, ...]
-    protected: tuple[str, ...]  # glob patterns of protected files, relative to workspace/
+    protected: tuple[str, ...]  # path patterns of protected files, relative to workspace/
     tolerances: Mapping[str, float]  # correctness tolerances (atol, rtol, ...)
-    # glob patterns (relative to workspace/) of the files a round may edit; when set, every
+    # path patterns (relative to workspace/) of the files a round may edit; when set, every
     # other workspace file is protected too
     editable: tuple[str, ...] = ()
 

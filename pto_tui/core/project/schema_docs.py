@@ -12,6 +12,7 @@ from typing import Any
 
 import tomlkit
 
+from pto_tui.core.paths.patterns import SYNTAX
 from pto_tui.core.project.commands_docs import commands_markdown
 from pto_tui.core.project.schema import Key, Section
 from pto_tui.core.project.sections import FILE_HEADER, SCHEMA_KEY, SECTIONS
@@ -127,6 +128,7 @@ def schema_markdown() -> str:
         if section.entries is not None:
             lines += ["", f"Free-form: each entry is named by a {section.entries.what}."]
         lines += ["", *_key_table([d for d in key_docs() if d.table == section.name])]
+    lines += ["", "## Path patterns", "", *SYNTAX]
     lines += ["", *commands_markdown()]
     return "\n".join(lines) + "\n"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from pto_tui.core.numbers import MAX_US
+from pto_tui.core.paths.patterns import pattern_problem
 from pto_tui.core.project.config import Discipline, default_protected
 from pto_tui.core.project.layout import MAX_ROUND
 from pto_tui.core.project.schema import (
@@ -33,8 +34,8 @@ def _non_empty_strings(names: list[Any]) -> bool:
     return bool(names) and all(isinstance(n, str) and n for n in names)
 
 
-def _all_strings(patterns: list[Any]) -> bool:
-    return all(isinstance(p, str) for p in patterns)
+def _all_patterns(patterns: list[Any]) -> bool:
+    return all(isinstance(p, str) and pattern_problem(p) is None for p in patterns)
 
 
 # The most benchmark runs (or warm-up runs) a round may ask for.
@@ -168,6 +169,11 @@ PHASES = Section(
     ),
 )
 
+_PATTERNS_MESSAGE = (
+    "scope.{key} must be a list of path patterns (.gitignore's rules); one of {{value!r}} "
+    "is not a string or cannot be read (a lone '!', a trailing '\\')"
+)
+
 SCOPE = Section(
     "scope",
     "What a round may change.",
@@ -175,19 +181,20 @@ SCOPE = Section(
         Key(
             "protected",
             STRINGS,
-            "glob patterns, relative to workspace/, of files a round may change only as a declared bug fix",
+            "path patterns (see Path patterns below), relative to workspace/, of files a round "
+            "may change only as a declared bug fix",
             default_by_kind=default_protected,
-            rule=Rule(_all_strings, "scope.protected must be a list of glob patterns", "glob patterns"),
+            rule=Rule(_all_patterns, _PATTERNS_MESSAGE.format(key="protected"), "path patterns"),
             written=Written.NEVER,
         ),
         Key(
             "editable",
             STRINGS,
-            "glob patterns, relative to workspace/, of the files a round may edit; when set, "
-            "every other workspace file is protected too (an operator inside a repository: "
-            "its folder and related files)",
+            "path patterns (see Path patterns below), relative to workspace/, of the files a "
+            "round may edit; when set, every other workspace file is protected too (an "
+            "operator inside a repository: its folder and related files)",
             (),
-            rule=Rule(_all_strings, "scope.editable must be a list of glob patterns", "glob patterns"),
+            rule=Rule(_all_patterns, _PATTERNS_MESSAGE.format(key="editable"), "path patterns"),
             written=Written.IF_SET,
         ),
     ),

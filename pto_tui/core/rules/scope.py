@@ -2,51 +2,21 @@
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
-import re
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
 from pathlib import Path
 
+from pto_tui.core.paths.patterns import matches, path_patterns
 from pto_tui.core.workspace.files import iter_workspace_files
-
-
-@lru_cache(maxsize=256)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """A path glob where '**/' matches any number of folders (also none) and '*' stays
-    within one folder."""
-    out = ""
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out += "(?:.*/)?"
-            i += 3
-        elif pattern.startswith("**", i):
-            out += ".*"
-            i += 2
-        else:
-            piece = fnmatch.translate(pattern[i])[4:-3]  # strip (?s: ... )\Z
-            out += "[^/]*" if pattern[i] == "*" else ("[^/]" if pattern[i] == "?" else piece)
-            i += 1
-    return re.compile(f"^{out}$")
-
-
-def glob_match(relpath: str, pattern: str) -> bool:
-    return bool(_glob_regex(pattern).match(relpath))
-
-
-def matches_any(relpath: str, patterns: Iterable[str]) -> bool:
-    return any(glob_match(relpath, p) for p in patterns)
 
 
 def is_protected(relpath: str, patterns: Iterable[str], editable: Iterable[str] = ()) -> bool:
     """A workspace file is protected when a pattern names it, or when the project declares
     what is editable (an operator inside a repository) and it is not among that."""
     editable_list = tuple(editable)
-    if matches_any(relpath, patterns):
+    if matches(relpath, patterns):
         return True
-    return bool(editable_list) and not matches_any(relpath, editable_list)
+    return bool(editable_list) and not matches(relpath, editable_list)
 
 
 def protected_hashes(
@@ -76,10 +46,11 @@ def outside_scope(
 ) -> list[str]:
     """Changed files (relative to the project) and parameters the declared scope does not cover.
 
-    A scope entry is a parameter name or a path glob, relative to the project root or to
-    workspace/ or to the operator folder inside it.
+    A scope entry is a parameter name or a path pattern, relative to the project root or
+    to workspace/ or to the operator folder inside it.
     """
     entries = [s.strip() for s in scope if s.strip()]
+    patterns = path_patterns(tuple(entries))
     stray = [p for p in parameters if p not in entries]
     for path in files:
         forms = {path}
@@ -88,7 +59,7 @@ def outside_scope(
             forms.add(inner)
             if "/" in inner:
                 forms.add(inner.split("/", 1)[1])
-        if not any(glob_match(form, entry) or form == entry for form in forms for entry in entries):
+        if not any(form in entries or patterns.matches(form) for form in forms):
             stray.append(path)
     return stray
 

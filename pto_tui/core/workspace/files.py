@@ -1,12 +1,16 @@
-"""Which workspace files count: shared by snapshots (patch.diff) and the remote sync."""
+"""Which workspace files count: shared by snapshots (patch.diff) and the remote sync.
+
+Every pattern here is a path pattern (pto_tui.core.paths.patterns: .gitignore's rules),
+relative to the folder walked: the workspace, or a repository's root when `new` copies it.
+"""
 
 from __future__ import annotations
 
-import fnmatch
-import functools
-import re
+import os
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path, PurePosixPath
+from pathlib import Path
+
+from pto_tui.core.paths.patterns import gitignore_patterns, path_patterns
 
 # Build products, VCS data and caches never count as workspace content.
 DEFAULT_EXCLUDES: tuple[str, ...] = (
@@ -25,18 +29,16 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     "*.egg-info",
     ".venv",
     "node_modules",
-    "*bench/results*",  # benchmark output (pto-kernels runner), never source
-    "*bench/generated*",  # the runner's copy of its latest results
+    "**/bench/results*",  # benchmark output (pto-kernels runner), never source
+    "**/bench/generated*",  # the runner's copy of its latest results
     "kernel_meta",  # compiler output of PTO kernels
 )
 
 # What `new` leaves out when it copies an operator's whole repository into the workspace,
-# besides DEFAULT_EXCLUDES: build outputs and results of earlier runs (stale reports must
-# never be read as this campaign's), and whatever the repository's own .gitignore
-# excludes (see gitignore_patterns for the subset understood).
+# besides DEFAULT_EXCLUDES (which already leave out earlier benchmark results: stale
+# reports must never be read as this campaign's) and whatever the repository's own
+# .gitignore excludes.
 REPOSITORY_EXCLUDES: tuple[str, ...] = (
-    "bench/results*",  # (a pattern with '/' matches the whole path: '*' spans folders)
-    "bench/generated*",
     "dist",
     "extra-info",
     "*.whl",
@@ -44,80 +46,50 @@ REPOSITORY_EXCLUDES: tuple[str, ...] = (
 
 
 def is_excluded(relpath: str, patterns: Iterable[str] = DEFAULT_EXCLUDES) -> bool:
-    """True when any component of relpath (posix, relative) matches a pattern,
-    or the whole path matches a pattern containing '/'."""
-    by_part, by_path = _matchers(patterns if isinstance(patterns, tuple) else tuple(patterns))
-    if by_path is not None and by_path.match(relpath):
-        return True
-    return by_part is not None and any(by_part.match(part) for part in PurePosixPath(relpath).parts)
-
-
-@functools.lru_cache(maxsize=64)
-def _matchers(patterns: tuple[str, ...]) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
-    """The patterns as two regular expressions (what fnmatch.fnmatch does on posix, made
-    once: this runs for every workspace file at every snapshot): one for the patterns
-    matched against each path component, one for those with '/' against the whole path."""
-
-    def joined(group: list[str]) -> re.Pattern[str] | None:
-        return re.compile("|".join(fnmatch.translate(p) for p in group)) if group else None
-
-    return (
-        joined([p for p in patterns if "/" not in p]),
-        joined([p for p in patterns if "/" in p]),
-    )
-
-
-def gitignore_patterns(text: str) -> tuple[str, ...]:
-    """A .gitignore as is_excluded patterns, relative to the repository root.
-
-    Understood: blank lines and `#` comments (skipped), a trailing `/` (dropped: files
-    and folders alike are left out), a leading `/` or an inner `/` (anchored at the root:
-    the path and everything below it), otherwise a name matched against every path
-    component. Negations (`!pattern`) cannot re-include anything here and are skipped,
-    so a negated file is left out with its folder: copying less is the safe side.
-    """
-    patterns: list[str] = []
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith(("#", "!")):
-            continue
-        line = line.rstrip("/")
-        if "/" in line:
-            anchored = line.lstrip("/")
-            patterns += [anchored, f"{anchored}/*"]
-        elif line:
-            patterns.append(line)
-    return tuple(patterns)
+    """True when the patterns name relpath (posix, relative; a folder may end in '/') or
+    a folder above it."""
+    return path_patterns(tuple(patterns)).matches(relpath)
 
 
 def repository_excludes(root: Path) -> tuple[str, ...]:
-    """Everything `new` leaves out of a repository copy: DEFAULT_EXCLUDES,
-    REPOSITORY_EXCLUDES and the repository's top-level .gitignore."""
+    """Everything `new` leaves out of a repository copy: the repository's top-level
+    .gitignore, then REPOSITORY_EXCLUDES and DEFAULT_EXCLUDES (last, so that no `!` line
+    of the repository's takes them back)."""
     ignore = root / ".gitignore"
     own = gitignore_patterns(ignore.read_text(encoding="utf-8", errors="replace")) if ignore.is_file() else ()
-    return DEFAULT_EXCLUDES + REPOSITORY_EXCLUDES + own
+    return own + REPOSITORY_EXCLUDES + DEFAULT_EXCLUDES
 
 
 def copy_filter(root: Path, patterns: Iterable[str]) -> Callable[[str, list[str]], list[str]]:
-    """An `ignore` callable for shutil.copytree(root, ...): names whose path relative to
-    root is excluded by the patterns."""
-    pattern_list = tuple(patterns)
+    """An `ignore` callable for shutil.copytree(root / sub, ...): names whose path relative
+    to root the patterns name (folders asked about as folders, with a trailing '/')."""
+    rule = path_patterns(tuple(patterns))
 
     def ignored(folder: str, names: list[str]) -> list[str]:
-        base = Path(folder).relative_to(root)
-        return [n for n in names if is_excluded((base / n).as_posix(), pattern_list)]
+        base = Path(folder).relative_to(root).as_posix()
+        prefix = "" if base == "." else base + "/"
+        return [n for n in names if rule.matches(prefix + n + ("/" if _is_folder(folder, n) else ""))]
 
     return ignored
 
 
+def _is_folder(folder: str, name: str) -> bool:
+    path = os.path.join(folder, name)
+    return os.path.isdir(path) and not os.path.islink(path)
+
+
 def iter_workspace_files(root: Path, patterns: Iterable[str] = DEFAULT_EXCLUDES) -> Iterator[str]:
-    """Relative posix paths of the regular files under root that are not excluded, sorted."""
-    pattern_list = tuple(patterns)
+    """Relative posix paths of the regular files under root that are not excluded, sorted;
+    excluded folders are not entered."""
+    rule = path_patterns(tuple(patterns))
     found: list[str] = []
-    for path in root.rglob("*"):
-        rel = path.relative_to(root).as_posix()
-        if is_excluded(rel, pattern_list):
-            continue
-        if path.is_file() and not path.is_symlink():
-            found.append(rel)
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        prefix = "" if rel_dir == "." else rel_dir + "/"
+        dirnames[:] = [d for d in dirnames if not rule.matches_entry(f"{prefix}{d}/")]
+        for name in filenames:
+            rel = prefix + name
+            path = os.path.join(dirpath, name)
+            if not rule.matches_entry(rel) and os.path.isfile(path) and not os.path.islink(path):
+                found.append(rel)
     yield from sorted(found)

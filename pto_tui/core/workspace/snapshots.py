@@ -290,19 +290,3 @@ def not_inlined(name: str, old_size: int, new_size: int) -> str:
         f"Large file a/{name} and b/{name} differ ({old_size} -> {new_size} bytes); "
         f"not inlined (over {MAX_INLINED_BYTES} bytes)\n"
     )
-
-
-def content_hash(root: Path) -> str:
-    """A hash of the workspace content (paths, bytes, modes): for job records and caches."""
-    digest = hashlib.sha256()
-    for rel in iter_workspace_files(root):
-        path = root / rel
-        digest.update(rel.encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-        digest.update(str(path.stat().st_mode & 0o777).encode())
-    return digest.hexdigest()[:16]
-
-
-def write_text_if_changed(path: Path, text: str) -> None:
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        atomic_write_text(path, text)
