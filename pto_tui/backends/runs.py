@@ -72,6 +72,7 @@ class RunPlan:
         planned = self.repeats if index < self.repeats else self.max_repeats
         return f"benchmark {index + 1}/{planned}"
 
+
 def say(site: OperatorSite, text: str, step: str = "benchmark") -> None:
     """pto-tui's own word in the run's log: what it builds, why it measures on."""
     site.on_event(StepEvent(step, "line", line=LogLine("meta", text, time.time())))
