@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pto_tui.backends.kinds import backend_for
-from pto_tui.backends.loop import HeldFinish, case_flops, site_for
+from pto_tui.backends.loop import case_flops, site_for
+from pto_tui.backends.runs import HeldFinish
 from pto_tui.backends.site import EventSink, OperatorSite, StepInterrupted
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import PtoError

@@ -73,10 +73,10 @@ class Backend:
         self.site = site
         self.flops = flops
 
-    async def build(self, parameters: Mapping[str, Scalar]) -> tuple[bool, str]:
+    async def build(self, parameters: Mapping[str, Scalar], step: str = "build") -> tuple[bool, str]:
         """(ok, problem). A build is ok when its command exits 0."""
         command = self.site.render(self.site.config.commands.build, parameters)
-        out = await self.site.run("build", command, parameters=parameters, timeout=BUILD_TIMEOUT)
+        out = await self.site.run(step, command, parameters=parameters, timeout=BUILD_TIMEOUT)
         if out.ok:
             return True, ""
         return False, "build failed: " + _exit_text(out.tail(), out.record.exit_code)
@@ -180,12 +180,12 @@ class TileLibBackend(Backend):
         cases = parsed_cases(case, self.site.config.operator)
         return cases, case_under_tuning(cases, case.name).name if cases else case.name
 
-    async def build(self, parameters: Mapping[str, Scalar]) -> tuple[bool, str]:
+    async def build(self, parameters: Mapping[str, Scalar], step: str = "build") -> tuple[bool, str]:
         try:
             self._cases()  # a case string the operator cannot take fails before a long build
         except CaseStringError as error:
             return False, error.render()
-        ok, problem = await super().build(parameters)
+        ok, problem = await super().build(parameters, step)
         if ok:
             problem = await self._knobs_not_reached(parameters)
         return not problem, problem
@@ -194,7 +194,7 @@ class TileLibBackend(Backend):
         """A knob that the case generator decides must show its value in the header the
         build generated, or the round would measure the old binary. "" when all did (or
         the build generated nothing that tells)."""
-        source = self.site.layout.workspace / self.site.subdir
+        source = self.site.workspace / self.site.subdir
         knobs = {k.name: k for k in resolve_knobs(source) if k.live and k.row_position is not None}
         wanted = {name: value for name, value in parameters.items() if name in knobs}
         if not wanted:

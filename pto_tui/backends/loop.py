@@ -3,7 +3,8 @@
 A round run: record the changes (files and diff as they are now) -> sync -> build ->
 correctness -> only then the benchmark, repeated per the project's discipline ->
 verdict -> records. After the minimum of runs, a round measures on while its verdict is
-undecided, up to the discipline's max_repeats. A cancelled or lost step raises and
+undecided, up to the discipline's max_repeats; with `interleave` on, in pairs with runs of
+the frontier's own build on the same target (`interleave.py`). A cancelled or lost step raises and
 leaves the round open with nothing half-written: measurements are recorded only once
 every step has finished (each run's sample is kept in the round's sample journal as it
 ends, so none is lost).
@@ -12,22 +13,20 @@ ends, so none is lost).
 from __future__ import annotations
 
 import copy
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 
-from pto_tui.backends.kinds import Backend, BenchOutcome, backend_for
+from pto_tui.backends.interleave import Interleave, interleaved_frontier
+from pto_tui.backends.kinds import Backend, backend_for
+from pto_tui.backends.runs import HeldFinish, RunPlan, benchmark_runs
 from pto_tui.backends.sample_journal import SampleJournal
-from pto_tui.backends.site import EventSink, OperatorSite, StepEvent
+from pto_tui.backends.site import EventSink, OperatorSite
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.opening import check_environment_passed
 from pto_tui.core.operators.case_strings import workload_shape
 from pto_tui.core.project.config import CaseConfig, OperatorConfig, ProjectConfig, Scalar
 from pto_tui.core.project.layout import round_dir_name
-from pto_tui.core.reports.fields import tflops_at_median
 from pto_tui.core.reports.parsers import attention_flops
 from pto_tui.core.rounds.records import Measurement, Round
-from pto_tui.jobs.model import JobState, LogLine
 from pto_tui.jobs.runner import JobRunner
 
 
@@ -55,59 +54,6 @@ def case_flops(case: CaseConfig, operator: OperatorConfig | None = None) -> floa
     return attention_flops(b, n, s_q, s_kv, d, case.causal)
 
 
-class HeldFinish:
-    """Holds back one step's 'finished' event until the backend has judged the run, so its
-    label says what happened: the job's exit code alone says 'succeeded' for a tile-lib
-    binary that printed 'test failed' (it exits 0), or for a run whose results are invalid.
-    A run judged failed is shown as failed, with the reason as the record's error; the job's
-    own record on disk is left as the job ended."""
-
-    def __init__(self, site: OperatorSite, step: str) -> None:
-        self.site, self.step = site, step
-        self.sink = site.on_event
-        self.held: StepEvent | None = None
-
-    def __enter__(self) -> HeldFinish:
-        self.site.on_event = self._filter
-        return self
-
-    def _filter(self, event: StepEvent) -> None:
-        if event.step == self.step and event.kind == "finished":
-            self.held = event
-        else:
-            self.sink(event)
-
-    def release(self, problem: str = "") -> None:
-        """Emit the held event, as failed when `problem` says why the run failed."""
-        event, self.held = self.held, None
-        if event is None:
-            return
-        record = event.record
-        if problem and record is not None and record.state is JobState.SUCCEEDED:
-            event = replace(event, record=record.evolve(state=JobState.FAILED, error=problem))
-        self.sink(event)
-
-    def __exit__(self, *exc: object) -> None:
-        self.site.on_event = self.sink
-        self.release()  # an interrupted step is shown as the job ended
-
-
-@dataclass(frozen=True)
-class RunPlan:
-    """How many benchmark runs a step takes (the project's [discipline])."""
-
-    repeats: int  # timed runs, at least
-    max_repeats: int  # timed runs while `undecided` says more could decide, at most
-    warmup: int = 0  # untimed runs before the first timed one
-    # why the verdict is still open after these runs (None: decided, or nothing to decide)
-    undecided: Callable[[Measurement], str | None] = lambda _m: None
-
-    def step(self, index: int) -> str:
-        """The step name of timed run `index` (0-based): the same for a run resumed later."""
-        planned = self.repeats if index < self.repeats else self.max_repeats
-        return f"benchmark {index + 1}/{planned}"
-
-
 def run_plan(config: ProjectConfig, undecided: Callable[[Measurement], str | None] | None = None) -> RunPlan:
     """The discipline's plan. A benchmark command that takes {warmup} warms up inside each
     run, so pto-tui adds no untimed runs of its own."""
@@ -124,11 +70,13 @@ async def measure(
     plan: RunPlan,
     journal: Callable[[Measurement], None] | None = None,
     so_far: Measurement | None = None,
+    frontier: Interleave | None = None,
 ) -> Measurement:
     """Build, correctness, then the plan's benchmark runs; stops at the first failure.
     `journal` is given the measurement so far as each step ends. `so_far` is what a run
     of the same round that pto-tui left had measured (its journal): the build, correctness
-    and benchmark runs it holds are not run again."""
+    and benchmark runs it holds are not run again. With `frontier` the benchmark runs
+    alternate with the frontier's (`interleave`)."""
     m = copy.deepcopy(so_far) if so_far is not None else Measurement()
     keep = journal or (lambda _m: None)
     if m.build != "ok":
@@ -148,86 +96,11 @@ async def measure(
         if passed:
             m.correctness = "pass"
             keep(m)
-    await benchmark_runs(backend, parameters, plan, m, keep)
+    if frontier is None:
+        await benchmark_runs(backend, parameters, plan, m, keep)
+    else:
+        await frontier.runs(backend, parameters, plan, m, keep)
     return m
-
-
-def _more_runs(plan: RunPlan, m: Measurement, say: Callable[[str], None]) -> bool:
-    """Whether another timed run is due: below the minimum, or undecided within the budget."""
-    runs = len(m.samples_us)
-    if runs < plan.repeats:
-        return True
-    if runs >= plan.max_repeats:
-        return False
-    why = plan.undecided(m)
-    if why is not None:
-        say(f"{runs} runs: {why}; measuring up to {plan.max_repeats}")
-    return why is not None
-
-
-async def benchmark_runs(
-    backend: Backend,
-    parameters: dict[str, Scalar],
-    plan: RunPlan,
-    m: Measurement,
-    keep: Callable[[Measurement], None],
-) -> None:
-    """The timed runs not yet in `m`, each kept as it ends, after the plan's warm-up runs
-    (again on a resumed run: the target is cold); a failed run clears them."""
-    site = backend.site
-
-    def say(text: str) -> None:
-        site.on_event(StepEvent("benchmark", "line", line=LogLine("meta", text, time.time())))
-
-    warmed = plan.warmup == 0
-    while _more_runs(plan, m, say):
-        if not warmed:
-            if not await _warm_up(backend, parameters, plan.warmup, m):
-                return
-            warmed = True
-        index = len(m.samples_us)
-        step = plan.step(index)
-        outcome = await _one_run(backend, step, parameters)
-        if outcome.report:
-            m.reports.append(outcome.report)
-        if outcome.correct is False:
-            # correctness failed: the round's numbers are invalid, none are kept
-            m.correctness, m.problem = "fail", outcome.problem
-            m.samples_us, m.reference_us = [], []
-            return
-        if not outcome.valid:
-            m.problem = f"benchmark run {index + 1}: {outcome.problem}"
-            m.samples_us, m.reference_us = [], []
-            return
-        m.correctness = "pass"
-        assert outcome.duration_us is not None
-        m.samples_us.append(outcome.duration_us)
-        if outcome.reference_us is not None:
-            m.reference_us.append(outcome.reference_us)
-        if outcome.tflops is not None:
-            m.tflops = tflops_at_median(m.samples_us, outcome.duration_us, outcome.tflops)
-        keep(m)
-
-
-async def _one_run(backend: Backend, step: str, parameters: dict[str, Scalar]) -> BenchOutcome:
-    with HeldFinish(backend.site, step) as finish:
-        outcome = await backend.benchmark(step, parameters)
-        finish.release("" if outcome.valid and outcome.correct else outcome.problem or "invalid result")
-    return outcome
-
-
-async def _warm_up(backend: Backend, parameters: dict[str, Scalar], runs: int, m: Measurement) -> bool:
-    """Untimed runs, their numbers dropped; False (the problem in `m`) when one fails: a
-    benchmark that cannot run warm cannot be timed either."""
-    for index in range(runs):
-        outcome = await _one_run(backend, f"warm-up {index + 1}/{runs}", parameters)
-        if not outcome.valid or outcome.correct is False:
-            m.problem = f"warm-up run {index + 1}: {outcome.problem or 'invalid result'}"
-            if outcome.correct is False:
-                m.correctness = "fail"
-            m.samples_us, m.reference_us = [], []
-            return False
-    return True
 
 
 def undecided_after(campaign: Campaign, number: int) -> Callable[[Measurement], str | None]:
@@ -263,11 +136,14 @@ async def run_round(
         campaign.preflight(record)
         site = site_for(campaign, runner, on_event)
         site.label = round_dir_name(record.number)
+        flops = case_flops(campaign.config.case, campaign.config.operator)
+        frontier = await interleaved_frontier(campaign, site, flops)  # its files, before any run
         await site.sync()
-        backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
+        backend = backend_for(site, flops)
         plan = run_plan(campaign.config, undecided_after(campaign, record.number))
         journal = SampleJournal.begin(campaign.layout, record.number, plan.repeats)
-        measurement = await measure(backend, dict(record.changes.snapshot), plan, journal.write)
+        measurement = await measure(backend, dict(record.changes.snapshot), plan, journal.write,
+                                    frontier=frontier)
         measured = campaign.record_measurement(measurement, record.number)
         journal.finished()
         if not close:

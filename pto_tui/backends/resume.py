@@ -16,6 +16,7 @@ from collections.abc import Container, Iterable
 from pathlib import Path
 from typing import Any
 
+from pto_tui.backends.interleave import interleaved_frontier
 from pto_tui.backends.kinds import backend_for
 from pto_tui.backends.loop import case_flops, measure, run_plan, undecided_after
 from pto_tui.backends.sample_journal import SampleJournal
@@ -124,10 +125,12 @@ async def _resume(campaign: Campaign, runner: JobRunner, record: Round, on_event
     kept = kept or left_running(records, label, so_far.written_at, runner.jobs)
     site.adopt = {} if kept is None else adoptable(
         records, kept, label, so_far.written_at if so_far.measurement is not None else kept.submitted_at)
+    flops = case_flops(campaign.config.case, campaign.config.operator)
+    frontier = await interleaved_frontier(campaign, site, flops)  # shares `adopt`: its kept job too
     await site.sync()
-    backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
+    backend = backend_for(site, flops)
     measurement = await measure(backend, dict(record.changes.snapshot), plan, journal.write,
-                                so_far.measurement)
+                                so_far.measurement, frontier)
     measured = campaign.record_measurement(measurement, record.number)
     journal.finished()
     if not close:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import shlex
 import tempfile
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -109,6 +110,7 @@ class OperatorSite:
         self.config = config
         self.runner = runner
         self.on_event = on_event or (lambda _event: None)
+        self.workspace = layout.workspace  # the copy of the operator the steps run on
         target = target or config.target
         if target.is_local and not target.work_dir:
             # a local target with no work dir runs in the project's own workspace
@@ -119,12 +121,22 @@ class OperatorSite:
         # prefixed to job names so a round's logs can be found again (e.g. "iter-003")
         self.label = ""
 
+    def elsewhere(self, workspace: Path, work_dir: str) -> OperatorSite:
+        """This site (same target, runner, events and label) for another copy of the
+        workspace, `workspace`, uploaded to `work_dir` on the target; "" runs a local target
+        in `workspace` itself."""
+        other = copy.copy(self)
+        other.workspace = workspace
+        other.target = replace(self.target, work_dir=work_dir or str(workspace))
+        other.current = None
+        return other
+
     @property
     def synced(self) -> bool:
         """Whether the workspace must be uploaded (it is not when the target runs in it)."""
         return not (
             self.target.is_local
-            and Path(self.target.work_dir).expanduser().resolve() == self.layout.workspace.resolve()
+            and Path(self.target.work_dir).expanduser().resolve() == self.workspace.resolve()
         )
 
     def render(self, template: str, parameters: Mapping[str, Scalar]) -> str:
@@ -135,7 +147,7 @@ class OperatorSite:
         if not self.synced:
             return "local target runs in the workspace: nothing to upload"
         self.on_event(StepEvent("sync", "started"))
-        report = await self.runner.sync_workspace(self.target, self.layout.workspace)
+        report = await self.runner.sync_workspace(self.target, self.workspace)
         self.on_event(StepEvent("sync", "finished"))
         return (
             f"synced {len(report.uploaded)} changed of {report.files} file(s), removed "

@@ -118,3 +118,35 @@ def test_a_large_file_is_listed_by_name_and_size_not_inlined(tmp_path: Path, git
     )
     assert "+constexpr int kA = 2;" in diff  # the small edit is still inlined
     assert "a line of text" not in diff
+
+
+@pytest.mark.parametrize("git", [False, True], ids=["own store", "git"])
+def test_a_copy_of_a_snapshot_holds_its_files_and_modes_and_leaves_the_workspace(
+    tmp_path: Path, git: bool
+) -> None:
+    store = workspace(tmp_path)
+    if git:
+        subprocess.run(["git", "-C", str(store.workspace), "init", "-q"], check=True)
+        (store.workspace / ".gitignore").write_text("build/\n")
+    base = store.take()
+    edit(store)
+    copy = tmp_path / "copy"
+    store.write_copy(base, copy)
+    kernel = copy / "kernel"
+    assert (kernel / "a.h").read_text() == "constexpr int kA = 1;\nint x;\n"
+    assert (kernel / "blob.bin").read_bytes() == b"\0\1\2"
+    assert (kernel / "run.sh").stat().st_mode & 0o777 == 0o755
+    assert not (kernel / "new.cpp").exists() and not (kernel / "build").exists()
+    assert (store.workspace / "kernel" / "new.cpp").exists()  # the workspace as it was
+
+
+def test_a_copy_of_a_snapshot_gone_from_the_store_is_refused_naming_it(tmp_path: Path) -> None:
+    from pto_tui.core.errors import PtoError
+
+    store = workspace(tmp_path)
+    base = store.take()
+    for blob in (tmp_path / ".pto-tui" / "objects").rglob("*"):
+        if blob.is_file() and blob.read_bytes() == b"\0\1\2":
+            blob.unlink()
+    with pytest.raises(PtoError, match=f"snapshot {base}: the content of kernel/blob.bin is missing"):
+        store.write_copy(base, tmp_path / "copy")

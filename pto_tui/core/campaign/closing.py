@@ -14,6 +14,7 @@ from pto_tui.core.campaign.checks import (
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import RuleViolation
+from pto_tui.core.rounds.interleaved import frontier_runs
 from pto_tui.core.rounds.records import CLOSED, Measurement, Round
 from pto_tui.core.rules.gates import CORRECTNESS_FIRST, HONEST_VERDICT
 from pto_tui.core.rules.scope import protected_hashes
@@ -107,18 +108,21 @@ class RoundClosing:
         baseline = rounds[0] if rounds and rounds[0].is_baseline else None
         base_print = baseline.measurement.fingerprint if baseline else ""
         d = self.campaign.config.discipline
+        against, interleaved = frontier_runs(m, frontier)
         result = decide(
             build_ok=m.build == "ok",
             correct=m.correctness == "pass",
             same_workload=not (base_print and m.fingerprint and m.fingerprint != base_print),
             samples=m.samples_us,
-            frontier=frontier.measurement.samples_us if frontier else [],
+            frontier=against,
             noise_floor=d.noise_floor,
             max_spread=d.max_spread,
             review_gain=d.review_gain,
             confidence=d.confidence,
         )
-        if frontier is not None and frontier.is_baseline and frontier.stability == "noisy":
+        if interleaved and result.comparison is not None:
+            result = replace(result, reason=f"{result.reason}; {interleaved}")
+        elif frontier is not None and frontier.is_baseline and frontier.stability == "noisy":
             # the comparison is only as good as the baseline it is against: say so
             why = next((f for f in frontier.flags if f.startswith("unstable")), "unstable baseline")
             result = replace(result, reason=f"{result.reason} (against an {why})")

@@ -57,6 +57,9 @@ class DurationDelta:
     low: float | None = None  # its bounds; None: too few runs to bound it
     high: float | None = None
     judged: str = ""  # beyond the noise floor | within the noise floor | slower | undecided
+    # `before` is the runs of the reference's build the round took alternately with its own
+    # ([discipline] interleave), as its verdict compared; not the reference's stored runs
+    interleaved: bool = False
 
     def bounds_text(self) -> str:
         """The verdict rule's view of the change, in words."""
@@ -66,7 +69,8 @@ class DurationDelta:
             bounds = f"too few runs for {self.confidence:.0%} bounds"
         else:
             bounds = f"{self.confidence:.0%} bounds {self.low:+.1%} to {self.high:+.1%}"
-        return f"gain {self.gain:+.1%} ({bounds}) against the noise floor {self.noise_floor:.1%}"
+        against = f", against iter-{self.before.round:03d}'s interleaved runs" if self.interleaved else ""
+        return f"gain {self.gain:+.1%} ({bounds}) against the noise floor {self.noise_floor:.1%}{against}"
 
 
 @dataclass
@@ -118,29 +122,31 @@ def reference_round(rounds: list[Round], record: Round, against: str = PREVIOUS)
     return found, how
 
 
-def _side(record: Round, max_spread: float) -> Side:
-    valid = valid_samples(record.measurement.samples_us)
+def _side(number: int, samples: list[float], max_spread: float) -> Side:
+    valid = valid_samples(samples)
     if not valid:
-        return Side(record.number, None, len(record.measurement.samples_us), None, "")
+        return Side(number, None, len(samples), None, "")
     stats = sample_stats(valid)
     stability = "noisy" if stats.spread > max_spread else "stable"
-    return Side(record.number, stats.median, stats.n, stats.spread, stability)
+    return Side(number, stats.median, stats.n, stats.spread, stability)
 
 
 def duration_delta(
     record: Round, reference: Round, noise_floor: float, max_spread: float, confidence: float
 ) -> DurationDelta:
-    """The duration of `record` against `reference`, judged as the verdict rule would."""
-    before, after = _side(reference, max_spread), _side(record, max_spread)
+    """The duration of `record` against `reference`, judged as the verdict rule would: against
+    the reference's runs `record` took interleaved with its own, when it took them."""
+    m = record.measurement
+    interleaved = bool(m.frontier_samples_us) and m.frontier_round == reference.number
+    theirs = m.frontier_samples_us if interleaved else reference.measurement.samples_us
+    before = _side(reference.number, theirs, max_spread)
+    after = _side(record.number, m.samples_us, max_spread)
     if before.median_us is None or after.median_us is None:
-        return DurationDelta(before, after, None, None, noise_floor, max_spread, confidence)
+        return DurationDelta(before, after, None, None, noise_floor, max_spread, confidence,
+                             interleaved=interleaved)
     speedup = before.median_us / after.median_us
     delta = after.median_us / before.median_us - 1
-    c = compare(
-        valid_samples(record.measurement.samples_us),
-        valid_samples(reference.measurement.samples_us),
-        confidence,
-    )
+    c = compare(valid_samples(m.samples_us), valid_samples(theirs), confidence)
     verdict, _reason = judge_gain(c, noise_floor)
     if verdict is None:
         judged = "undecided"
@@ -149,7 +155,7 @@ def duration_delta(
     else:
         judged = "slower" if c.high is not None and c.high < 0 else "within the noise floor"
     return DurationDelta(before, after, delta, speedup, noise_floor, max_spread, confidence,
-                         c.estimate, c.low, c.high, judged)
+                         c.estimate, c.low, c.high, judged, interleaved)
 
 
 def parameter_diffs(record: Round, reference: Round) -> list[ParamDiff]:

@@ -150,7 +150,7 @@ class Discipline:
     review_gain: float = 10.0  # a speedup over the frontier above this is flagged for review
     confidence: float = 0.95  # of each bound on the gain the verdict decides from
     max_repeats: int = 20  # a round still undecided measures on, up to this many runs
-    interleave: bool = False  # re-measure the frontier between the candidate's runs
+    interleave: bool = False  # the frontier's build run alternately with the round's, judged against
 
 
 @dataclass(frozen=True)

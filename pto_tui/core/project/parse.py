@@ -141,18 +141,12 @@ class _Reader:
             )
 
     def discipline(self, discipline: Mapping[str, Any]) -> None:
-        """The repeat budget is never below the minimum; interleaving is not built yet."""
+        """The repeat budget is never below the minimum."""
         if discipline["max_repeats"] < discipline["repeats"]:
             raise self.fail(
                 "discipline.max_repeats",
                 f"max_repeats {discipline['max_repeats']} is below repeats {discipline['repeats']}: "
                 "the budget of runs must be at least the minimum",
-            )
-        if discipline["interleave"]:
-            raise self.fail(
-                "discipline.interleave",
-                "interleave = true is not supported yet (the frontier's build is not kept to "
-                "re-measure); remove the key, or measure the frontier again with a rerun",
             )
 
     def target_mode(self, data: Mapping[str, Any], tables: dict[str, dict[str, Any]]) -> None:

@@ -137,7 +137,10 @@ DISCIPLINE = Section(
         Key(
             "interleave",
             BOOLEAN,
-            "re-measure the frontier between the candidate's runs (not supported yet)",
+            "run the frontier's own build alternately with the round's on the same target (frontier, "
+            "round, frontier, ...) and judge the round against those runs, not the frontier's stored "
+            "ones: for a host whose speed drifts between rounds (costs a frontier build per new "
+            "frontier and twice the runs)",
             Discipline.interleave,
         ),
     ),

@@ -74,6 +74,9 @@ class ExportRow:
     target_mode: str = ""  # npu | cpu-sim | demo when measured
     simulated: bool = False  # timings from a CPU simulation, not an NPU
     rerun_of: int | None = None  # the inconclusive round this one measures again
+    # [discipline] interleave: the frontier's runs taken alternately with this round's
+    frontier_samples_us: list[float] = field(default_factory=list)
+    frontier_round: int | None = None  # the round those runs are of
 
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ExportRow))
@@ -119,6 +122,8 @@ def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | 
         target_mode=m.target_mode,
         simulated=record.simulated,
         rerun_of=record.rerun_of,
+        frontier_samples_us=list(m.frontier_samples_us),
+        frontier_round=m.frontier_round,
     )
 
 

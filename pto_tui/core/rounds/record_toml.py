@@ -78,6 +78,8 @@ def _measurement_to_dict(m: Measurement) -> dict[str, Any]:
         "fingerprint": m.fingerprint,
         "target_mode": m.target_mode,
         "workload_reads": [asdict(r) for r in m.workload_reads],
+        "frontier_samples_us": list(m.frontier_samples_us),
+        "frontier_round": m.frontier_round,
     }
 
 
@@ -198,6 +200,10 @@ def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
             WorkloadRead(str(r["name"]), str(r["file"]), int(r["line"]), str(r.get("text", "")))
             for r in m_data.get("workload_reads", [])
         ],
+        frontier_samples_us=[
+            _finite(s, "measurement.frontier_samples_us") for s in m_data.get("frontier_samples_us", [])
+        ],
+        frontier_round=int(m_data["frontier_round"]) if "frontier_round" in m_data else None,
     )
 
 

@@ -80,6 +80,10 @@ class Measurement:
     target_mode: str = ""  # the target's mode when measured: npu | cpu-sim | demo ("" = before modes)
     # where the kernel read the workload (the baseline's): each must still be read later
     workload_reads: list[WorkloadRead] = field(default_factory=list)
+    # [discipline] interleave: the frontier's own build run alternately with this round's
+    # on the same target (its durations), and which round that frontier was
+    frontier_samples_us: list[float] = field(default_factory=list)
+    frontier_round: int | None = None
 
     @property
     def median_us(self) -> float | None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pto_tui.core.project.config import CPU_SIM
 from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.durations import duration_in, format_duration
+from pto_tui.core.rounds.interleaved import interleaved_text
 from pto_tui.core.rounds.records import (
     Changes,
     EnvironmentNotes,
@@ -292,6 +293,7 @@ def _post_run_lines(record: Round) -> list[str]:
     lines = ["## Post-Run", ""]
     lines.append(_bullet("Correctness", record.measurement.correctness))
     lines.append(_bullet("Performance", _performance_text(record.measurement)))
+    lines += [_bullet("Interleaved frontier", text)] if (text := interleaved_text(record.measurement)) else []
     lines.append(_bullet("Stability", record.stability))
     result = verdict_label(record)
     if record.verdict_reason:
@@ -349,17 +351,7 @@ def render_notes(record: Round) -> str:
             when += f", declared via {env.declared_by}" if env.declared_by else ""
             problems = "".join(f"; {p}" for p in env.problems)
             lines.append(f"- attempt {n}{when}: {outcome}{problems}")
-    lines += [
-        "",
-        "## Analysis",
-        "",
-        record.analysis.strip(),
-        "",
-        "## Next",
-        "",
-        record.next.strip(),
-        "",
-    ]
+    lines += ["", "## Analysis", "", record.analysis.strip(), "", "## Next", "", record.next.strip(), ""]
     return "\n".join(lines)
 
 

@@ -31,7 +31,8 @@ def measurement_value_findings(m: Measurement, where: str = "measurement") -> li
         findings.append(
             Finding(VALID_RECORD, f"{where}.correctness {m.correctness!r} is not one of pass, fail")
         )
-    for key, values in (("samples_us", m.samples_us), ("reference_us", m.reference_us)):
+    for key, values in (("samples_us", m.samples_us), ("reference_us", m.reference_us),
+                        ("frontier_samples_us", m.frontier_samples_us)):
         problem = next(
             (p for i, v in enumerate(values) if (p := duration_problem(f"{where}.{key}[{i}]", v))), None
         )

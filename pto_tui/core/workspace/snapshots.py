@@ -254,6 +254,27 @@ class SnapshotStore:
             if wanted(rel):
                 atomic_write_bytes(dest / rel, self._blob(entry.sha))
 
+    def write_copy(self, snap_id: str, dest: Path) -> None:
+        """Write every file of the snapshot, with its mode, under `dest` (an empty or new
+        folder): a copy of the workspace as it was, the workspace itself untouched.
+        Raises PtoError when the snapshot is not in the store."""
+        check_snapshot_id(snap_id)
+        dest.mkdir(parents=True, exist_ok=True)
+        if snap_id.startswith(GIT_PREFIX):
+            with tempfile.TemporaryDirectory() as tmp:
+                env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+                self._git("read-tree", snap_id[len(GIT_PREFIX) :], env=env)
+                self._git("checkout-index", "-a", f"--prefix={dest.resolve()}/", env=env)
+            return
+        for rel, entry in self.manifest(snap_id).items():
+            try:
+                data = self._blob(entry.sha)
+            except FileNotFoundError:
+                raise PtoError(f"snapshot {snap_id}: the content of {rel} is missing from the store",
+                               file=self.objects) from None
+            atomic_write_bytes(dest / rel, data)
+            (dest / rel).chmod(entry.mode)
+
     # -------------------------------------------------------------- restoring
 
     def restore(self, snap_id: str) -> None:

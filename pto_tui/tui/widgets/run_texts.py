@@ -10,6 +10,7 @@ from rich.text import Text
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.durations import format_durations
+from pto_tui.core.rounds.interleaved import interleaved_text
 from pto_tui.core.rounds.records import EnvironmentNotes, Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.verdict import invalid_sample_reason, sample_stats
@@ -169,6 +170,8 @@ def round_verdict_text(r: Round, before: CampaignStatus | None) -> Text:
     else:
         text.append(f"build {m.build or '-'}, correctness {m.correctness or '-'}")
     text.append(f"\n{r.verdict_reason}")
+    if interleaved := interleaved_text(m):
+        text.append(f"\ninterleaved frontier: {interleaved}", style="dim")
     if m.problem:
         text.append(f"\nproblem: {m.problem}", style="yellow")
     for flag in r.flags:
