@@ -74,6 +74,8 @@ class ExportRow:
     target_mode: str = ""  # npu | cpu-sim | demo when measured
     simulated: bool = False  # timings from a CPU simulation, not an NPU
     rerun_of: int | None = None  # the inconclusive round this one measures again
+    # the history does not vouch for its verdict (runs/closed.log): counted apart, not a result
+    unverified: bool = False
 
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ExportRow))
@@ -119,6 +121,7 @@ def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | 
         target_mode=m.target_mode,
         simulated=record.simulated,
         rerun_of=record.rerun_of,
+        unverified=record.unverified and record.is_closed,
     )
 
 
@@ -275,6 +278,8 @@ def markdown_table(rows: Sequence[ExportRow]) -> str:
     ]
     for r in rows:
         result = r.verdict or r.status
+        if r.unverified:
+            result += " (unverified)"
         if r.flags:
             result += " (flagged)"
         if r.amended:
