@@ -156,6 +156,8 @@ def test_a_rounds_only_line_rewritten_in_place_counts_it_as_unverified(
     assert json.loads(text[at + 1])["round"] == 3
     assert st["counts"] == {"kept": 0, "neutral": 1, "failure": 0, "inconclusive": 0, "unverified": 2}
     assert st["unverified_rounds"] == [2, 3]
+    # nor does the forged kept end the rounds without gain (the three-round rule)
+    assert before["rounds_without_gain"] == st["rounds_without_gain"] == 3 and st["three_round_rule"]
     assert st["frontier_round"] == before["frontier_round"]
     capsys.readouterr()
     assert cli("--project", root, "status") == 0
