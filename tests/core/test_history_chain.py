@@ -187,6 +187,10 @@ def test_a_rounds_only_line_rewritten_in_place_counts_it_as_unverified(
     assert "## Unverified rounds" in report and "iter-002** (claims kept)" in report
     assert "(kept 0, neutral 1, failure 0, inconclusive 0, unverified 2)" in report
     assert "### iter-002" not in report and "- **iter-002** (neutral" not in report  # in no list
+    capsys.readouterr()
+    assert cli("--project", root, "chart", "--svg") == 0  # drawn, with the unverified markers
+    svg = (root / "summary_chart.svg").read_text()
+    assert 'id="markers-unverified"' in svg and 'id="markers-kept"' not in svg
 
 
 def test_a_forged_round_with_a_well_linked_line_is_not_the_frontier(
