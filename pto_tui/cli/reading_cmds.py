@@ -84,11 +84,13 @@ def print_status(console: Printer, st: CampaignStatus) -> None:
 
 
 def print_tampered(console: Printer, st: CampaignStatus) -> None:
-    """Closed rounds changed by hand (the campaign uses them as they were closed) and
-    notices about runs/closed.log."""
+    """Closed rounds changed by hand (the campaign uses them as they were closed, or counts
+    them apart when nothing vouches for their verdict) and notices about runs/closed.log."""
     for number, why in st.tampered.items():
+        counted = ("counted as unverified, not as its verdict" if number in st.unverified
+                   else "counted as it was closed")
         console.print(
-            f"[bold]!tampered[/] iter-{number:03d} (counted as it was closed): " + "; ".join(why),
+            f"[bold]!tampered[/] iter-{number:03d} ({counted}): " + "; ".join(why),
             markup=True,
             highlight=False,
         )
@@ -165,7 +167,8 @@ def cmd_rounds(args: argparse.Namespace) -> int:
             str(row.round),
             row.phase or "-",
             (row.title or row.hypothesis or "-")[:50],
-            (verdict or row.status) + (" !tampered" if row.round in st.tampered else ""),
+            (verdict or row.status) + (" (unverified)" if row.unverified else "")
+            + (" !tampered" if row.round in st.tampered else ""),
             timing_text(row.median_us, row.simulated, unit),
             _speed(row.speedup_vs_initial),
             _speed(row.speedup_vs_torch),
@@ -184,14 +187,17 @@ def cmd_show(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         record = campaign.round(args.number)
         folder = campaign.layout.round_dir(args.number)
-        reruns = reruns_of(campaign.current_rounds(), args.number)  # read only: no copies
+        rounds = campaign.current_rounds()  # read only: no copies
+        reruns = reruns_of(rounds, args.number)
+        # the campaign's marks: an ITERATIONS.md row edited or removed too
+        tampered = campaign.status(rounds).tampered.get(args.number, record.tampered)
     notes = folder / "notes.md"
     if args.json:
         print_json(
             {
                 "record": round_to_dict(record),
                 "folder": str(folder),
-                "tampered": record.tampered,
+                "tampered": tampered,
                 "rerun_of": record.rerun_of,
                 "reruns": reruns,
                 "verdict_rule": verdict_rule_of(record),
@@ -205,9 +211,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"rerun of iter-{record.rerun_of:03d}")
     if reruns:
         print("rerun as " + ", ".join(f"iter-{n:03d}" for n in reruns))
-    if record.tampered:
+    if record.unverified and record.is_closed:
+        print(f"unverified: the history does not vouch for its verdict ({verdict_label(record)}); "
+              "counted apart, never the frontier")
+    if tampered:
         # the notes on disk may be what was changed: the record as closed is shown too
-        print(f"!tampered iter-{record.number:03d}: " + "; ".join(record.tampered))
+        print(f"!tampered iter-{record.number:03d}: " + "; ".join(tampered))
         print(f"as closed: {record.effective_verdict() or record.status} — {record.verdict_reason}")
     # a notes.md linked to a file outside the project is refused, never printed
     print(read_utf8_inside(notes, campaign.layout.root) if notes.exists() else f"(no notes.md in {folder})")

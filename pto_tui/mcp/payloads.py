@@ -52,7 +52,9 @@ def rounds(campaign: Campaign) -> dict[str, Any]:
 def show(campaign: Campaign, number: int) -> dict[str, Any]:
     record = campaign.round(number)
     folder = campaign.layout.round_dir(number)
-    return {"record": round_to_dict(record), "folder": str(folder), "tampered": record.tampered}
+    # the campaign's marks: an ITERATIONS.md row edited or removed too
+    tampered = campaign.status(campaign.current_rounds()).tampered.get(number, record.tampered)
+    return {"record": round_to_dict(record), "folder": str(folder), "tampered": tampered}
 
 
 def findings(found: list[Finding]) -> list[dict[str, str]]:

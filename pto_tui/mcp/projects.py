@@ -6,7 +6,8 @@ found as the CLI finds it ($PTO_TUI_PROJECT, then walking up from the server's w
 directory). A writing tool opens the campaign under the project lock for that one call.
 
 The server works inside its roots: the project it was started for (--project, or the
-one found at start) and each `--root DIR`; with neither, the working directory. A
+one found at start) and each `--root DIR`; with neither, the working directory; and the
+folders the MCP client declares as its roots, when it offers them (`client_roots`). A
 project, source or output path outside them is refused, naming the path and the roots.
 """
 
@@ -24,6 +25,7 @@ from mcp.types import CallToolResult
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.layout import ProjectLayout, find_project_root
+from pto_tui.mcp.client_roots import ClientRoots
 from pto_tui.mcp.envelope import AgentBoundary, failure
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -48,24 +50,30 @@ def server_roots(project: str | None, extra: Sequence[str]) -> tuple[Path, ...]:
 
 class Projects:
     def __init__(self, default: str | None = None, roots: Sequence[Path] | None = None,
-                 allow_exec: bool = False) -> None:
+                 allow_exec: bool = False, client: ClientRoots | None = None) -> None:
         self.default = default
         self.roots = tuple(roots) if roots is not None else server_roots(default, ())
         self.allow_exec = allow_exec
+        self.client = client or ClientRoots()
+
+    def all_roots(self) -> tuple[Path, ...]:
+        """The server's own roots, then the client's (as it last listed them)."""
+        return tuple(dict.fromkeys((*self.roots, *self.client.folders)))
 
     def within(self, path: Path | str, key: str) -> Path:
         """path (resolved: links followed), or AgentBoundary when it lies outside the roots."""
         resolved = Path(path).expanduser().resolve()
-        if any(resolved == root or resolved.is_relative_to(root) for root in self.roots):
+        roots = self.all_roots()
+        if any(resolved == root or resolved.is_relative_to(root) for root in roots):
             return resolved
-        shown = ", ".join(str(root) for root in self.roots)
+        shown = ", ".join(str(root) for root in roots)
         raise AgentBoundary(
             "outside_roots",
             f"{key} {path} is outside the folders this server works in ({shown})",
             key=key,
-            hint="work inside the roots; the user may add a folder by restarting the server "
-            "with `pto-tui mcp --root DIR`",
-            details={"path": str(resolved), "roots": [str(root) for root in self.roots]},
+            hint="work inside the roots; the user may add a folder as a root of the MCP client, "
+            "or by restarting the server with `pto-tui mcp --root DIR`",
+            details={"path": str(resolved), "roots": [str(root) for root in roots]},
         )
 
     def root(self, project: str = "") -> Path:

@@ -8,6 +8,7 @@ from mcp.server.mcpserver import MCPServer
 
 from pto_tui import __version__
 from pto_tui.mcp import resources, tools_exec, tools_ledger, tools_project, tools_round, tools_summary
+from pto_tui.mcp.client_roots import ClientRoots
 from pto_tui.mcp.projects import Projects, server_roots
 
 INSTRUCTIONS = """\
@@ -23,17 +24,20 @@ inconclusive round's change again as a new round; diff shows what changed in a r
 exec runs a command on the target (only if the user started the server with
 --allow-exec). chart and report at the end. The Markdown files are resources
 (pto-tui://project/...). Every project, source and output path must lie inside the
-server's roots (the project, the folders the user named with --root); a path outside
-is refused with an error naming the roots.
+server's roots (the project, the folders the user named with --root, the client's own
+roots when it offers them); a path outside is refused with an error naming the roots.
 """
 
 
 def build_server(
     project: str | None = None, roots: Sequence[str] = (), allow_exec: bool = False
 ) -> MCPServer:
-    """roots: the --root folders (the project is one too); allow_exec switches exec on."""
-    server: MCPServer = MCPServer(name="pto-tui", version=__version__, instructions=INSTRUCTIONS)
-    projects = Projects(project, server_roots(project, roots), allow_exec=allow_exec)
+    """roots: the --root folders (the project is one too; so are the client's roots, when it
+    offers them); allow_exec switches exec on."""
+    client = ClientRoots()
+    server: MCPServer = MCPServer(name="pto-tui", version=__version__, instructions=INSTRUCTIONS,
+                                  middleware=[client])
+    projects = Projects(project, server_roots(project, roots), allow_exec=allow_exec, client=client)
     tools_project.register(server, projects)
     tools_round.register(server, projects)
     tools_summary.register(server, projects)

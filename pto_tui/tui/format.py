@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from pto_tui.core.rounds.counts import UNVERIFIED
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import timing_text
@@ -18,6 +19,7 @@ VERDICT_STYLES: dict[str, str] = {
     Verdict.INCONCLUSIVE.value: "bold yellow",
     "baseline": "bold",
     "open": "bold magenta",
+    UNVERIFIED: "bold bright_magenta",
 }
 VERDICT_MARKS: dict[str, str] = {
     Verdict.KEPT.value: "✓",
@@ -26,6 +28,7 @@ VERDICT_MARKS: dict[str, str] = {
     Verdict.INCONCLUSIVE.value: "?",
     "baseline": "■",
     "open": "…",
+    UNVERIFIED: "!",
 }
 
 # job and step states are words; bad ends are bold too, so they stand out without colour

@@ -14,14 +14,18 @@ from typing import Any
 
 import pytest
 
+from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.rounds.history import anchor_path
-from tests.core.helpers import cli, ready_project, run_round
+from pto_tui.core.summary.campaign_report import ReportContext, render_report
+from pto_tui.core.summary.chart_model import build_model
+from tests.core.helpers import cli, cli_json, ready_project, run_round
 
 LOG = "runs/closed.log"
 
 
 def project(tmp_path: Path) -> Path:
-    """Three rounds after the baseline (neutral, failure, neutral) and a torch baseline."""
+    """Three rounds after the baseline (neutral; neutral, slower; neutral) and a torch baseline."""
     root = ready_project(tmp_path)
     header = "workspace/kernel/fa_kernel.h"
     for preload, samples in ((5, "120,121,119"), (6, "130,131,129"), (7, "119,120,121")):
@@ -71,6 +75,20 @@ def broken(capsys: pytest.CaptureFixture[str], root: Path, *words: str) -> dict[
     return status(capsys, root)
 
 
+def context_pane(summary: CampaignStatus) -> str:
+    """The Context pane's campaign rows (frontier, verdicts, rules, records) as plain text."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from pto_tui.tui.widgets.context_pane import _progress_rows
+
+    pane = Table.grid()
+    _progress_rows(pane, summary)
+    console = Console(width=240, record=True, color_system=None)
+    console.print(pane)
+    return " ".join(console.export_text().split())
+
+
 def test_an_untouched_project_verifies_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = project(tmp_path)
     code, result = verify(capsys, root)
@@ -97,7 +115,7 @@ def test_a_verdict_edited_with_its_hash_recomputed_and_its_line_replaced(
     root = project(tmp_path)
     before = status(capsys, root)
     path = root / "runs/iter-002/round.toml"
-    path.write_text(path.read_text().replace('verdict = "failure"', 'verdict = "kept"'))
+    path.write_text(path.read_text().replace('verdict = "neutral"', 'verdict = "kept"'))
     text = lines(root)
     at = index_of(text, 2)
     line = json.loads(text[at])
@@ -109,6 +127,70 @@ def test_a_verdict_edited_with_its_hash_recomputed_and_its_line_replaced(
     assert "2" in st["tampered_rounds"]
     assert st["frontier_round"] == before["frontier_round"]  # a forged kept never leads
     assert any("chain is broken" in n for n in st["notices"])
+
+
+def test_a_rounds_only_line_rewritten_in_place_counts_it_as_unverified(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """neutral -> kept in round.toml and in its one log line, the hash recomputed: every
+    count counts it apart, as unverified, and says so."""
+    root = project(tmp_path)
+    before = status(capsys, root)
+    assert before["counts"] == {"kept": 0, "neutral": 3, "failure": 0, "inconclusive": 0}
+    path = root / "runs/iter-002/round.toml"
+    edited = path.read_text().replace('verdict = "neutral"', 'verdict = "kept"')
+    assert edited != path.read_text()
+    path.write_text(edited)
+    text = lines(root)
+    assert [json.loads(x)["round"] for x in text].count(2) == 1  # its only line
+    at = index_of(text, 2)
+    line = json.loads(text[at])
+    line["verdict"], line["record"]["verdict"] = "kept", "kept"
+    line["sha256"] = sha(path.read_bytes())
+    text[at] = json.dumps(line, sort_keys=True)
+    write_lines(root, text)
+
+    st = broken(capsys, root, "chain is broken")
+    # the break is between round 2's line and the next (round 3's): either may be the one
+    # rewritten, so neither verdict is counted
+    assert json.loads(text[at + 1])["round"] == 3
+    assert st["counts"] == {"kept": 0, "neutral": 1, "failure": 0, "inconclusive": 0, "unverified": 2}
+    assert st["unverified_rounds"] == [2, 3]
+    # nor does the forged kept end the rounds without gain (the three-round rule)
+    assert before["rounds_without_gain"] == st["rounds_without_gain"] == 3 and st["three_round_rule"]
+    assert st["frontier_round"] == before["frontier_round"]
+    capsys.readouterr()
+    assert cli("--project", root, "status") == 0
+    out = capsys.readouterr().out
+    assert "verdicts: kept 0, neutral 1, failure 0, inconclusive 0, unverified 2" in out
+    assert "!tampered iter-002 (counted as unverified, not as its verdict)" in out
+    table = cli_json(capsys, "--project", root, "rounds")
+    assert isinstance(table, dict)
+    rows = {r["round"]: r for r in table["rounds"]}
+    assert rows[2]["unverified"] and rows[2]["tampered"] and not rows[1]["unverified"]
+    assert rows[2]["verdict"] == "kept"  # what it claims, beside the word that it is unverified
+    capsys.readouterr()
+    assert cli("--project", root, "export", "--format", "md") == 0
+    assert "| kept (unverified) |" in capsys.readouterr().out
+    with Campaign(root) as campaign:
+        rounds = campaign.rounds()
+        torch = campaign.torch_baseline()
+        summary = campaign.status(rounds)
+    pane = context_pane(summary)
+    assert "verdicts kept 0 neutral 1 failure 0 inconclusive 0 unverified 2" in pane
+    assert "!tampered iter-002 (counted as unverified)" in pane
+    model = build_model(rounds, torch, (), "fa")
+    assert model.counts == st["counts"] and model.round(2).verdict == "unverified"
+    assert "kept 0, neutral 1, failure 0, unverified 2" in model.header
+    assert "2 rounds unverified" in model.conclusion
+    report = render_report(rounds, torch, ReportContext("fa"))
+    assert "## Unverified rounds" in report and "iter-002** (claims kept)" in report
+    assert "(kept 0, neutral 1, failure 0, inconclusive 0, unverified 2)" in report
+    assert "### iter-002" not in report and "- **iter-002** (neutral" not in report  # in no list
+    capsys.readouterr()
+    assert cli("--project", root, "chart", "--svg") == 0  # drawn, with the unverified markers
+    svg = (root / "summary_chart.svg").read_text()
+    assert 'id="markers-unverified"' in svg and 'id="markers-kept"' not in svg
 
 
 def test_a_forged_round_with_a_well_linked_line_is_not_the_frontier(
@@ -128,7 +210,9 @@ def test_a_forged_round_with_a_well_linked_line_is_not_the_frontier(
     write_lines(root, [*text, json.dumps(line, sort_keys=True)])
     st = broken(capsys, root, "after the head pto-tui wrote")
     assert st["frontier_round"] != 4 and "4" in st["tampered_rounds"]
-    assert st["counts"]["kept"] == 1  # the forged round: tampered, counted as found
+    # the forged round: tampered, and counted apart, never as the kept it claims
+    assert st["counts"]["kept"] == 0 and st["counts"]["unverified"] == 1
+    assert st["unverified_rounds"] == [4]
 
 
 def test_reordered_lines_are_a_broken_chain(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -170,6 +254,8 @@ def test_the_last_line_changed_is_named_by_the_anchor(
     write_lines(root, text)
     st = broken(capsys, root, "was rewritten")
     assert any("rewritten" in p for p in st["history"]["problems"])
+    # the whole chain may have been recomputed: no verdict up to the head is vouched for
+    assert st["unverified_rounds"] == [1, 2, 3] and st["counts"]["unverified"] == 3
 
 
 def test_a_log_cut_short(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -185,7 +271,7 @@ def test_a_deleted_log_after_an_edit_stays_named(
 ) -> None:
     root = project(tmp_path)
     path = root / "runs/iter-002/round.toml"
-    path.write_text(path.read_text().replace('verdict = "failure"', 'verdict = "kept"'))
+    path.write_text(path.read_text().replace('verdict = "neutral"', 'verdict = "kept"'))
     (root / LOG).unlink()
     if removed == "state-dir":
         shutil.rmtree(root / ".pto-tui")
@@ -194,6 +280,9 @@ def test_a_deleted_log_after_an_edit_stays_named(
     for _again in range(2):  # not one notice and then accepted: every time
         st = broken(capsys, root, "closed.log is gone")
         assert sorted(st["tampered_rounds"]) == ["0", "1", "2", "3"]
+        # nothing vouches for any verdict now: none counted as one, the edited kept least
+        assert st["counts"]["kept"] == 0 and st["counts"]["unverified"] == 3
+        assert st["unverified_rounds"] == [1, 2, 3] and st["frontier_round"] == 0
         assert any("closed.log is gone" in n for n in st["notices"])
         assert not (root / LOG).exists()  # not begun again from the edited records
 
@@ -220,6 +309,22 @@ def test_an_iterations_row_removed(tmp_path: Path, capsys: pytest.CaptureFixture
     table.write_text("\n".join(line for line in text if not line.startswith("| 2 |")) + "\n")
     st = broken(capsys, root, "row of iter-002 is gone")
     assert any("ITERATIONS.md row was removed" in w for w in st["tampered_rounds"]["2"])
+    assert list(st["tampered_rounds"]) == ["2"] and "unverified" not in st["counts"]  # the record stands
+    table = cli_json(capsys, "--project", root, "rounds")
+    shown = cli_json(capsys, "--project", root, "show", "2")
+    assert isinstance(table, dict) and isinstance(shown, dict)
+    assert [r["round"] for r in table["rounds"] if r["tampered"]] == [2]
+    assert any("ITERATIONS.md row was removed" in w for w in shown["tampered"])
+    # the terminal application: the round table's mark and the Context pane
+    from pto_tui.tui.widgets.rounds_rows import verdict_cell
+
+    with Campaign(root) as campaign:
+        rounds = campaign.rounds()
+        summary = campaign.status(rounds)
+    cells = {r.number: verdict_cell(r, r.number in summary.tampered).plain for r in rounds}
+    assert cells[2] == "= neutral !tampered" and "!tampered" not in cells[1] + cells[3]
+    assert ("!tampered iter-002 (counted as it was closed): its ITERATIONS.md row was removed by hand"
+            in context_pane(summary))
 
 
 def test_the_torch_row_removed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -126,3 +126,39 @@ def test_a_link_out_of_the_roots_is_outside(tmp_path: Path) -> None:
     link.symlink_to(tmp_path / "src")
     error = refusal(asyncio.run(link_out(root, link)), "outside_roots")
     assert error["path"] == str((tmp_path / "src").resolve())
+
+
+async def client_root_calls(root: Path, other: Path, third: Path, offered: list[str] | None
+                            ) -> tuple[list[dict[str, Any]], int]:
+    async with agent(root, cwd=root, client_roots=offered) as a:
+        results = [await a.call("status", project=str(other)), await a.call("status", project=str(third))]
+        if offered is not None:  # the client's roots change, and it says so
+            a.roots = [third.parent.as_uri()]
+            await a.roots_changed()
+            await a.session.send_ping()  # the notification is handled before the next call
+        results += [await a.call("status", project=str(other)), await a.call("status", project=str(third))]
+        results.append(await a.call("status"))  # the server's own project stays a root
+        return results, a.roots_asked
+
+
+def test_the_clients_roots_are_roots_of_the_server_while_it_offers_them(tmp_path: Path) -> None:
+    root = create_demo_project("dsl", tmp_path / "mine")
+    other = create_demo_project("dsl", tmp_path / "theirs")
+    third = create_demo_project("dsl", tmp_path / "later")
+    offered = [other.parent.as_uri(), (tmp_path / "gone").as_uri()]  # a root not on this machine: none
+    (inside, outside, old, new, own), asked = asyncio.run(client_root_calls(root, other, third, offered))
+    assert not inside["is_error"], inside
+    error = refusal(outside, "outside_roots")
+    assert error["roots"] == [str(root.resolve()), str(other.parent.resolve())]
+    assert str(other.parent.resolve()) in error["message"] and str(third.resolve()) in error["message"]
+    assert "root of the MCP client" in error["fix"]
+    # after the client said its roots changed: its new root, not its old one
+    assert refusal(old, "outside_roots")["roots"] == [str(root.resolve()), str(third.parent.resolve())]
+    assert not new["is_error"] and not own["is_error"], (new, own)
+    assert asked == 2  # asked once, then again only after the change was announced
+
+    # a client that offers no roots: only the server's own
+    results, asked = asyncio.run(client_root_calls(root, other, third, None))
+    for result in results[:-1]:
+        assert refusal(result, "outside_roots")["roots"] == [str(root.resolve())]
+    assert not results[-1]["is_error"] and asked == 0

@@ -8,6 +8,7 @@ from typing import Any
 
 from pto_tui.core.project.config import CPU_SIM, ProjectConfig
 from pto_tui.core.project.layout import MAX_ROUND_GAP
+from pto_tui.core.rounds.counts import UNVERIFIED, counted_as, verdict_counts
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.ledger import LedgerProblems
 from pto_tui.core.rounds.records import CLOSED, Round
@@ -39,6 +40,8 @@ class CampaignStatus:
     warnings: list[str] = field(default_factory=list)
     # closed rounds that no longer match runs/closed.log: round -> what differs
     tampered: dict[int, list[str]] = field(default_factory=dict)
+    # rounds after the baseline whose verdict the history does not vouch for (counted apart)
+    unverified: list[int] = field(default_factory=list)
     target_mode: str = "npu"  # npu | cpu-sim | demo
     # faster rounds the frontier passes over (not measured by pto-tui), said in words
     frontier_passed_over: list[str] = field(default_factory=list)
@@ -82,6 +85,7 @@ class CampaignStatus:
             "missing_rounds": self.problems.missing,
             "unreadable_rounds": self.problems.unreadable,
             "tampered_rounds": {str(n): why for n, why in self.tampered.items()},
+            "unverified_rounds": list(self.unverified),
             "notices": self.problems.notices,
             "history": self.history,
         }
@@ -119,7 +123,8 @@ def passed_over(rounds: list[Round], frontier: Round | None) -> list[str]:
         if r.leads or (best is not None and median >= best):
             continue
         how = "closed by hand (not in runs/closed.log)" if r.unlogged else (
-            "written by hand or imported, not measured by pto-tui")
+            "its verdict is not vouched for by runs/closed.log (`pto-tui verify`)" if r.unverified
+            else "written by hand or imported, not measured by pto-tui")
         out.append(
             f"iter-{r.number:03d} ({format_duration(median)}) is not the frontier: {how}; measure its change "
             f"again in a new round, or adopt it with `pto-tui round confirm {r.number} --reason ...`"
@@ -154,15 +159,9 @@ def summarize(
     frontier = frontier_of(rounds)
     base_us = baseline.measurement.median_us if baseline and baseline.is_closed else None
     best_us = frontier.measurement.median_us if frontier else None
-    counts = {v.value: 0 for v in Verdict}
-    failures: list[tuple[int, str, str]] = []
-    for r in rounds:
-        verdict = r.effective_verdict()
-        if r.is_baseline or not r.is_closed or verdict is None:
-            continue
-        counts[verdict.value] += 1
-        if verdict is Verdict.FAILURE:  # failures only: neutral and inconclusive are not
-            failures.append((r.number, r.short_hypothesis(), r.verdict_reason))
+    # failures only: neutral and inconclusive are not; nor a failure nothing vouches for
+    failures = [(r.number, r.short_hypothesis(), r.verdict_reason)
+                for r in rounds if counted_as(r) == Verdict.FAILURE.value]
     open_round = next((r.number for r in rounds if not r.is_closed and not r.is_baseline), None)
     environment = baseline.environment if baseline else None
     return CampaignStatus(
@@ -182,11 +181,12 @@ def summarize(
         speedup_vs_initial=(base_us / best_us) if base_us and best_us else None,
         speedup_vs_torch=(torch.avg_us / best_us) if torch and best_us else None,
         open_round=open_round,
-        counts=counts,
+        counts=verdict_counts(rounds),
         recent_failures=failures[-5:][::-1],
         rounds_without_gain=rounds_without_gain(rounds),
         three_round_rule=three_round_rule_applies(rounds),
         problems=problems,
         tampered={r.number: list(r.tampered) for r in rounds if r.tampered},
+        unverified=[r.number for r in rounds if counted_as(r) == UNVERIFIED],
         frontier_passed_over=passed_over(rounds, frontier),
     )

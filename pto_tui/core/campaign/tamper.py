@@ -3,7 +3,9 @@ or removed by hand after pto-tui closed it is *tampered*; the campaign then uses
 as it was closed (the logged record), marked with what differs, so no hand edit changes
 the counts, the frontier or the three-round rule. So is a closed round whose notes.md,
 patch.diff or files.txt no longer hash as logged, or whose log line the chain does not
-vouch for (`history`: the chain against its anchor in the pto-tui home)."""
+vouch for (`history`: the chain against its anchor in the pto-tui home). A round whose
+verdict no trusted line backs (none of its lines vouched for, never logged, the log gone,
+the chain rewritten) is also `unverified`: counted apart, never the frontier."""
 
 from __future__ import annotations
 
@@ -45,14 +47,26 @@ def checked(
             if record is None or not record.is_closed:
                 return record
             marked = _marked(record, why + _found_mark(number, found))
-            marked.unlogged = True  # never the frontier: nobody can say pto-tui measured it
+            # never the frontier nor counted as its verdict: nobody can say pto-tui measured it
+            marked.unlogged = marked.unverified = True
             return marked
         return _with_marks(_checked(number, found, logged, log_lost), why)
     result = _checked(number, found, logged, log_lost)
     if logged is not None and 0 <= logged.seq <= rewritten_upto:
-        return _with_marks(result, [f"runs/closed.log entry {logged.seq} of this round cannot be "
-                                    "vouched for (the chain was rewritten)"])
+        return _unverified(_with_marks(result, [
+            f"runs/closed.log entry {logged.seq} of this round cannot be vouched for "
+            "(the chain was rewritten)"]))
     return result
+
+
+def _unverified(record: Round | None) -> Round | None:
+    """The round (a copy, unless it is one already) marked as one whose verdict no trusted
+    log line backs."""
+    if record is None or record.unverified:
+        return record
+    marked = copy.deepcopy(record)
+    marked.unverified = True
+    return marked
 
 
 def _found_mark(number: int, found: Found | None) -> list[str]:
@@ -90,10 +104,12 @@ def _checked(number: int, found: Found | None, logged: LogEntry | None, log_lost
     record = found.record if found is not None else None
     if logged is None:
         if record is not None and record.is_closed and log_lost:
-            return _marked(record, ["runs/closed.log is gone: this closed round cannot be checked"])
+            marked = _marked(record, ["runs/closed.log is gone: this closed round cannot be checked"])
+            marked.unverified = True  # its verdict is the file's, which nothing vouches for
+            return marked
         if record is not None and record.is_closed and found is not None and found.sha:
             marked = _marked(record, [f"{where} says closed, but pto-tui never closed it"])
-            marked.unlogged = True  # never the frontier: nobody measured it here
+            marked.unlogged = marked.unverified = True  # never the frontier: nobody measured it here
             return marked
         return record
     if found is None or not found.sha:

@@ -77,6 +77,8 @@ class ExportRow:
     # [discipline] interleave: the frontier's runs taken alternately with this round's
     frontier_samples_us: list[float] = field(default_factory=list)
     frontier_round: int | None = None  # the round those runs are of
+    # the history does not vouch for its verdict (runs/closed.log): counted apart, not a result
+    unverified: bool = False
 
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ExportRow))
@@ -124,6 +126,7 @@ def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | 
         rerun_of=record.rerun_of,
         frontier_samples_us=list(m.frontier_samples_us),
         frontier_round=m.frontier_round,
+        unverified=record.unverified and record.is_closed,
     )
 
 
@@ -280,6 +283,8 @@ def markdown_table(rows: Sequence[ExportRow]) -> str:
     ]
     for r in rows:
         result = r.verdict or r.status
+        if r.unverified:
+            result += " (unverified)"
         if r.flags:
             result += " (flagged)"
         if r.amended:

@@ -167,6 +167,10 @@ class Round:
     tampered: list[str] = field(default_factory=list)
     # not written either: a closed round.toml that pto-tui never closed (not in the log)
     unlogged: bool = False
+    # not written either: no line of runs/closed.log the chain vouches for backs its
+    # verdict (unlogged, the log gone, the chain rewritten): counted apart as unverified
+    # (core/rounds/counts.py), and after the baseline never the frontier
+    unverified: bool = False
 
     @property
     def is_baseline(self) -> bool:
@@ -184,8 +188,11 @@ class Round:
     @property
     def leads(self) -> bool:
         """May be the frontier: measured by pto-tui, or adopted by a recorded confirmation
-        (a round imported or written by hand never leads by itself)."""
-        return not self.unlogged and (not self.imported or bool(self.review_confirmation))
+        (a round imported or written by hand never leads by itself); never a round whose
+        verdict the history does not vouch for (the baseline stays the reference)."""
+        if self.unlogged or (self.unverified and not self.is_baseline):
+            return False
+        return not self.imported or bool(self.review_confirmation)
 
     def short_hypothesis(self, limit: int = 60) -> str:
         text = self.title or self.pre_edit.hypothesis or ("baseline" if self.is_baseline else "")

@@ -121,12 +121,13 @@ def is_catch_all(pattern: str) -> bool:
 
 
 def rounds_without_gain(rounds: Sequence[Round]) -> int:
-    """Consecutive closed tuning rounds, newest first, without a kept verdict."""
+    """Consecutive closed tuning rounds, newest first, without a kept verdict (a kept the
+    history does not vouch for, `unverified`, is none)."""
     count = 0
     for record in sorted(rounds, key=attrgetter("number"), reverse=True):
         if record.number == 0 or record.status != CLOSED:
             continue
-        if record.effective_verdict() is Verdict.KEPT:
+        if record.effective_verdict() is Verdict.KEPT and not record.unverified:
             break
         count += 1
     return count

@@ -2,7 +2,8 @@
 
 Sections: summary figures and the chart; the conclusion; the comparison with
 torch_npu; the round table; the kept rounds with their hypotheses and evidence; the
-failures and what was learned (then the rounds without gain); the reproducibility
+failures and what was learned (then the rounds without gain); the rounds whose verdicts
+the history does not vouch for (in none of those: `unverified`); the reproducibility
 record. `render_report` is a pure function of the records; `write_campaign_report`
 wraps it for a project and (re)draws the chart when it is missing or older than the
 records, so the report never links a stale picture.
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.rounds.counts import UNVERIFIED, counted_as
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.export import export_rows, markdown_reproducibility, markdown_table
 from pto_tui.core.rounds.ledger import ROUND_FILE
@@ -71,7 +73,7 @@ def _heading(record: Round) -> str:
 
 def _summary(model: ChartModel, ctx: ReportContext) -> list[str]:
     counts = ", ".join(f"{k} {v}" for k, v in model.counts.items())
-    n = sum(model.counts.values())
+    n = len(model.rounds) - 1  # the closed rounds after the baseline
     best = model.best
     lines = [f"- **Operator**: {ctx.operator}" + (f" ({ctx.kind})" if ctx.kind else "")]
     if ctx.case:
@@ -136,7 +138,7 @@ def _kept_section(rounds: Sequence[Round], initial_us: float) -> list[str]:
     kept = 0
     for r in rounds:
         median = r.measurement.median_us
-        if r.is_baseline or r.effective_verdict() is not Verdict.KEPT or median is None:
+        if counted_as(r) != Verdict.KEPT.value or median is None:
             continue
         kept += 1
         pre = r.pre_edit
@@ -169,12 +171,8 @@ def _kept_section(rounds: Sequence[Round], initial_us: float) -> list[str]:
 
 
 def _failures_section(rounds: Sequence[Round]) -> list[str]:
-    failures = [r for r in rounds if r.effective_verdict() is Verdict.FAILURE]
-    other = [
-        r
-        for r in rounds
-        if r.effective_verdict() in (Verdict.NEUTRAL, Verdict.INCONCLUSIVE) and not r.is_baseline
-    ]
+    failures = [r for r in rounds if counted_as(r) == Verdict.FAILURE.value]
+    other = [r for r in rounds if counted_as(r) in (Verdict.NEUTRAL.value, Verdict.INCONCLUSIVE.value)]
     lines = ["## Failures and what was learned", ""]
     if not failures:
         lines += ["No failed round.", ""]
@@ -211,6 +209,22 @@ def _failures_section(rounds: Sequence[Round]) -> list[str]:
     return lines
 
 
+def _unverified_section(rounds: Sequence[Round]) -> list[str]:
+    """The rounds whose verdicts no trusted line of runs/closed.log backs: named, not reported
+    as results (none when the history is intact)."""
+    unverified = [r for r in rounds if counted_as(r) == UNVERIFIED]
+    if not unverified:
+        return []
+    lines = ["## Unverified rounds", "",
+             "The history does not vouch for these verdicts (`pto-tui verify` lists why); they are "
+             "not counted as results above.", ""]
+    for r in unverified:
+        verdict = r.effective_verdict()
+        lines.append(f"- **iter-{r.number:03d}** (claims {verdict.value if verdict else '-'}): "
+                     f"{_text(r.short_hypothesis(120))}. {_text('; '.join(r.tampered))}")
+    return [*lines, ""]
+
+
 def _toolchain(rounds: Sequence[Round]) -> list[str]:
     env = next((r.environment for r in rounds if r.is_baseline and r.environment), None)
     lines = ["### Toolchain (environment round, iter-000)", ""]
@@ -239,6 +253,7 @@ def render_report(
     lines += ["## Rounds", "", markdown_table(rows)]
     lines += _kept_section(closed, model.initial_us)
     lines += _failures_section(closed)
+    lines += _unverified_section(closed)
     snapshot = ", ".join(f"{k}={v}" for k, v in best.changes.snapshot.items()) or "-"
     lines += [
         "## Reproducibility",

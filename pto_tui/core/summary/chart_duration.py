@@ -12,12 +12,14 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter
 from matplotlib.transforms import blended_transform_factory
 
+from pto_tui.core.rounds.counts import UNVERIFIED
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text
 from pto_tui.core.summary.chart_model import BASELINE, ChartModel, ChartRound, format_value
 from pto_tui.core.summary.chart_style import (
     COLOURS,
     FAILURE,
+    HATCHES,
     INCONCLUSIVE,
     KEPT,
     NEUTRAL,
@@ -60,13 +62,14 @@ def _duration_limits(ax: Axes, model: ChartModel, shown: Sequence[ChartRound]) -
 
 
 def _bars(ax: Axes, model: ChartModel, shown: Sequence[ChartRound], floor: float) -> None:
-    """A bar per measured round in its verdict's colour (hatched when inconclusive), valued on top."""
+    """A bar per measured round in its verdict's colour (hatched when inconclusive or
+    unverified), valued on top."""
     rotate = len(shown) > 14
     for i, r in enumerate(shown):
         if r.median_us is None:
             continue
         height = r.median_us / model.units.scale
-        hatch = "///" if r.verdict == INCONCLUSIVE else None
+        hatch = HATCHES.get(r.verdict)
         (bar,) = ax.bar(
             [i],
             [height - floor],
@@ -144,10 +147,11 @@ def _duration_legend(ax: Axes, model: ChartModel, shown: Sequence[ChartRound], f
         for v in (BASELINE, KEPT, NEUTRAL, FAILURE)
         if any(r.verdict == v for r in shown)
     ]
-    if any(r.verdict == INCONCLUSIVE for r in shown):
-        handles.append(
-            Patch(facecolor="white", edgecolor=COLOURS[INCONCLUSIVE], hatch="///", label="inconcl.")
-        )
+    for verdict, label in ((INCONCLUSIVE, "inconcl."), (UNVERIFIED, "unverified")):
+        if any(r.verdict == verdict for r in shown):
+            handles.append(
+                Patch(facecolor="white", edgecolor=COLOURS[verdict], hatch=HATCHES[verdict], label=label)
+            )
     if model.torch is not None:
         torch_label = clean_text(model.torch.label, fonts, fallback="torch_npu")
         handles.append(

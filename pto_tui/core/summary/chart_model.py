@@ -2,7 +2,9 @@
 
 Pure functions over round records, so every choice is testable on its own:
 
-- which rounds are charted: closed rounds only (an open round has no result yet);
+- which rounds are charted: closed rounds only (an open round has no result yet); a
+  round whose verdict runs/closed.log does not vouch for is drawn as `unverified`, never
+  as the verdict its files claim, and counted apart (`core/rounds/counts.py`);
 - a round's charted duration: its median when the build did not fail and correctness
   did not fail. A failed build or a failed correctness check has no valid number (a
   wrong result's speed means nothing), so such a round is drawn as a red cross on the
@@ -28,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.rounds.counts import UNVERIFIED, verdict_counts
 from pto_tui.core.rounds.durations import MS_FROM_US, format_duration
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import TorchBaseline
@@ -46,7 +49,7 @@ class ChartRound:
     """One closed round as the chart sees it."""
 
     number: int
-    verdict: str  # "baseline" or a Verdict value
+    verdict: str  # "baseline", a Verdict value, or "unverified"
     phase: str
     label: str  # short hypothesis (raw text; the drawing cleans it for the font)
     median_us: float | None  # None: no valid measurement
@@ -117,6 +120,8 @@ def valid_median(record: Round) -> float | None:
 def _verdict_text(record: Round) -> str:
     if record.is_baseline:
         return BASELINE
+    if record.unverified:
+        return UNVERIFIED
     verdict = record.effective_verdict()
     # a closed non-baseline round without a verdict cannot be drawn honestly as a result
     return verdict.value if verdict else Verdict.INCONCLUSIVE.value
@@ -298,16 +303,11 @@ def torch_comparison(torch: TorchBaseline | None, best_us: float) -> str:
     return f"{1 / ratio:.2f}x slower than {torch.label}"
 
 
-def verdict_counts(rounds: Sequence[ChartRound]) -> dict[str, int]:
-    counts = {v.value: 0 for v in Verdict}
-    for r in rounds:
-        if r.verdict != BASELINE:
-            counts[r.verdict] += 1
-    return counts
-
-
-def conclusion_text(initial_us: float, best: ChartRound, torch: TorchBaseline | None, best_label: str) -> str:
-    """The key conclusion, one sentence (chart footer and report)."""
+def conclusion_text(
+    initial_us: float, best: ChartRound, torch: TorchBaseline | None, best_label: str, unverified: int = 0
+) -> str:
+    """The key conclusion, one sentence (chart footer and report); `unverified`: the rounds
+    whose verdicts the history does not vouch for, said after it."""
     if best.verdict == BASELINE:
         text = (
             f"no round beat the initial PTO version; the best is still iter-000 "
@@ -321,11 +321,14 @@ def conclusion_text(initial_us: float, best: ChartRound, torch: TorchBaseline | 
         )
     if torch is not None:
         text += f"; {torch_comparison(torch, best.median_us or initial_us)}"
+    if unverified:
+        text += (f"; {unverified} round{'s' if unverified != 1 else ''} unverified (the history "
+                 "does not vouch for their verdicts: `pto-tui verify`), not counted as results")
     return "Conclusion: " + text + "."
 
 
-def header_text(operator: str, counts: dict[str, int], speedup: float, comparison: str) -> str:
-    n = sum(counts.values())
+def header_text(operator: str, counts: dict[str, int], speedup: float, comparison: str, n: int) -> str:
+    """n: the closed rounds after the baseline (one without a verdict is in no count)."""
     verdicts = ", ".join(f"{k} {v}" for k, v in counts.items() if v or k != "inconclusive")
     return (
         f"{n} round{'s' if n != 1 else ''} after the baseline  |  {verdicts}  |  "
@@ -372,7 +375,7 @@ def build_model(
     values = [r.median_us for r in charted if r.number in shown and r.median_us is not None]
     if torch is not None:
         values.append(torch.avg_us)
-    counts = verdict_counts(charted)
+    counts = verdict_counts(rounds)
     comparison = torch_comparison(torch, best.median_us or initial)
     return ChartModel(
         operator=operator,
@@ -386,9 +389,10 @@ def build_model(
         initial_us=initial,
         best=best,
         counts=counts,
-        header=header_text(operator, counts, initial / (best.median_us or initial), comparison),
+        header=header_text(operator, counts, initial / (best.median_us or initial), comparison,
+                           len(charted) - 1),
         footer=footer_text(initial, best, torch),
-        conclusion=conclusion_text(initial, best, torch, best.label),
+        conclusion=conclusion_text(initial, best, torch, best.label, counts.get(UNVERIFIED, 0)),
         open_rounds=sorted(r.number for r in rounds if not r.is_closed),
         simulated=any(r.simulated for r in rounds if r.is_closed),
     )

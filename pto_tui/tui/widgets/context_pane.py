@@ -264,3 +264,6 @@ def _progress_rows(t: Table, st: CampaignStatus) -> None:
         t.add_row("missing", Text(f"runs/{iter_name(missing)} is missing", style="red"))
     for problem in st.problems.unreadable:
         t.add_row("unreadable", Text(str(problem), style="red"))
+    for number, marks in st.tampered.items():
+        counted = "counted as unverified" if number in st.unverified else "counted as it was closed"
+        t.add_row("!tampered", Text(f"{iter_name(number)} ({counted}): " + "; ".join(marks), style="red"))

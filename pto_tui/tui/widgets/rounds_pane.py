@@ -156,7 +156,7 @@ class RoundsPane(Vertical):
         self._add_rows(rows, 0, cells, current_key, self._generation)
         self._counts(len(rows))
         self.query_one("#rounds-legend", Static).update(legend_text(
-            any(r.tampered for r in snap.rounds), any(r.simulated for r in snap.rounds),
+            bool(snap.status.tampered), any(r.simulated for r in snap.rounds),
             any(r.rerun_of is not None for r in snap.rounds)))
 
     def _row_cells(self, snap: Snapshot) -> Callable[[Round], list[str | Text]]:
@@ -173,7 +173,7 @@ class RoundsPane(Vertical):
                 FRONTIER_STEP if r.number in steps else "")
             return [
                 self._mark_cell(r.number), Text(front, style="dark_orange"), str(r.number),
-                verdict_cell(r), timing_text(median, r.simulated, unit),
+                verdict_cell(r, r.number in st.tampered), timing_text(median, r.simulated, unit),
                 format_tflops(r.measurement.tflops), speed(ratio(st.baseline_us, median)),
                 speed(ratio(torch_us, median)), hypothesis_cell(r),
                 r.pre_edit.bottleneck or "-", r.phase or "-",

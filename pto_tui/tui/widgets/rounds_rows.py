@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from rich.text import Text
 
+from pto_tui.core.rounds.counts import UNVERIFIED
 from pto_tui.core.rounds.records import Round
 from pto_tui.tui.format import VERDICT_STYLES, verdict_text, verdict_word
 
@@ -78,11 +79,15 @@ def matches(record: Round, query: str) -> bool:
     return True
 
 
-def verdict_cell(record: Round) -> Text:
+def verdict_cell(record: Round, tampered: bool | None = None) -> Text:
     """The verdict, with a visible mark when the closed record was changed by hand (the
-    round is shown and counted as it was closed)."""
+    round is shown and counted as it was closed), and the word when nothing vouches for
+    its verdict (counted apart). `tampered`: the campaign's word for it (status names an
+    ITERATIONS.md row edited or removed too), else the record's own marks."""
     text = verdict_text(record)
-    if record.tampered:
+    if record.unverified and record.is_closed:
+        text.append(f" {UNVERIFIED}", style=VERDICT_STYLES[UNVERIFIED])
+    if record.tampered if tampered is None else tampered:
         text.append(" !tampered", style="bold red")
     return text
 
