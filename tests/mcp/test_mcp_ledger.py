@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 
 from pto_tui.core.campaign.demo import create_demo_project
-from pto_tui.core.rules.gates import REVIEW_LARGE_GAIN
+from pto_tui.core.rules.review import REVIEW_LARGE_GAIN
 from tests.core.helpers import cli, ready_project, run_round
 from tests.mcp.client import REPO, agent
 
@@ -49,9 +49,9 @@ async def corrections(root: Path) -> None:
         unknown = error_of(await a.call("amend", number=1, field="title", value="x", why="y"))
         assert unknown["type"] == "input_error" and "amendable: verdict, analysis, next" in unknown["message"]
         held = error_of(await a.call("amend", number=2, field="verdict", value="kept", why="real"))
-        assert held["rule"] == REVIEW_LARGE_GAIN and "round confirm" in held["message"]
+        assert held["rule"] == REVIEW_LARGE_GAIN.id and "round confirm" in held["message"]
         not_held = error_of(await a.call("round_confirm", number=1, reason="it is real"))
-        assert not_held["rule"] == REVIEW_LARGE_GAIN and not_held["fix"]
+        assert not_held["rule"] == REVIEW_LARGE_GAIN.id and not_held["fix"]
         confirmed = await a.ok("round_confirm", number=2, reason="re-measured by hand: real")
         validate("round", confirmed)
         assert confirmed["review_confirmation"].endswith("re-measured by hand: real")
