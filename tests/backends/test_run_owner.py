@@ -101,8 +101,8 @@ def test_a_running_round_has_one_owner(tmp_path: Path, capsys: pytest.CaptureFix
         assert "owns the workspace" in capsys.readouterr().err
         # an MCP call is another owner too
         changes, close = asyncio.run(_mcp_refusals(root))
-        assert changes["is_error"] and changes["error"]["rule"] == ONE_OWNER_PER_ROUND
-        assert close["is_error"] and close["error"]["rule"] == ONE_OWNER_PER_ROUND
+        assert changes["is_error"] and changes["error"]["rule"] == ONE_OWNER_PER_ROUND.id
+        assert close["is_error"] and close["error"]["rule"] == ONE_OWNER_PER_ROUND.id
         # a closed round that is not the running one may still be corrected
         assert cli(*p, "amend", "0", "--field", "analysis", "--value", "the base",
                    "--why", "wording of the baseline") == 0

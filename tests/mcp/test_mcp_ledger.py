@@ -43,7 +43,7 @@ def error_of(result: dict[str, Any]) -> dict[str, Any]:
 
 async def corrections(root: Path) -> None:
     async with agent(root) as a:
-        amended = await a.ok("amend", number=1, field="analysis", value="reworded", why="a typo")
+        amended = await a.ok("amend", number=1, field="analysis", value="reworded", why="fixed a typo")
         validate("round", amended)
         assert amended["amendments"][-1]["new"] == "reworded"
         unknown = error_of(await a.call("amend", number=1, field="title", value="x", why="y"))
@@ -76,7 +76,8 @@ def test_amend_confirm_and_phase_follow_the_cli_s_rules(
 
 async def refused_while_locked(root: Path) -> dict[str, Any]:
     async with agent(root) as a:
-        return error_of(await a.call("amend", number=1, field="analysis", value="x", why="y"))
+        amend = {"number": 1, "field": "analysis", "value": "x", "why": "a clearer wording"}
+        return error_of(await a.call("amend", **amend))
 
 
 def test_a_write_waits_for_another_writer_then_names_it(tmp_path: Path) -> None:

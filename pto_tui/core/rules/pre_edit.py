@@ -59,7 +59,7 @@ ONE_HYPOTHESIS = Rule(
     mcp="pre_edit.scope",
 )
 
-# The four questions of the workflow and the Pre-Edit fields that answer them.
+# The four questions (docs/workflow.md §10.1) and the Pre-Edit fields that answer them.
 FOUR_QUESTION_FIELDS: tuple[tuple[str, str], ...] = (
     ("bottleneck", "what is the bottleneck"),
     ("why_ascend", "why this change helps on Ascend"),

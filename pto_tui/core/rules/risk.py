@@ -1,6 +1,7 @@
-"""High-risk changes, from a round's diff and parameter changes (WORKFLOW.md), and the
-rule that a round with one needs a written justification before its numbers are
-recorded. Each risk found is a short sentence.
+"""High-risk change detection from a round's diff and parameter changes (docs/workflow.md §11.4).
+
+Each finding is a short sentence; a round with findings needs a written justification
+before its numbers are recorded.
 """
 
 from __future__ import annotations
