@@ -33,8 +33,8 @@ from pto_tui.core.reports.parsers import (
     rows_of_this_run,
     sample_row,
 )
-from pto_tui.core.rules.gates import SAME_WORKLOAD
-from pto_tui.core.rules.workload import case_timing
+from pto_tui.core.rules.rule import Finding
+from pto_tui.core.rules.workload import case_timing, timing_findings
 from pto_tui.core.vocabulary import OperatorKind
 
 BUILD_TIMEOUT = 3600.0
@@ -52,7 +52,9 @@ class BenchOutcome:
     problem: str = ""  # why the run failed or is invalid
     report: str = ""  # the result file the numbers came from
     reference_problem: str = ""  # why the report has no reference timing (e.g. a blocked baseline)
-    rule: str = ""  # the workflow rule the problem applies, when it is one (same-workload)
+    # the rule the problem breaks, when it is one (a report of another workload): a report
+    # given by hand is refused by it, a run's own makes the round invalid
+    findings: tuple[Finding, ...] = ()
 
     @property
     def valid(self) -> bool:
@@ -140,7 +142,7 @@ def dsl_report_outcome(text: str, path: str, case: CaseConfig, flops: float | No
         return BenchOutcome(problem=error.render(), report=path)
     timing = case_timing(case.shape, case.dtype, case.options, result, case.causal)
     if timing.problem or timing.median_us is None:
-        return BenchOutcome(problem=timing.problem, report=path, rule=SAME_WORKLOAD)
+        return BenchOutcome(problem=timing.problem, report=path, findings=tuple(timing_findings(timing)))
     # a variant outside the tolerance fails the run even when the report's aggregate passes:
     # the detail names it, and a kept round must not hide a wrong shape
     correct = result.correct and not result.failing_variants

@@ -15,12 +15,13 @@ from pathlib import Path
 
 from pto_tui.backends.kinds import BenchOutcome, dsl_report_outcome
 from pto_tui.backends.loop import case_flops
-from pto_tui.core.errors import InputError, RuleViolation, read_utf8
+from pto_tui.core.errors import InputError, read_utf8
 from pto_tui.core.operators.case_strings import CaseStringError, case_under_tuning, parsed_cases
 from pto_tui.core.project.config import ProjectConfig
 from pto_tui.core.reports.fields import tflops_at_median, tflops_from
 from pto_tui.core.reports.parsers import ReportError, parse_report_csv, sample_row
 from pto_tui.core.rounds.records import Measurement
+from pto_tui.core.rules.rule import refuse
 from pto_tui.core.vocabulary import OperatorKind
 
 
@@ -85,8 +86,7 @@ def report_outcome(config: ProjectConfig, given: str, base: Path) -> BenchOutcom
     else:
         outcome = _csv_outcome(config, text, str(path))
     if outcome.correct is not False and (outcome.problem or outcome.duration_us is None):
-        if outcome.rule:
-            raise RuleViolation(outcome.rule, outcome.problem, file=path)
+        refuse(outcome.findings, file=path)
         problem = outcome.problem or "the report holds no timing"
         raise InputError(problem) if str(path) in problem else InputError(problem, file=path)
     return outcome

@@ -221,7 +221,7 @@ def cmd_phase(args: argparse.Namespace) -> int:
 
 
 def cmd_amend(args: argparse.Namespace) -> int:
-    from pto_tui.core.campaign.amendments import HELD_AMENDMENT
+    from pto_tui.core.rules.review import HELD_AMENDMENT
 
     with open_campaign(args, write=True) as campaign:
         record = campaign.amend(args.number, args.field, args.value, args.why, args.who)

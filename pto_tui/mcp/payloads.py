@@ -17,7 +17,7 @@ from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import last_writer
 from pto_tui.core.rounds.export import export_rows
 from pto_tui.core.rounds.record_toml import round_to_dict
-from pto_tui.core.rules.gates import Finding
+from pto_tui.core.rules.rule import Finding
 
 
 def status(campaign: Campaign) -> dict[str, Any]:

@@ -70,7 +70,7 @@ def pre_edit(scope: list[str], hypothesis: str = "bigger tiles cut per-tile over
         correctness_plan="the benchmark checks against the reference every run",
         checklist={key: ChecklistItem(True, "checked") for key in HARDWARE_CHECKLIST},
         scope=scope,
-        bottleneck_recheck="re-checked",
+        bottleneck_recheck="re-checked the class",
         new_direction="another dimension",
     )
 

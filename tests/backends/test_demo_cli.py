@@ -49,7 +49,8 @@ def test_round_run_no_close_then_post_run(tmp_path: Path, capsys: pytest.Capture
     assert main([*p, "env"]) == 1
     assert "refused by rule 'honest-history'" in capsys.readouterr().err
     assert main([*p, "round", "start", *pre_edit_args(scope=("DEMO_ATTN_BLOCK_KV",))]) == 0
-    assert main([*p, "round", "changes", "--set", "DEMO_ATTN_BLOCK_KV=32", "--justify", "small"]) == 0
+    justify = ("--justify", "a small tile, no risk")
+    assert main([*p, "round", "changes", "--set", "DEMO_ATTN_BLOCK_KV=32", *justify]) == 0
     capsys.readouterr()
     assert main([*p, "round", "run", "--no-close", "--quiet", "--json"]) == 0
     preview = json.loads(capsys.readouterr().out)

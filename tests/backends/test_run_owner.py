@@ -20,7 +20,7 @@ from pto_tui.core.project.config import operator_folder
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.lock import ProjectLock
 from pto_tui.core.project.run_claim import RUN_NAME, read_claim, workspace_upload_lock
-from pto_tui.core.rules.gates import ONE_OWNER_PER_ROUND
+from pto_tui.core.rules.ownership import ONE_OWNER_PER_ROUND
 from tests.backends.helpers import pre_edit
 from tests.core.helpers import cli, cli_json, pre_edit_args
 from tests.mcp.client import REPO, agent
@@ -95,14 +95,14 @@ def test_a_running_round_has_one_owner(tmp_path: Path, capsys: pytest.CaptureFix
                      ("round", "close")):
             assert cli(*p, *argv) == 1, argv
             err = capsys.readouterr().err
-            assert f"refused by rule '{ONE_OWNER_PER_ROUND}'" in err, (argv, err)
+            assert f"refused by rule '{ONE_OWNER_PER_ROUND.id}'" in err, (argv, err)
             assert f"round run of iter-001 by pid {run.pid}" in err, err
         assert cli(*p, "exec", "true") == 1
         assert "owns the workspace" in capsys.readouterr().err
         # an MCP call is another owner too
         changes, close = asyncio.run(_mcp_refusals(root))
-        assert changes["is_error"] and changes["error"]["rule"] == ONE_OWNER_PER_ROUND
-        assert close["is_error"] and close["error"]["rule"] == ONE_OWNER_PER_ROUND
+        assert changes["is_error"] and changes["error"]["rule"] == ONE_OWNER_PER_ROUND.id
+        assert close["is_error"] and close["error"]["rule"] == ONE_OWNER_PER_ROUND.id
         # a closed round that is not the running one may still be corrected
         assert cli(*p, "amend", "0", "--field", "analysis", "--value", "the base",
                    "--why", "wording of the baseline") == 0
@@ -127,7 +127,7 @@ def test_two_owners_in_one_process(tmp_path: Path) -> None:
         with a.running(1, "round run"):
             with pytest.raises(RuleViolation) as refused:
                 b.record_changes(parameters={KNOB: 32})
-            assert refused.value.rule == ONE_OWNER_PER_ROUND and "owner A" in refused.value.message
+            assert refused.value.rule == ONE_OWNER_PER_ROUND.id and "owner A" in refused.value.message
             with pytest.raises(RuleViolation):
                 b.close_round(1)
             with pytest.raises(RuleViolation):

@@ -75,7 +75,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert run(root, "baseline", "--build", "ok", "--correctness", "pass", "--samples", "1000,1002,998") == 0
     assert run(root, "torch-baseline", "--avg", "800", "--min", "790", "--max", "820") == 0
     start(root, "kFaTileS1 512", "增大 kFaTileS1 到 512 减少搬运", "kFaTileS1")
-    assert run(root, "round", "changes", "--set", "kFaTileS1=512", "--justify", "UB fits") == 0
+    assert run(root, "round", "changes", "--set", "kFaTileS1=512", "--justify", "512 still fits in UB") == 0
     assert (
         run(root, "round", "measure", "--build", "ok", "--correctness", "pass", "--samples", "700,701,699")
         == 0

@@ -6,16 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.rounds.records import ChecklistItem, PreEdit, Round
-from pto_tui.core.rules.gates import (
+from pto_tui.core.rounds.records import ChecklistItem, EnvironmentNotes, PreEdit, Round
+from pto_tui.core.rules.pre_edit import pre_edit_findings
+from pto_tui.core.rules.protected import loosened_tolerances
+from pto_tui.core.rules.risk import diff_risks, parameter_risks
+from pto_tui.core.rules.scope import outside_scope
+from pto_tui.core.rules.sequence import (
+    BASELINE_FIRST,
+    ENVIRONMENT_ROUND,
+    ONE_ROUND_AT_A_TIME,
     THREE_ROUND_RULE,
-    loosened_tolerances,
-    pre_edit_findings,
     rounds_without_gain,
     start_findings,
 )
-from pto_tui.core.rules.risk import diff_risks, parameter_risks
-from pto_tui.core.rules.scope import outside_scope
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, Verdict
 from tests.core.helpers import cli, pre_edit_args, ready_project
 
@@ -91,10 +94,21 @@ def test_three_round_rule_counts_rounds_since_the_last_kept() -> None:
     history.append(closed(4, Verdict.INCONCLUSIVE))
     assert rounds_without_gain(history) == 3
     pre = full_pre_edit()
-    assert THREE_ROUND_RULE in [f.rule for f in start_findings(pre, history)]
+    assert THREE_ROUND_RULE.id in [f.rule for f in start_findings(pre, history)]
     pre.bottleneck_recheck = "the bottleneck is GM traffic, not the tile shape"
     pre.new_direction = "fuse the two loads"
-    assert THREE_ROUND_RULE not in [f.rule for f in start_findings(pre, history)]
+    assert THREE_ROUND_RULE.id not in [f.rule for f in start_findings(pre, history)]
+
+
+def test_start_follows_the_order_of_the_loop() -> None:
+    """The environment round passes, then the baseline closes, then one round at a time."""
+    pre = full_pre_edit()
+    assert [f.rule for f in start_findings(pre, [])] == [ENVIRONMENT_ROUND.id, BASELINE_FIRST.id]
+    iter_000 = Round(number=0, environment=EnvironmentNotes(passed=True))
+    assert [f.rule for f in start_findings(pre, [iter_000])] == [BASELINE_FIRST.id]
+    iter_000.status = "closed"
+    assert start_findings(pre, [iter_000]) == []
+    assert [f.rule for f in start_findings(pre, [iter_000, Round(number=1)])] == [ONE_ROUND_AT_A_TIME.id]
 
 
 def test_three_round_rule_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -88,7 +88,7 @@ def test_setup_recording_costmodel_and_export_outputs(
     assert run_round(root, "120,121,119", params=("TILE_S1=128",)) == 0
     assert run_round(root, "80,81,79", params=("TILE_S1=128",)) == 0
     validate("round", out(capsys, *p, "amend", "1", "--field", "analysis", "--value", "reworded",
-                          "--why", "a typo", "--json"))
+                          "--why", "a typo in the analysis", "--json"))
     engine = ["--pto-isa", stub, "--engine", "builtin", "--json"]
     matmul = ["costmodel", "TMATMUL", "half", "half", "float", "--k", "64", "--n", "128"]
     validate("costmodel", out(capsys, *p, *matmul, "--m", "128", *engine))

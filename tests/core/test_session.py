@@ -197,7 +197,7 @@ def test_disallowed_parameter_value_is_refused(tmp_path: Path, capsys: pytest.Ca
 
 def test_show_and_rounds_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = ready_project(tmp_path)
-    run_round(root, "80,81,80.5", params=("TILE_S1=512",), justify="fits UB")
+    run_round(root, "80,81,80.5", params=("TILE_S1=512",), justify="512 still fits in UB")
     shown = cli_json(capsys, "--project", root, "show", "1")
     assert shown["record"]["verdict"] == "kept"
     assert shown["record"]["measurement"]["samples_us"] == [80.0, 81.0, 80.5]

@@ -13,7 +13,14 @@ import tomlkit
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import RuleViolation
-from pto_tui.core.rules import gates
+from pto_tui.core.rules.open_round import VALID_RECORD
+from pto_tui.core.rules.pre_edit import (
+    BOTTLENECK_CLASS,
+    FOUR_QUESTIONS,
+    HARDWARE_CHECKLIST,
+    ONE_HYPOTHESIS,
+    PRE_EDIT_COMPLETE,
+)
 from tests.core.helpers import cli, pre_edit_args, ready_project
 
 Edit = Callable[[dict[str, Any]], None]
@@ -40,29 +47,29 @@ def _unknown_knob(data: dict[str, Any]) -> None:
 
 # (edit, rule id, text naming the field)
 EDITS: dict[str, tuple[Edit, str, str]] = {
-    "emptied hypothesis": (_set("pre_edit.hypothesis", ""), gates.PRE_EDIT_COMPLETE, "Hypothesis"),
-    "emptied bottleneck": (_set("pre_edit.bottleneck", "  "), gates.FOUR_QUESTIONS, "bottleneck"),
+    "emptied hypothesis": (_set("pre_edit.hypothesis", ""), PRE_EDIT_COMPLETE.id, "Hypothesis"),
+    "emptied bottleneck": (_set("pre_edit.bottleneck", "  "), FOUR_QUESTIONS.id, "bottleneck"),
     "made-up bottleneck class": (
-        _set("pre_edit.bottleneck", "cosmic rays"), gates.BOTTLENECK_CLASS, "'cosmic rays'"
+        _set("pre_edit.bottleneck", "cosmic rays"), BOTTLENECK_CLASS.id, "'cosmic rays'"
     ),
     "checklist item unticked": (
-        _set("pre_edit.checklist.tile_shape.ticked", False), gates.HARDWARE_CHECKLIST, "tile_shape"
+        _set("pre_edit.checklist.tile_shape.ticked", False), HARDWARE_CHECKLIST.id, "tile_shape"
     ),
-    "checklist item removed": (_drop_checklist_item, gates.HARDWARE_CHECKLIST, "tile_shape"),
-    "scope catch-all": (_set("pre_edit.scope", ["**"]), gates.ONE_HYPOTHESIS, "'**'"),
-    "scope emptied": (_set("pre_edit.scope", []), gates.ONE_HYPOTHESIS, "scope"),
-    "status weird": (_set("status", "weird"), gates.VALID_RECORD, "status 'weird'"),
-    "based_on unknown": (_set("changes.based_on", 99), gates.VALID_RECORD, "changes.based_on = 99"),
+    "checklist item removed": (_drop_checklist_item, HARDWARE_CHECKLIST.id, "tile_shape"),
+    "scope catch-all": (_set("pre_edit.scope", ["**"]), ONE_HYPOTHESIS.id, "'**'"),
+    "scope emptied": (_set("pre_edit.scope", []), ONE_HYPOTHESIS.id, "scope"),
+    "status weird": (_set("status", "weird"), VALID_RECORD.id, "status 'weird'"),
+    "based_on unknown": (_set("changes.based_on", 99), VALID_RECORD.id, "changes.based_on = 99"),
     "snapshot id escaping": (
-        _set("base_snapshot", "own:../../../../etc/passwd"), gates.VALID_RECORD, "base_snapshot"
+        _set("base_snapshot", "own:../../../../etc/passwd"), VALID_RECORD.id, "base_snapshot"
     ),
-    "unknown knob": (_unknown_knob, gates.VALID_RECORD, "changes.parameters: 'NO_SUCH_KNOB'"),
+    "unknown knob": (_unknown_knob, VALID_RECORD.id, "changes.parameters: 'NO_SUCH_KNOB'"),
     "unknown knob in the snapshot": (
-        _set("changes.snapshot.NO_SUCH_KNOB", 3), gates.VALID_RECORD, "changes.snapshot: 'NO_SUCH_KNOB'"
+        _set("changes.snapshot.NO_SUCH_KNOB", 3), VALID_RECORD.id, "changes.snapshot: 'NO_SUCH_KNOB'"
     ),
-    "negative tflops": (_set("measurement.tflops", -1.0), gates.VALID_RECORD, "measurement.tflops"),
-    "zero sample": (_set("measurement.samples_us", [0.0, 100.0]), gates.VALID_RECORD, "samples_us[0]"),
-    "made-up build outcome": (_set("measurement.build", "maybe"), gates.VALID_RECORD, "measurement.build"),
+    "negative tflops": (_set("measurement.tflops", -1.0), VALID_RECORD.id, "measurement.tflops"),
+    "zero sample": (_set("measurement.samples_us", [0.0, 100.0]), VALID_RECORD.id, "samples_us[0]"),
+    "made-up build outcome": (_set("measurement.build", "maybe"), VALID_RECORD.id, "measurement.build"),
 }
 
 
@@ -130,5 +137,5 @@ def test_round_start_refuses_a_catch_all_scope(tmp_path: Path, capsys: pytest.Ca
         capsys.readouterr()
         assert cli("--project", root, "round", "start", *pre_edit_args(scope=(scope,))) != 0
         err = capsys.readouterr().err
-        assert f"'{gates.ONE_HYPOTHESIS}'" in err and repr(scope) in err, err
+        assert f"'{ONE_HYPOTHESIS.id}'" in err and repr(scope) in err, err
     assert not (root / "runs" / "iter-001").exists()

@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 
 from pto_tui.core.campaign.demo import create_demo_project
-from pto_tui.core.rules.gates import REVIEW_LARGE_GAIN
+from pto_tui.core.rules.review import REVIEW_LARGE_GAIN
 from tests.core.helpers import cli, ready_project, run_round
 from tests.mcp.client import REPO, agent
 
@@ -43,15 +43,15 @@ def error_of(result: dict[str, Any]) -> dict[str, Any]:
 
 async def corrections(root: Path) -> None:
     async with agent(root) as a:
-        amended = await a.ok("amend", number=1, field="analysis", value="reworded", why="a typo")
+        amended = await a.ok("amend", number=1, field="analysis", value="reworded", why="fixed a typo")
         validate("round", amended)
         assert amended["amendments"][-1]["new"] == "reworded"
         unknown = error_of(await a.call("amend", number=1, field="title", value="x", why="y"))
         assert unknown["type"] == "input_error" and "amendable: verdict, analysis, next" in unknown["message"]
         held = error_of(await a.call("amend", number=2, field="verdict", value="kept", why="real"))
-        assert held["rule"] == REVIEW_LARGE_GAIN and "round confirm" in held["message"]
+        assert held["rule"] == REVIEW_LARGE_GAIN.id and "round confirm" in held["message"]
         not_held = error_of(await a.call("round_confirm", number=1, reason="it is real"))
-        assert not_held["rule"] == REVIEW_LARGE_GAIN and not_held["fix"]
+        assert not_held["rule"] == REVIEW_LARGE_GAIN.id and not_held["fix"]
         confirmed = await a.ok("round_confirm", number=2, reason="re-measured by hand: real")
         validate("round", confirmed)
         assert confirmed["review_confirmation"].endswith("re-measured by hand: real")
@@ -76,7 +76,8 @@ def test_amend_confirm_and_phase_follow_the_cli_s_rules(
 
 async def refused_while_locked(root: Path) -> dict[str, Any]:
     async with agent(root) as a:
-        return error_of(await a.call("amend", number=1, field="analysis", value="x", why="y"))
+        amend = {"number": 1, "field": "analysis", "value": "x", "why": "a clearer wording"}
+        return error_of(await a.call("amend", **amend))
 
 
 def test_a_write_waits_for_another_writer_then_names_it(tmp_path: Path) -> None:

@@ -44,6 +44,9 @@ async def drive(root: Path) -> None:
         validate("diff", frontier)
         refused = await a.call("round_rerun", number=2)
         assert refused["is_error"] and refused["error"]["rule"] == "rerun-inconclusive-only"
+        # the rule's own fix, phrased with the tool an agent calls instead
+        assert "test a new idea in a new round" in refused["error"]["fix"]
+        assert "`round_start`" in refused["error"]["fix"]
         assert "neutral" in refused["error"]["message"]
         record = await a.ok("round_rerun", number=1)
         validate("round", record)

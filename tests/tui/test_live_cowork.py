@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Static
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.project.layout import ProjectLayout
-from pto_tui.core.rules.gates import ONE_ROUND_AT_A_TIME
+from pto_tui.core.rules.sequence import ONE_ROUND_AT_A_TIME
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.disk_watch import DiskWatch, describe_change
 from tests.tui.keys import loaded, wait_for
@@ -105,7 +105,7 @@ def test_two_agents_starting_a_round_at_once_never_interleave(fresh_root: Path) 
     codes = sorted(code for _out, _err, code in results)
     assert codes[0] == 0 and codes[1] != 0, results
     refused = next(err for _out, err, code in results if code != 0)
-    assert ONE_ROUND_AT_A_TIME in refused and "round 1 is still open" in refused
+    assert ONE_ROUND_AT_A_TIME.id in refused and "round 1 is still open" in refused
     with Campaign(fresh_root) as campaign:
         rounds = campaign.rounds()
         status = campaign.status(rounds)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.rules.gates import start_findings
+from pto_tui.core.rules.sequence import start_findings
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.widgets.preedit_form import PreEditForm
 from tests.tui.keys import loaded, type_into, wait_for

@@ -152,12 +152,12 @@ async def test_amend_a_closed_round_from_its_detail(campaign_root: Path) -> None
         await pilot.press("enter")  # no reason yet: refused, nothing written
         with Campaign(campaign_root) as campaign:
             assert campaign.round(1).amendments == []
-        await pilot.press(*"re-read", "enter")
+        await pilot.press(*"re-read the log", "enter")
         await pilot.pause()
         assert isinstance(app.screen, RoundScreen)
         with Campaign(campaign_root) as campaign:
             amendments = campaign.round(1).amendments
-        assert [(a.field, a.new, a.why) for a in amendments] == [("analysis", "tile fits", "re-read")]
+        assert [(a.field, a.new, a.why) for a in amendments] == [("analysis", "tile fits", "re-read the log")]
         await pilot.press("escape")  # back, and the table shows the amended mark
         await pilot.pause(0.3)
         assert str(app.screen.query_one("#rounds-table", DataTable).get_row_at(1)[3]) == "✓ kept*"

@@ -14,14 +14,18 @@ import getpass
 import socket
 
 from pto_tui.core.campaign.context import CampaignContext, now_text
-from pto_tui.core.errors import InputError, RuleViolation
+from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.records import Amendment, Round
-from pto_tui.core.rules.gates import HONEST_HISTORY, HONEST_VERDICT, REVIEW_LARGE_GAIN, reason_problem
-from pto_tui.core.rules.verdict import invalid_sample_reason
+from pto_tui.core.rules.history import amendment_reason_findings, delete_findings, tampered_findings
+from pto_tui.core.rules.review import (
+    HELD_AMENDMENT,
+    confirm_findings,
+    held_amendment_finding,
+    keepable_findings,
+    verdict_amendment_findings,
+)
+from pto_tui.core.rules.rule import refuse
 from pto_tui.core.vocabulary import Verdict
-
-# the flag a held amendment leaves on its round (the confirmation then keeps it)
-HELD_AMENDMENT = "review: amended to kept against its measurement"
 
 AMENDABLE = ("verdict", "analysis", "next")
 
@@ -39,12 +43,13 @@ def amend(
         )
     if not why.strip():
         raise InputError("an amendment needs a reason (--why)")
-    if record.tampered:
-        raise RuleViolation(HONEST_HISTORY, _tampered_message(record))
+    refuse(tampered_findings(record))
     old = _current_value(record, field_name, new_value)
     who = who or _who()
-    if field_name == "verdict":
-        _check_verdict_amendment(record, why)
+    if field_name != "verdict":
+        refuse(amendment_reason_findings(record, field_name, why))
+    else:
+        refuse(verdict_amendment_findings(record, why))
         if new_value == Verdict.KEPT.value and old != Verdict.KEPT.value:
             verdict, reason = _by_numbers(campaign, record)
             if verdict is not Verdict.KEPT:
@@ -56,19 +61,6 @@ def amend(
     return record
 
 
-def _check_verdict_amendment(record: Round, why: str) -> None:
-    if record.held_for_review and not record.review_confirmation:
-        rule = HONEST_VERDICT if HELD_AMENDMENT in " ".join(record.flags) else REVIEW_LARGE_GAIN
-        raise RuleViolation(
-            rule,
-            f"round {record.number} is held for review: confirm it with "
-            f"`pto-tui round confirm {record.number} --reason ...`, not an amendment",
-        )
-    problem = reason_problem(why)
-    if problem:
-        raise RuleViolation(HONEST_VERDICT, f"amending round {record.number}'s verdict: {problem}")
-
-
 def _by_numbers(campaign: CampaignContext, record: Round) -> tuple[Verdict, str]:
     """The verdict the round's own measurement gets under the verdict rule, against the
     frontier of the rounds before it (held for review counts as inconclusive); refused
@@ -76,14 +68,7 @@ def _by_numbers(campaign: CampaignContext, record: Round) -> tuple[Verdict, str]
     from pto_tui.core.campaign.closing import RoundClosing
     from pto_tui.core.campaign.status import frontier_of
 
-    problem = invalid_sample_reason(record.measurement.samples_us)
-    if problem or record.measurement.correctness != "pass":
-        why = problem or f"correctness {record.measurement.correctness or 'not recorded'}"
-        raise RuleViolation(
-            HONEST_VERDICT,
-            f"round {record.number} cannot be kept: it has no valid measurement ({why}); "
-            "measure the change again in a new round",
-        )
+    refuse(keepable_findings(record))
     earlier = [r for r in campaign.current_rounds() if r.number < record.number]
     result = RoundClosing(campaign).judge(record, frontier_of(earlier))
     return (Verdict.INCONCLUSIVE if result.held else result.verdict), result.reason
@@ -94,10 +79,7 @@ def _hold(campaign: CampaignContext, record: Round, who: str, why: str, gives: s
     record.held_for_review = True
     record.flags.append(f"{HELD_AMENDMENT} by {who} ({why.strip()}): the numbers give {gives}")
     campaign.publish(record)
-    campaign.warnings.append(
-        f"[{HONEST_VERDICT}] round {record.number} is held for review, not kept: its measurement "
-        f"gives {gives}; keep it only with `pto-tui round confirm {record.number} --reason ...`"
-    )
+    campaign.warnings.append(held_amendment_finding(record, gives).render())
     return record
 
 
@@ -108,20 +90,8 @@ def confirm_review(campaign: CampaignContext, number: int, reason: str, who: str
     campaign.require_write()
     campaign.check_owner(number)
     record = campaign.reads.round(number)
-    if record.tampered:
-        raise RuleViolation(HONEST_HISTORY, _tampered_message(record))
-    if not record.is_closed or not (record.held_for_review or record.imported):
-        raise RuleViolation(
-            REVIEW_LARGE_GAIN,
-            f"round {number} is not a closed round held for review (nor one pto-tui did not measure)",
-        )
-    if record.review_confirmation:
-        raise RuleViolation(
-            REVIEW_LARGE_GAIN, f"round {number} was confirmed already: {record.review_confirmation}"
-        )
-    problem = reason_problem(reason)
-    if problem:
-        raise RuleViolation(REVIEW_LARGE_GAIN, f"confirming round {number}: {problem}")
+    refuse(tampered_findings(record))
+    refuse(confirm_findings(record, reason))
     who, when = who or _who(), now_text()
     record.review_confirmation = f"{who} at {when}: {reason.strip()}"
     if not record.held_for_review:  # a round measured elsewhere, adopted as it stands
@@ -145,14 +115,6 @@ def _who() -> str:
     return f"{getpass.getuser()}@{socket.gethostname()}"
 
 
-def _tampered_message(record: Round) -> str:
-    return (
-        f"round {record.number} was changed by hand after it was closed ("
-        + "; ".join(record.tampered)
-        + "): restore its round.toml before correcting it"
-    )
-
-
 def _current_value(record: Round, field_name: str, new_value: str) -> str:
     """The value an amendment of `field_name` replaces; refuses what cannot be amended."""
     if field_name == "verdict":
@@ -168,12 +130,4 @@ def _current_value(record: Round, field_name: str, new_value: str) -> str:
 
 def delete_round(campaign: CampaignContext, number: int) -> None:
     """Rounds are append-only: deleting a closed round is refused."""
-    record = campaign.reads.round(number)
-    if record.is_closed:
-        raise RuleViolation(
-            HONEST_HISTORY,
-            f"round {number} is closed; rounds are never deleted (add an amendment instead)",
-        )
-    raise RuleViolation(
-        HONEST_HISTORY, "rounds are never deleted; close the open round with its result"
-    )
+    refuse(delete_findings(campaign.reads.round(number)))

@@ -29,7 +29,8 @@ from pto_tui.core.campaign.status import (
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round
 from pto_tui.core.rounds.render import TorchBaseline, rows_differing, rows_missing, torch_section
-from pto_tui.core.rules.gates import Finding, start_findings
+from pto_tui.core.rules.rule import Finding
+from pto_tui.core.rules.sequence import start_findings
 from pto_tui.core.vocabulary import ChangeKind, Verdict
 
 if TYPE_CHECKING:

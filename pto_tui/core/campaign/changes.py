@@ -12,15 +12,12 @@ from pto_tui.core.errors import InputError
 from pto_tui.core.operators.tunables import apply_parameter, discover
 from pto_tui.core.project.config import Scalar, Tunable, operator_folder
 from pto_tui.core.rounds.records import Changes, ParamChange, Round
-from pto_tui.core.rules.gates import (
-    bug_fix_findings,
-    refuse,
-    risk_findings,
-    scope_findings,
-    workload_knob_findings,
-)
-from pto_tui.core.rules.risk import diff_risks, parameter_risks
+from pto_tui.core.rules.pre_edit import scope_findings
+from pto_tui.core.rules.protected import bug_fix_findings
+from pto_tui.core.rules.risk import diff_risks, parameter_risks, risk_findings
+from pto_tui.core.rules.rule import refuse
 from pto_tui.core.rules.scope import changed_lines, only_parameter_lines, outside_scope
+from pto_tui.core.rules.workload import workload_knob_findings
 from pto_tui.core.vocabulary import ChangeKind
 from pto_tui.core.workspace.files import iter_workspace_files
 

@@ -1,6 +1,7 @@
 """The checks every measured step repeats: the same workload as the baseline, untouched
-protected files, tolerances not loosened, high-risk changes justified. Each refuses with
-the rule it applies."""
+protected files, tolerances not loosened, high-risk changes justified. Each gathers what
+its rule looks at (hashes, the kernel's reads, the values in force) and refuses with the
+findings of the rule's own check in `core/rules`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from pto_tui.core.campaign.context import CampaignContext
-from pto_tui.core.errors import PtoError, RuleViolation
+from pto_tui.core.errors import PtoError
 from pto_tui.core.operators.bench_specs import spec_tolerances
 from pto_tui.core.operators.workload_reads import (
     CPP_SUFFIXES,
@@ -21,19 +22,18 @@ from pto_tui.core.operators.workload_reads import (
 from pto_tui.core.project.config import ProjectConfig, operator_folder, workload_fingerprint
 from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.records import CLOSED, Round
-from pto_tui.core.rules.gates import (
-    SAME_WORKLOAD,
+from pto_tui.core.rules.open_round import open_record_findings
+from pto_tui.core.rules.protected import (
     discipline_changes,
     discipline_findings,
     loosened_tolerances,
     protected_findings,
-    refuse,
-    risk_findings,
     tolerance_findings,
-    workload_read_findings,
 )
-from pto_tui.core.rules.open_round import open_record_findings
+from pto_tui.core.rules.risk import risk_findings
+from pto_tui.core.rules.rule import refuse
 from pto_tui.core.rules.scope import changed_protected, protected_hashes
+from pto_tui.core.rules.workload import fingerprint_findings, workload_read_findings
 from pto_tui.core.vocabulary import OperatorKind
 
 
@@ -42,13 +42,7 @@ def check_workload(campaign: CampaignContext) -> str:
     kernel no longer reads the workload where the baseline's did)."""
     baseline = campaign.baseline_record()
     fingerprint = workload_fingerprint(campaign.config)
-    recorded = baseline.measurement.fingerprint if baseline else ""
-    if recorded and recorded != fingerprint:
-        raise RuleViolation(
-            SAME_WORKLOAD,
-            "the workload (case, shapes, benchmark settings) differs from the baseline's: "
-            "the comparison is refused",
-        )
+    refuse(fingerprint_findings(baseline.measurement.fingerprint if baseline else "", fingerprint))
     check_workload_reads(campaign)
     return fingerprint
 

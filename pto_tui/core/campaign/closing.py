@@ -13,12 +13,14 @@ from pto_tui.core.campaign.checks import (
 )
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import frontier_of
-from pto_tui.core.errors import RuleViolation
 from pto_tui.core.rounds.interleaved import frontier_runs
 from pto_tui.core.rounds.records import CLOSED, Measurement, Round
-from pto_tui.core.rules.gates import CORRECTNESS_FIRST, HONEST_VERDICT
+from pto_tui.core.rules.measurement import verdict_input_findings
+from pto_tui.core.rules.review import claimed_verdict_findings
+from pto_tui.core.rules.rule import refuse
 from pto_tui.core.rules.scope import protected_hashes
 from pto_tui.core.rules.verdict import RULE, VerdictResult, decide
+from pto_tui.core.rules.workload import same_fingerprint
 from pto_tui.core.vocabulary import Verdict
 
 
@@ -45,12 +47,7 @@ class RoundClosing:
         check_open_record(campaign, record)
         check_integrity(campaign, record)
         result = self.decide(record)
-        if claimed is not None and claimed is not result.verdict:
-            raise RuleViolation(
-                HONEST_VERDICT,
-                f"the measurements give '{result.verdict.value}' ({result.reason}), "
-                f"not '{claimed.value}'",
-            )
+        refuse(claimed_verdict_findings(claimed, result))
         config = campaign.config
         if record.changes.bug_fix:
             record.protected_hashes = protected_hashes(
@@ -94,12 +91,7 @@ class RoundClosing:
     def judge(self, record: Round, frontier: Round | None) -> VerdictResult:
         """The verdict the verdict rule gives `record`'s measurements against `frontier`."""
         m = record.measurement
-        if not m.build:
-            raise RuleViolation(CORRECTNESS_FIRST, "no build recorded: record the measurement first")
-        if m.build == "ok" and not m.correctness and not m.problem:
-            raise RuleViolation(
-                CORRECTNESS_FIRST, "the build passed but no correctness result is recorded"
-            )
+        refuse(verdict_input_findings(m))
         if m.build == "ok" and m.correctness != "fail" and m.problem and not m.samples_us:
             # the run produced no usable result (missing or malformed report, no
             # "test success" line, blocked benchmark): an invalid round
@@ -112,7 +104,7 @@ class RoundClosing:
         result = decide(
             build_ok=m.build == "ok",
             correct=m.correctness == "pass",
-            same_workload=not (base_print and m.fingerprint and m.fingerprint != base_print),
+            same_workload=same_fingerprint(base_print, m.fingerprint),
             samples=m.samples_us,
             frontier=against,
             noise_floor=d.noise_floor,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pto_tui.core.campaign.read_model import LedgerReadModel
-from pto_tui.core.errors import InputError, RuleViolation
+from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import ProjectConfig, Scalar
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
@@ -27,7 +27,9 @@ from pto_tui.core.rounds.hashes import torch_hash
 from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger, LedgerProblems
 from pto_tui.core.rounds.records import CLOSED, Round, copy_record
 from pto_tui.core.rounds.render import TorchBaseline
-from pto_tui.core.rules.gates import HONEST_HISTORY, ONE_OWNER_PER_ROUND
+from pto_tui.core.rules.history import closed_round_findings
+from pto_tui.core.rules.ownership import owner_findings
+from pto_tui.core.rules.rule import refuse
 
 if TYPE_CHECKING:
     from pto_tui.core.workspace.snapshots import SnapshotStore
@@ -116,16 +118,7 @@ class CampaignContext:
         """Refuse a write to round `number` while another owner runs it; with `workspace`,
         while another owner runs anything (the write changes or builds the workspace)."""
         claim = blocking_claim(self.layout.state_dir, self.owner)
-        if claim is None or not (workspace or claim.round == number):
-            return
-        what = doing or (f"writing iter-{number:03d}" if number is not None else "this write")
-        raise RuleViolation(
-            ONE_OWNER_PER_ROUND,
-            f"{claim.describe()} is in progress; {what} waits until it ends "
-            "(one owner per running round)",
-            hint="cancel that run, or wait for it to finish; a run whose pto-tui died is "
-            "taken over by the next one (`pto-tui round run --resume`)",
-        )
+        refuse(owner_findings(claim, number, workspace=workspace, doing=doing))
 
     def refresh_project(self) -> None:
         """Read project.toml again when it changed on disk since it was read."""
@@ -197,11 +190,7 @@ class CampaignContext:
                 raise InputError("no open round: start one with `pto-tui round start`")
             return copy_record(newest)
         record = self.reads.round(number)
-        if record.is_closed:
-            raise RuleViolation(
-                HONEST_HISTORY,
-                f"round {number} is closed; a closed round cannot be changed (use `pto-tui amend`)",
-            )
+        refuse(closed_round_findings(record))
         return record
 
     # -------------------------------------------------------------- writing

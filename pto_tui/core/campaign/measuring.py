@@ -11,8 +11,9 @@ from pto_tui.core.campaign.checks import (
 )
 from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.rounds.records import Measurement, Round
-from pto_tui.core.rules.gates import measurement_findings, refuse
+from pto_tui.core.rules.measurement import measurement_findings
 from pto_tui.core.rules.open_round import measurement_value_findings
+from pto_tui.core.rules.rule import refuse
 
 
 def record_measurement(

@@ -9,21 +9,17 @@ import tomlkit
 from pto_tui.core.campaign.checks import current_workload_reads, discipline_in_force, tolerances_in_force
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import frontier_of
-from pto_tui.core.errors import InputError, RuleViolation
+from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar, workload_fingerprint
 from pto_tui.core.project.layout import MAX_ROUND
 from pto_tui.core.rounds.records import CLOSED, EnvironmentNotes, Measurement, PreEdit, Round
 from pto_tui.core.rounds.render import TorchBaseline
-from pto_tui.core.rules.gates import (
-    ENVIRONMENT_ROUND,
-    HONEST_HISTORY,
-    VALID_BASELINE,
-    declared_environment_findings,
-    refuse,
-    start_findings,
-)
+from pto_tui.core.rules.history import baseline_rewrite_findings, environment_rewrite_findings
+from pto_tui.core.rules.measurement import baseline_findings
+from pto_tui.core.rules.rule import refuse
 from pto_tui.core.rules.scope import protected_hashes
-from pto_tui.core.rules.verdict import invalid_sample_reason, stability_of
+from pto_tui.core.rules.sequence import declared_environment_findings, environment_findings, start_findings
+from pto_tui.core.rules.verdict import stability_of
 from pto_tui.core.vocabulary import COSTMODEL_PHASE
 
 
@@ -41,12 +37,7 @@ class RoundOpening:
         self.campaign.check_owner(0)
         refuse(declared_environment_findings(notes.declared_by, notes.passed, notes.declared_reason))
         record = self.campaign.baseline_record()
-        if record is not None and record.is_closed and record.environment is not None:
-            raise RuleViolation(
-                HONEST_HISTORY,
-                "iter-000 is closed with its environment notes; they are not rewritten "
-                "(check a changed environment with `pto-tui exec`)",
-            )
+        refuse(environment_rewrite_findings(record))
         record = record or self._new_baseline_round()
         if record.environment is not None:
             record.environment_attempts.append(record.environment)
@@ -61,12 +52,9 @@ class RoundOpening:
         campaign.require_write()
         campaign.check_owner(0)
         record = campaign.baseline_record()
-        if record is not None and record.is_closed:
-            raise RuleViolation(
-                HONEST_HISTORY, "the baseline is already recorded; it cannot be rewritten"
-            )
+        refuse(baseline_rewrite_findings(record))
         check_environment_passed(record)
-        _check_baseline_measurement(measurement)
+        refuse(baseline_findings(measurement))
         record = record or self._new_baseline_round()
         config = campaign.config
         measurement.fingerprint = workload_fingerprint(config)
@@ -227,28 +215,7 @@ class RoundOpening:
 
 def check_environment_passed(baseline: Round | None) -> None:
     """The environment round comes first: no baseline before it has passed."""
-    env = baseline.environment if baseline is not None else None
-    if env is None:
-        raise RuleViolation(ENVIRONMENT_ROUND, "run the environment round first: `pto-tui env`")
-    if not env.passed:
-        failed = ", ".join(name for name, ok in env.probes.items() if not ok) or "see its problems"
-        raise RuleViolation(
-            ENVIRONMENT_ROUND,
-            f"the environment round has not passed (failed: {failed}); fix the target and run "
-            "`pto-tui env` again until it passes",
-        )
-
-
-def _check_baseline_measurement(measurement: Measurement) -> None:
-    if measurement.build != "ok" or measurement.correctness != "pass":
-        why = f" ({measurement.problem})" if measurement.problem else ""
-        raise RuleViolation(
-            VALID_BASELINE,
-            f"the baseline needs a successful build and a passing correctness check{why}",
-        )
-    problem = invalid_sample_reason(measurement.samples_us)
-    if problem:
-        raise RuleViolation(VALID_BASELINE, f"the baseline needs valid samples: {problem}")
+    refuse(environment_findings(baseline))
 
 
 def _base_round(rounds: list[Round], based_on: int | None, frontier: Round | None) -> Round:

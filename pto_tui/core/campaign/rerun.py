@@ -17,8 +17,9 @@ from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import ProjectConfig, Scalar
 from pto_tui.core.rounds.records import PreEdit, Round
 from pto_tui.core.rounds.reruns import rerun_title
-from pto_tui.core.rules.gates import Finding, refuse
-from pto_tui.core.vocabulary import ChangeKind, Verdict
+from pto_tui.core.rules.history import rerun_findings
+from pto_tui.core.rules.rule import refuse
+from pto_tui.core.vocabulary import ChangeKind
 from pto_tui.core.workspace.snapshots import SnapshotStore
 
 
@@ -60,33 +61,9 @@ class Campaign(Protocol):
     ) -> Round: ...
 
 
-# only a round the numbers could not decide is measured again as the same change; a
-# decided one stays decided (a new idea is a new round)
-RERUN_INCONCLUSIVE = "rerun-inconclusive-only"
-
 # tunables that do not live in the workspace's source: the closing snapshot cannot
 # bring their values back, so they are set again as `round changes --set` sets them
 _NOT_IN_SOURCE = ("env", "case")
-
-
-def rerun_findings(original: Round) -> list[Finding]:
-    """Why `original` cannot be rerun (empty: it can)."""
-    name = f"iter-{original.number:03d}"
-    if original.is_baseline:
-        return [Finding(RERUN_INCONCLUSIVE, f"{name} is the baseline: it has no change to rerun")]
-    if not original.is_closed:
-        return [Finding(RERUN_INCONCLUSIVE, f"{name} is still open: close it before rerunning it")]
-    verdict = original.effective_verdict()
-    if verdict is not Verdict.INCONCLUSIVE:
-        shown = verdict.value if verdict else "no verdict"
-        return [
-            Finding(
-                RERUN_INCONCLUSIVE,
-                f"{name} is {shown}, not inconclusive: only an inconclusive round is rerun "
-                "(start a new round to test a new idea)",
-            )
-        ]
-    return []
 
 
 def _check_restorable(original: Round) -> int:

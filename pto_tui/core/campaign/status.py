@@ -13,7 +13,7 @@ from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.ledger import LedgerProblems
 from pto_tui.core.rounds.records import CLOSED, Round
 from pto_tui.core.rounds.render import TorchBaseline
-from pto_tui.core.rules.gates import rounds_without_gain, three_round_rule_applies
+from pto_tui.core.rules.sequence import rounds_without_gain, three_round_rule_applies
 from pto_tui.core.vocabulary import Verdict
 
 

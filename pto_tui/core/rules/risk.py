@@ -7,9 +7,22 @@ before its numbers are recorded.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from pto_tui.core.project.config import Scalar
+from pto_tui.core.rules.reasons import reason_findings
+from pto_tui.core.rules.rule import Finding, Rule
+
+HIGH_RISK = Rule(
+    "high-risk-justification",
+    refuses="measurements of a high-risk change (a barrier or sync removed, a FIFO size "
+    "changed, instructions reordered, a bigger tile) without a justification that says "
+    "something; `round changes` warns at once",
+    fix="justify the high-risk change in writing",
+    steps=("measure", "run"),
+    cli="`round changes --justify REASON`",
+    mcp="`round_changes` justify",
+)
 
 _TILE_NAME = re.compile(r"(TILE|BASE_[MNK]|CUBE_S|BLOCK_[MNK]|_M\d?$|_N\d?$|_K\d?$)", re.I)
 _FIFO_NAME = re.compile(r"FIFO", re.I)
@@ -67,3 +80,13 @@ def diff_risks(diff_text: str) -> list[str]:
     if moved:
         found.append(f"instructions reordered (numerics may change): {moved[0]}")
     return found
+
+
+def risk_findings(high_risk: Sequence[str], justification: str) -> list[Finding]:
+    """A high-risk change is measured only with a written justification."""
+    if not high_risk:
+        return []
+    what = "high-risk change: " + "; ".join(high_risk)
+    if justification.strip():
+        return reason_findings(HIGH_RISK, f"{what} — its justification", justification)
+    return [HIGH_RISK.finding(f"{what} — write a justification (--justify)")]

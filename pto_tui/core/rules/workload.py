@@ -1,16 +1,94 @@
-"""The same workload, checked on what a run says it ran: the shape in a benchmark report
-must be the case's shape, and a report of several variants is read at the case's own
-entry. A harness file changed to run a smaller problem (a case parser returning S//4)
+"""The same workload as the baseline's, the rule every comparison rests on. It is checked
+on what a round declares (the workload's fingerprint: case, shapes, benchmark settings;
+no shape knob set by a round), on the kernel's source (every read of the workload the
+baseline's made is still made) and on what a run says it ran: the shape in a benchmark
+report must be the case's shape, and a report of several variants is read at the case's
+own entry. A harness file changed to run a smaller problem (a case parser returning S//4)
 would otherwise show up as a huge "gain" on an unchanged fingerprint; an aggregate over
 every variant as the time of one of them, as a loss."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from pto_tui.core.operators.workload_reads import WorkloadRead
 from pto_tui.core.reports.result import BenchResult, VariantReport
-from pto_tui.core.rules.gates import SAME_WORKLOAD
+from pto_tui.core.rules.rule import Finding, Rule
+
+SAME_WORKLOAD = Rule(
+    "same-workload",
+    refuses="a measurement of another workload than the baseline's: a changed case, shape "
+    "or benchmark setting, a shape knob set by a round, a read of the workload in the "
+    "kernel removed or replaced by a literal, a report that ran another shape",
+    fix="restore the case, shapes and benchmark settings the baseline ran, and the "
+    "kernel's reads of them; a different workload is a new project",
+    steps=("changes", "measure", "run", "close", "report"),
+    cli="project.toml's [case] as the baseline had it; `pto-tui new` for another workload",
+    mcp="project.toml's [case] as the baseline had it; the `new` tool for another workload",
+)
+
+
+def same_fingerprint(baseline: str, current: str) -> bool:
+    """The workload fingerprints agree (or one is unknown: nothing to compare)."""
+    return not (baseline and current and current != baseline)
+
+
+def fingerprint_findings(baseline: str, current: str) -> list[Finding]:
+    """The workload a round measures is the baseline's, by its fingerprint."""
+    if same_fingerprint(baseline, current):
+        return []
+    return [
+        SAME_WORKLOAD.finding(
+            "the workload (case, shapes, benchmark settings) differs from the baseline's: "
+            "the comparison is refused"
+        )
+    ]
+
+
+def workload_knob_findings(requested: Mapping[str, object], knobs: Mapping[str, object]) -> list[Finding]:
+    """A round may not set a shape knob: it is the workload (the adapter sets it from each
+    variant), and a different workload makes the comparison with the baseline meaningless."""
+    return [
+        SAME_WORKLOAD.finding(
+            f"{name} is a shape knob of the workload ([case] knobs: {name} = {knobs[name]!r}), "
+            f"not a tuning knob; setting it to {value!r} would change the workload"
+        )
+        for name, value in requested.items()
+        if name in knobs
+    ]
+
+
+def workload_read_findings(
+    baseline: Sequence[WorkloadRead], current: Sequence[WorkloadRead], folder: str
+) -> list[Finding]:
+    """Same workload inside the kernel: every read of the workload the baseline's source
+    made (a shape knob's env read, a case field passed to the kernel) is still made, in the
+    same file. A read replaced by a literal measures another workload. `folder` is the
+    operator folder the reads' files are relative to, for the message."""
+    now = Counter((r.name, r.file) for r in current)
+    lost: list[WorkloadRead] = []
+    for read in baseline:
+        key = (read.name, read.file)
+        if now[key] > 0:
+            now[key] -= 1
+        else:
+            lost.append(read)
+    return [
+        SAME_WORKLOAD.finding(
+            f"{folder}/{read.where} read the workload's {read.name} at the baseline "
+            f"({read.text or 'its read'}); this round removed or replaced that read (a literal "
+            "there is another workload inside the kernel): restore it"
+        )
+        for read in lost
+    ]
+
+
+def timing_findings(timing: CaseTiming) -> list[Finding]:
+    """A report that does not time the case ran another workload: refused when the report
+    was given by hand (a run's own report makes the round invalid instead)."""
+    return [SAME_WORKLOAD.finding(timing.problem)] if timing.problem else []
 
 
 def reported_shape_mismatch(
@@ -26,7 +104,7 @@ def reported_shape_mismatch(
         return (
             f"the report says it ran causal={said}, but the case is "
             f"{'causal' if causal else 'not causal'}: a different workload (rule "
-            f"{SAME_WORKLOAD}), the run is invalid"
+            f"{SAME_WORKLOAD.id}), the run is invalid"
         )
     wanted: dict[str, object] = dict(shape)
     if dtype:
@@ -40,7 +118,7 @@ def reported_shape_mismatch(
     case = ",".join(f"{key}={wanted[key]}" for key in common)
     return (
         f"the report says it ran {ran}, but the case is {case}: a different workload "
-        f"(rule {SAME_WORKLOAD}), the run is invalid"
+        f"(rule {SAME_WORKLOAD.id}), the run is invalid"
     )
 
 
@@ -92,7 +170,7 @@ def case_timing(
         return replace(aggregate, median_us=None, problem=(
             f"the report times {len(shapes)} variants together (pto.benchmark.variants) and has no "
             "variant_reports: the case's own timing is not in it (rule "
-            f"{SAME_WORKLOAD}), the run is invalid"
+            f"{SAME_WORKLOAD.id}), the run is invalid"
         ))
     entry, problem = _case_entry(shape, dtype, options, result.variants, "pto.benchmark")
     if entry is None:
@@ -122,13 +200,13 @@ def _case_entry(
         ran = "; ".join(v.label for v in entries)
         return None, (
             f"no entry of {side}.variant_reports ran the case ({case}); the report ran: {ran}: "
-            f"a different workload (rule {SAME_WORKLOAD}), the run is invalid"
+            f"a different workload (rule {SAME_WORKLOAD.id}), the run is invalid"
         )
     if len(matching) > 1:
         which = "; ".join(v.label for v in matching)
         return None, (
             f"{len(matching)} entries of {side}.variant_reports match the case ({case}): {which}; "
-            f"which one is the case cannot be told (rule {SAME_WORKLOAD})"
+            f"which one is the case cannot be told (rule {SAME_WORKLOAD.id})"
         )
     return matching[0], ""
 

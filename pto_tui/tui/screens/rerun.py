@@ -18,10 +18,10 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from pto_tui.core.campaign.rerun import rerun_findings
 from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.records import Round
-from pto_tui.core.rules.gates import refuse
+from pto_tui.core.rules.history import rerun_findings
+from pto_tui.core.rules.rule import refuse
 from pto_tui.tui.format import iter_name, verdict_word
 from pto_tui.tui.session import Session
 

@@ -16,7 +16,8 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static, Text
 from pto_tui.core.campaign.prefill import draft_answers, prefill_source
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit
-from pto_tui.core.rules.gates import Finding, start_findings
+from pto_tui.core.rules.rule import Finding
+from pto_tui.core.rules.sequence import start_findings
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, OPTIMISATION_PRIORITIES
 from pto_tui.tui.forms import FORM
 from pto_tui.tui.messages import StartRequested

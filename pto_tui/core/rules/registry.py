@@ -1,0 +1,41 @@
+"""Every rule of the workflow, by id: the one list docs/rules.md is generated from
+(scripts/rules_doc.py) and the front ends look a refusal's fix up in."""
+
+from __future__ import annotations
+
+from pto_tui.core.rules import (
+    history,
+    measurement,
+    open_round,
+    ownership,
+    pre_edit,
+    protected,
+    review,
+    risk,
+    sequence,
+    workload,
+)
+from pto_tui.core.rules.rule import Rule
+
+# the modules that declare rules, in the order docs/rules.md lists them (the loop's order)
+RULE_MODULES = (
+    sequence, pre_edit, protected, risk, workload, measurement, open_round, review, history, ownership,
+)
+
+
+def _declared() -> dict[str, Rule]:
+    found: dict[str, Rule] = {}
+    for module in RULE_MODULES:
+        for value in vars(module).values():
+            if isinstance(value, Rule) and found.setdefault(value.id, value) is not value:
+                raise ValueError(f"two rules have the id {value.id!r}")
+    return found
+
+
+RULES: dict[str, Rule] = _declared()
+
+
+def fix_of(rule_id: str, front: str) -> str:
+    """The fix of rule `rule_id` for front end `front` ("cli", "mcp"); "" for no such rule."""
+    rule = RULES.get(rule_id)
+    return rule.fix_for(front) if rule is not None else ""

@@ -1,0 +1,76 @@
+"""What a rule of the workflow is, what it finds, and the one way a step refuses.
+
+A rule is declared once, in the module of `core/rules` that checks it: its id (shown to
+people and agents), what it refuses, the steps that enforce it and what answers it. Its
+checks are pure functions of that module returning findings; a step of the campaign
+calls them and refuses with `refuse(findings)`. `registry.RULES` lists every rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pto_tui.core.errors import RuleViolation
+
+# The steps a rule is enforced at (`Rule.steps`), as docs/rules.md names them.
+STEPS: dict[str, str] = {
+    "env": "recording the environment round (`pto-tui env`)",
+    "baseline": "recording the baseline, iter-000 (`pto-tui baseline`)",
+    "start": "starting a round (`round start`; the Pre-Edit form shows the findings live)",
+    "changes": "recording a round's changes (`round changes`)",
+    "measure": "recording a measurement (`round measure`)",
+    "run": "`round run`, before it builds (and as it records and closes)",
+    "close": "closing a round (`round close`)",
+    "amend": "amending a closed round (`amend`)",
+    "confirm": "confirming a round held for review (`round confirm`)",
+    "rerun": "rerunning a round (`round rerun`)",
+    "delete": "deleting a round",
+    "report": "reading a result file given by hand (`--report`)",
+    "write": "any write to a round (or the workspace) while another owner runs it",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a rule refuses: the rule's id, what is wrong (with its fix, where the
+    message can name it), and a hint for the fix when it is long."""
+
+    rule: str
+    message: str
+    hint: str = ""
+
+    def render(self) -> str:
+        return f"[{self.rule}] {self.message}"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule of the workflow. `fix` says what answers it in words every front end can
+    show (the record field or the action); `cli` and `mcp` name the command, option, tool
+    or argument that gives that answer on the command line and over MCP."""
+
+    id: str
+    refuses: str
+    fix: str
+    steps: tuple[str, ...]
+    cli: str = ""
+    mcp: str = ""
+
+    def finding(self, message: str, hint: str = "") -> Finding:
+        return Finding(self.id, message, hint)
+
+    def fix_for(self, front: str) -> str:
+        """The fix with the piece front end `front` ("cli" or "mcp") needs, when it has one."""
+        piece = self.cli if front == "cli" else self.mcp if front == "mcp" else ""
+        return f"{self.fix} ({piece})" if piece else self.fix
+
+
+def refuse(findings: Sequence[Finding], *, file: str | Path | None = None) -> None:
+    """Raise the first finding as a RuleViolation, the others listed after it; nothing
+    when there is none. `file`: the file the refusal is about, when it is one."""
+    if findings:
+        first = findings[0]
+        rest = "".join(f"\n  also [{f.rule}] {f.message}" for f in findings[1:])
+        raise RuleViolation(first.rule, first.message + rest, file=file, hint=first.hint or None)
