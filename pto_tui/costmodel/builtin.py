@@ -6,6 +6,10 @@ compiled in parallel, one per core. When a batch fails to compile, the error
 lines are traced back to the queries whose functions they point at; those are
 compiled alone (to get their own error) and the rest again as a batch. If the
 errors cannot be narrowed that way, the batch is split in halves (bisection).
+When nothing points into a query and no program of this engine has compiled yet
+(the first query alone fails too), the checkout's own headers fail: the run stops
+with one line saying so (compiled.py); the first program that compiles records the
+checkout's commit there.
 A query that crashes its program at run time is marked failed and the program
 is resumed after it.
 """
