@@ -6,6 +6,10 @@ compiled in parallel, one per core. When a batch fails to compile, the error
 lines are traced back to the queries whose functions they point at; those are
 compiled alone (to get their own error) and the rest again as a batch. If the
 errors cannot be narrowed that way, the batch is split in halves (bisection).
+When nothing points into a query and no program of this engine has compiled yet
+(the first query alone fails too), the checkout's own headers fail: the run stops
+with one line saying so (compiled.py); the first program that compiles records the
+checkout's commit there.
 A query that crashes its program at run time is marked failed and the program
 is resumed after it.
 """
@@ -29,6 +33,14 @@ from pto_tui.core.costmodel.cycle_lines import parse_cycle_lines
 from pto_tui.core.costmodel.query import Query
 from pto_tui.core.costmodel.results import VersionStamp
 from pto_tui.costmodel.codegen import render_program
+from pto_tui.costmodel.compiled import (
+    checkout_identity,
+    clean_commit,
+    does_not_compile,
+    first_error_line,
+    newest_compiled,
+    record_compiled,
+)
 from pto_tui.costmodel.engine import Outcome, unique_queries
 from pto_tui.costmodel.formula import ensure_formula_headers
 from pto_tui.costmodel.toolchain import (
@@ -38,6 +50,7 @@ from pto_tui.costmodel.toolchain import (
     compile_flags,
     compiler_version,
     default_jobs,
+    git_in,
     pto_isa_version,
     run_process,
     stamp_flags,
@@ -77,6 +90,8 @@ class BuiltinEngine:
         self.generated_formula_header = False
         self.formula_generators: tuple[str, ...] = ()
         self.compiles = 0  # programs compiled so far (tests and the benchmark read this)
+        self.compiled_ok = False  # a program compiled: the checkout's headers are sound
+        self._checkout: str | None = None  # how the compile records know the checkout
         self._root: Path | None = None
         self._flags: list[str] = []
         self._stamp: VersionStamp | None = None
@@ -85,7 +100,7 @@ class BuiltinEngine:
     # ------------------------------------------------------------ set-up
 
     async def prepare(self) -> VersionStamp:
-        """Check the checkout, generate its formula headers (every generator, for their
+        """Check the checkout, generate the formula headers a query needs (for their
         current inputs), detect versions."""
         async with self._lock:
             if self._stamp is not None:
@@ -98,6 +113,8 @@ class BuiltinEngine:
             version_line, is_clang = await compiler_version(self.compiler)
             flags = compile_flags(root, is_clang, self.opt, self.extra_flags, overlay)
             costmodel = await pto_isa_version(root)
+            if costmodel.startswith("git:"):  # the checkout's own repository
+                self._checkout = await checkout_identity(git_in(root))
             self._root, self._flags = root, flags
             self._stamp = VersionStamp("builtin", costmodel, version_line,
                                        stamp_flags(flags, root, overlay))
@@ -105,6 +122,24 @@ class BuiltinEngine:
 
     async def stamp(self) -> VersionStamp:
         return await self.prepare()
+
+    def _compiled(self) -> None:
+        """A program compiled: remember the commit (once per engine)."""
+        if self.compiled_ok:
+            return
+        self.compiled_ok = True
+        commit = clean_commit(self._stamp.costmodel) if self._stamp else None
+        if commit and self._checkout and self._stamp:
+            record_compiled(self._checkout, commit, self._stamp.compiler)
+
+    async def does_not_compile(self, errors: str, source_name: str) -> CostmodelError:
+        """The one-line error for a checkout whose costmodel headers do not compile."""
+        root = self._root or self.pto_isa
+        version = self._stamp.costmodel if self._stamp else ""
+        line = first_error_line(errors, {str(root): "<pto-isa>"}) or _first_line(errors)
+        line = re.sub(r"\S*" + re.escape(source_name), "<query>.cpp", line)
+        newest = await newest_compiled(git_in(root), self._checkout)
+        return does_not_compile(version, self.compiler, line, newest, str(root))
 
     async def capacities(self) -> Capacities:
         root = check_checkout(self.pto_isa)
@@ -126,6 +161,11 @@ class BuiltinEngine:
             for outcome in await asyncio.gather(*(batch.run(chunk) for chunk in chunks)):
                 results.update(outcome)
         return results
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0][:400] if lines else "(no compiler output)"
 
 
 def _read(path: Path) -> str | None:
@@ -177,6 +217,7 @@ class _Batcher:
             engine.compiles += 1
             result = await run_process(argv, cwd=self.tmp, timeout=engine.compile_timeout)
         if result.returncode == 0:
+            engine._compiled()
             return self._done(await self._execute(exe, queries))
         if result.timed_out:
             raise CostmodelError(f"compiling {len(queries)} queries took longer than "
@@ -184,6 +225,10 @@ class _Batcher:
         errors = result.stderr + result.stdout
         blamed = attribute_errors(errors, src.name, spans)
         if len(queries) == 1 and not blamed:
+            # Nothing points into the query: before any program has compiled, that is
+            # the checkout's headers failing; after, this query's own failure.
+            if not engine.compiled_ok:
+                raise await engine.does_not_compile(errors, src.name)
             blamed = {0: []}
         if blamed:
             # The compiler names the failing functions: those queries fail with their
@@ -203,9 +248,7 @@ class _Batcher:
         # would compile; otherwise bisect the rest.
         first = await self.run(queries[:1])
         if first_compile_failed(first):
-            text = readable_compile_error(errors, src.name, engine._root)
-            raise CostmodelError(f"the costmodel program does not compile:\n{text}",
-                                 hint=f"compiler: {engine.compiler}; pto-isa: {engine._root}")
+            raise await engine.does_not_compile(errors, src.name)
         rest = queries[1:]
         half = len(rest) // 2
         parts = [p for p in (rest[:half], rest[half:]) if p]

@@ -3,6 +3,11 @@
 The tool compiles one program per call, so this engine is as slow as the tool
 (its cache still makes repeats instant). Commands go through an injectable async
 runner so the job layer can run them on a target; the default runs locally.
+
+A query that fails to compile is reported by the compiler's first `error:` line. When no
+query of a run succeeds and that line lies in a pto-isa header with no template
+instantiation leading there, the checkout's costmodel itself does not compile: the run
+fails with one line saying so (compiled.py), naming the newest commit seen to compile.
 """
 
 from __future__ import annotations
@@ -21,6 +26,15 @@ from pto_tui.core.costmodel.capacity import (
 from pto_tui.core.costmodel.cycle_lines import parse_cycle_lines
 from pto_tui.core.costmodel.query import Query
 from pto_tui.core.costmodel.results import VersionStamp
+from pto_tui.costmodel.compiled import (
+    checkout_identity,
+    clean_commit,
+    does_not_compile,
+    first_error_line,
+    header_error,
+    newest_compiled,
+    record_compiled,
+)
 from pto_tui.costmodel.engine import Outcome, Runner, unique_queries
 from pto_tui.costmodel.toolchain import CostmodelError, default_jobs, run_process
 
@@ -49,6 +63,7 @@ class ExternalEngine:
         self.jobs = max(1, jobs or default_jobs())
         self._stamp: VersionStamp | None = None
         self._capacities: Capacities | None = None
+        self._recorded = ""  # the commit this engine has recorded as compiling
 
     async def stamp(self) -> VersionStamp:
         """git commit of the checkout holding the tool, plus a hash of the tool itself."""
@@ -92,24 +107,61 @@ class ExternalEngine:
         todo = unique_queries(queries)
         semaphore = asyncio.Semaphore(self.jobs)
 
+        outputs: dict[str, str] = {}
+
         async def one(query: Query) -> tuple[str, Outcome]:
             async with semaphore:
                 rc, out, err = await self.runner([self.python, self.tool, *query.argv()], self.cwd)
-            outcome = _outcome(query, rc, out, err)
+            outputs[query.key] = err + "\n" + out
+            outcome = _outcome(query, rc, out, err, self._shorten())
             if progress is not None:
                 progress(1)
             return query.key, outcome
 
-        return dict(await asyncio.gather(*(one(q) for q in todo)))
+        outcomes = dict(await asyncio.gather(*(one(q) for q in todo)))
+        await self._check_compiles(outcomes, outputs)
+        return outcomes
+
+    def _shorten(self) -> dict[str, str]:
+        return {self.cwd.rstrip("/"): "<pto-isa>"} if self.cwd else {}
+
+    async def _git(self, *args: str) -> str | None:
+        rc, out, _ = await self.runner(["git", "-C", posixpath.dirname(self.tool) or ".",
+                                        *args], None)
+        return out.strip() if rc == 0 else None
+
+    async def _check_compiles(self, outcomes: dict[str, Outcome],
+                              outputs: dict[str, str]) -> None:
+        """Record the commit when a query compiled; fail the run in one line when none
+        did because the checkout's own headers do not compile."""
+        version = (await self.stamp()).costmodel.split()[0]  # 'git:<sha>' or not
+        if any(o.error == "" for o in outcomes.values()):
+            commit = clean_commit(version)
+            identity = await checkout_identity(self._git) if commit else None
+            if commit and identity and commit != self._recorded:
+                record_compiled(identity, commit, f"{self.tool} (external)")
+                self._recorded = commit
+            return
+        errors = (header_error(text, self._shorten()) for text in outputs.values())
+        error = next((e for e in errors if e), None)
+        if error is not None:
+            identity = await checkout_identity(self._git) if version.startswith("git:") else None
+            newest = await newest_compiled(self._git, identity)
+            raise does_not_compile(version, f"the tool {posixpath.basename(self.tool)}",
+                                   error, newest, self.cwd or ".")
 
 
-def _outcome(query: Query, rc: int, out: str, err: str) -> Outcome:
+def _outcome(query: Query, rc: int, out: str, err: str,
+             shorten: dict[str, str] | None = None) -> Outcome:
     lines = parse_cycle_lines(out)
     match = [line for line in lines if line.label == query.label]
     if not match and len(lines) == 1:
         match = lines  # the tool may spell a dtype differently (fp16 for half)
     if rc == 0 and match:
         return Outcome(match[-1].cycles)
-    text = "\n  ".join((err.strip() or out.strip()).splitlines()[-MAX_ERROR_LINES:])
+    error = first_error_line(err + "\n" + out, shorten)
     why = f"exit code {rc}" if rc else "no [CYCLE] line in its output"
+    if error is not None:  # a compile error: its first line says why, not make's tail
+        return Outcome(None, f"the costmodel tool failed ({why}): {error}")
+    text = "\n  ".join((err.strip() or out.strip()).splitlines()[-MAX_ERROR_LINES:])
     return Outcome(None, f"the costmodel tool failed ({why})" + (f":\n  {text}" if text else ""))

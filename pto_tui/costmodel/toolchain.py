@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,6 +130,15 @@ async def pto_isa_version(root: Path) -> str:
             return f"git:{head}"
         return f"git:{head}+sha256:{await asyncio.to_thread(include_tree_hash, root)}"
     return f"sha256:{await asyncio.to_thread(include_tree_hash, root)}"
+
+
+def git_in(root: Path) -> Callable[..., Awaitable[str | None]]:
+    """`git <args>` in this checkout: its stdout, or None when git fails."""
+
+    async def git(*args: str) -> str | None:
+        return await _git(root, *args)
+
+    return git
 
 
 async def _git(root: Path, *args: str) -> str | None:

@@ -1,4 +1,4 @@
-"""Every formula generator a checkout ships, run into an overlay named by their inputs."""
+"""The formula generators a query needs, run into an overlay named by their inputs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,12 @@ import pytest
 
 from pto_tui.core.costmodel.sweep import expand_sweep
 from pto_tui.costmodel import BuiltinEngine, CostmodelError, run_queries
-from pto_tui.costmodel.formula import ensure_formula_headers, find_generators
+from pto_tui.costmodel.formula import (
+    ensure_formula_headers,
+    find_generators,
+    generator_inputs,
+    inputs_digest,
+)
 
 A2A3 = Path("include/pto/costmodel/a2a3/formula_costmodel")
 A5 = Path("include/pto/costmodel/a5/formula_costmodel")
@@ -78,9 +83,104 @@ async def test_a_stale_header_in_the_checkout_is_not_used(fresh_stub: Path) -> N
     assert results[0].cycles == 22
 
 
-async def test_a_failing_generator_is_named(fresh_stub: Path) -> None:
+async def test_a_failing_generator_is_one_line_naming_it(fresh_stub: Path) -> None:
     (fresh_stub / A5 / "formula_params.csv").write_text("name,value\nkVfStartupCycles,x\n")
     with pytest.raises(CostmodelError) as info:
         await BuiltinEngine(fresh_stub, jobs=1).prepare()
-    assert "a5/formula_costmodel/gen_formula_params_header.py failed" in info.value.message
-    assert "ValueError" in info.value.message
+    message, hint = info.value.message, info.value.hint or ""
+    assert "\n" not in message  # one line, not the traceback
+    assert message.startswith(f"pto-isa's formula generator {A5 / 'gen_formula_params_header.py'}"
+                              " failed (exit code 1): ")
+    # The traceback's last line, the error itself.
+    assert message.endswith("ValueError: invalid literal for int() with base 10: 'x'")
+    assert "Traceback" not in message
+    # The hint says what pto-tui did, and where the whole output is.
+    assert "run it by hand" not in hint
+    assert f"in a copy of {A5}/ and its sub-folders" in hint
+    log = Path(hint.rsplit(" ", 1)[-1])
+    assert "Traceback (most recent call last)" in log.read_text()
+
+
+# The layout of the real generators since pto-isa 6ea657ef: the a5 VF simulator's generator
+# reads params/*.csv beside it. Here the a5 formula generator reads a sub-folder too, so a
+# query depends on a sub-folder input.
+VFSIM = Path("include/pto/costmodel/a5/VfSim")
+SUBFOLDER_GENERATOR = """\
+import csv
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+rows = []
+for path in sorted((HERE / "params").glob("*.csv")):
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows += list(csv.DictReader(handle))
+lines = ["#pragma once", "#include <cstdint>", "namespace {ns} {{",
+         *(f"constexpr uint64_t {{r['name']}} = {{int(r['value'])}};" for r in rows), "}}"]
+(HERE / "{out}").write_text("\\n".join(lines) + "\\n", encoding="utf-8")
+"""
+
+
+def _real_layout(root: Path) -> Path:
+    """The stand-in with its a5 formula inputs in params/ and a VfSim-like generator."""
+    (root / A5 / "formula_params.csv").unlink()
+    (root / A5 / "params").mkdir()
+    (root / A5 / "params" / "vf.csv").write_text("name,value\nkVfStartupCycles,9\n")
+    (root / A5 / "gen_formula_params_header.py").write_text(
+        SUBFOLDER_GENERATOR.format(ns="pto::formula_a5", out=GENERATED))
+    (root / VFSIM / "params").mkdir(parents=True)
+    (root / VFSIM / "params" / "isa_defaults.csv").write_text("name,value\nkIssueWidth,2\n")
+    (root / VFSIM / "gen_vfsim_params_header.py").write_text(
+        SUBFOLDER_GENERATOR.format(ns="pto::vfsim", out="VfSimParamsGenerated.h"))
+    return root
+
+
+def test_only_the_formula_generators_are_needed(fresh_stub: Path) -> None:
+    root = _real_layout(fresh_stub)
+    assert find_generators(root) == [A2A3 / "gen_formula_params_header.py",
+                                     A5 / "gen_formula_params_header.py"]
+    # What a generator reads includes its sub-folders; headers are never inputs.
+    (root / A5 / "params" / "old_generated.hpp").write_text("// left over\n")
+    assert generator_inputs(root, A5 / "gen_formula_params_header.py") == [
+        A5 / "gen_formula_params_header.py", A5 / "params" / "vf.csv"]
+
+
+async def test_a_subfolder_input_is_staged_and_the_vfsim_generator_does_not_run(
+        fresh_stub: Path, tmp_path: Path) -> None:
+    root = _real_layout(fresh_stub)
+    home = tmp_path / "overlays"
+    headers = await ensure_formula_headers(root, home=home)
+    assert headers.generated and headers.include_dir is not None
+    assert headers.generators == (str(A2A3 / "gen_formula_params_header.py"),
+                                  str(A5 / "gen_formula_params_header.py"))
+    overlay = headers.include_dir.parent
+    a5_header = overlay / A5 / GENERATED
+    # The a5 header was made from params/vf.csv, staged beside the generator.
+    assert "kVfStartupCycles = 9;" in a5_header.read_text()
+    assert (overlay / A5 / "params" / "vf.csv").is_file()
+    # The VfSim-like generator neither ran nor was staged.
+    assert not (overlay / VFSIM).exists()
+    assert not (root / VFSIM / "VfSimParamsGenerated.h").exists()
+    # And the query compiles and answers with these headers.
+    results = await run_queries(expand_sweep(["TADD", "half", "-r", "16", "-c", "64"]),
+                                BuiltinEngine(root, jobs=1))
+    assert results[0].ok and results[0].cycles == 22, results[0].error
+
+
+async def test_a_subfolder_input_changes_the_overlay_key(fresh_stub: Path,
+                                                         tmp_path: Path) -> None:
+    root = _real_layout(fresh_stub)
+    home = tmp_path / "overlays"
+    generators = find_generators(root)
+    first = await ensure_formula_headers(root, home=home)
+    key = inputs_digest(root, generators)
+    # The VF simulator's inputs are not a query's: changing them keeps the overlay.
+    (root / VFSIM / "params" / "isa_defaults.csv").write_text("name,value\nkIssueWidth,4\n")
+    assert inputs_digest(root, generators) == key
+    assert not (await ensure_formula_headers(root, home=home)).generated
+    # A CSV in the generator's params/ folder is an input: a new overlay, new numbers.
+    (root / A5 / "params" / "vf.csv").write_text("name,value\nkVfStartupCycles,7\n")
+    assert inputs_digest(root, generators) != key
+    second = await ensure_formula_headers(root, home=home)
+    assert second.generated and second.include_dir != first.include_dir
+    assert second.include_dir is not None
+    assert "kVfStartupCycles = 7;" in (second.include_dir.parent / A5 / GENERATED).read_text()
