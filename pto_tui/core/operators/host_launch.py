@@ -17,12 +17,18 @@ import re
 from dataclasses import dataclass
 
 from pto_tui.core.operators import tilelib_cpp as cpp
+from pto_tui.core.operators.host_code import (
+    angle_start,
+    brace_pairs,
+    code_view,
+    match_back,
+    match_forward,
+    statements,
+)
 
-_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\'')
-_HIDDEN = ("__CPU_SIM", "__COSTMODEL")  # undefined when the NPU build compiles the wrapper
-_CONDITION = re.compile(r"^\s*#\s*(ifdef|ifndef|if|elif|else|endif)\b(.*)$")
-_KNOWN = re.compile(r"^\s*(!?)\s*defined\s*(?:\(\s*(\w+)\s*\)|\s+(\w+))\s*$")
-_NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "alignof"})
+_NOT_FUNCTIONS = frozenset(
+    {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "alignof"}
+)
 _QUALIFIERS = re.compile(r"(?:\s*\b(?:const|noexcept|override|final|mutable)\b)+\s*$")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _LOCAL = re.compile(r"^(?:(?:static|inline)\s+)*(constexpr|const)\b[^=;{]*?\b([A-Za-z_]\w*)\s*(?:=|\{)", re.S)
@@ -70,100 +76,13 @@ class HostWrapper:
         return f"{self.rel}:{self.line}"
 
 
-def code_view(text: str) -> str:
-    """The text as the NPU build compiles host code: comments, string literals and what only
-    `__CPU_SIM` or `__COSTMODEL` builds compile blanked (offsets and lines unchanged)."""
-    text = cpp.blank_comments(text)
-    text = _STRING.sub(lambda m: '"' + " " * (len(m.group(0)) - 2) + '"' if m.group(0)[0] == '"' else "' '", text)
-    return _blank_hidden_branches(text)
-
-
-def _blank_hidden_branches(text: str) -> str:
-    lines = text.split("\n")
-    stack: list[tuple[bool, bool, bool]] = []  # (known, taken so far, this branch kept)
-    for index, line in enumerate(lines):
-        directive = _CONDITION.match(line)
-        kept = all(frame[2] for frame in stack)
-        if directive is None:
-            if not kept:
-                lines[index] = " " * len(line)
-            continue
-        word, rest = directive.group(1), directive.group(2).strip()
-        if word in ("ifdef", "ifndef", "if"):
-            value = _known_value(word, rest)
-            stack.append((value is not None, bool(value), value is not False))
-        elif stack and word == "elif":
-            known, taken, _ = stack[-1]
-            stack[-1] = (known, taken, not taken) if known else stack[-1]
-        elif stack and word == "else":
-            known, taken, _ = stack[-1]
-            stack[-1] = (known, True, not taken) if known else stack[-1]
-        elif stack and word == "endif":
-            known = stack.pop()[0]
-            if known:
-                lines[index] = " " * len(line)
-            continue
-        if stack and stack[-1][0]:
-            lines[index] = " " * len(line)
-    return "\n".join(lines)
-
-
-def _known_value(word: str, rest: str) -> bool | None:
-    """The value of a condition on a hidden macro (all undefined), or None for any other."""
-    if word in ("ifdef", "ifndef"):
-        return (word == "ifndef") if rest in _HIDDEN else None
-    known = _KNOWN.match(rest)
-    if known is None or (known.group(2) or known.group(3)) not in _HIDDEN:
-        return None
-    return known.group(1) == "!"
-
-
-def _blocks(text: str) -> list[tuple[int, int]]:
-    """(open, close) of every balanced brace pair."""
-    pairs, stack = [], []
-    for index, char in enumerate(text):
-        if char == "{":
-            stack.append(index)
-        elif char == "}" and stack:
-            pairs.append((stack.pop(), index))
-    return pairs
-
-
-def _match_back(text: str, close: int, opener: str, closer: str) -> int | None:
-    """Index of the opener matching the closer at `close`, scanning backwards."""
-    depth = 0
-    for index in range(close, -1, -1):
-        if text[index] == closer:
-            depth += 1
-        elif text[index] == opener:
-            depth -= 1
-            if depth == 0:
-                return index
-        elif text[index] in ";{}":
-            return None
-    return None
-
-
-def _match_forward(text: str, start: int, opener: str, closer: str) -> int | None:
-    """Index just past the closer matching the opener at `start`."""
-    depth = 0
-    for index in range(start, len(text)):
-        if text[index] == opener:
-            depth += 1
-        elif text[index] == closer:
-            depth -= 1
-            if depth == 0:
-                return index + 1
-    return None
-
-
 def _function_at(text: str, brace: int) -> tuple[str, int, str] | None:
     """(name, offset of the name, parameter list) when the `{` at brace opens a function
     body, else None (a lambda, a control statement, a class)."""
     head = _QUALIFIERS.sub("", text[:brace].rstrip())
     if not head.endswith(")"):
         return None
-    opening = _match_back(head, len(head) - 1, "(", ")")
+    opening = match_back(head, len(head) - 1, "(", ")")
     if opening is None:
         return None
     name = re.search(r"([A-Za-z_][\w:]*)\s*$", head[:opening])
@@ -176,7 +95,7 @@ def _template_header(text: str, name_at: int) -> str | None:
     """The `template <...>` parameter text of the function whose name starts at name_at."""
     header = None
     for match in re.finditer(r"\btemplate\s*<", text[:name_at]):
-        end = _match_forward(text, match.end() - 1, "<", ">")
+        end = match_forward(text, match.end() - 1, "<", ">")
         if end is not None and end <= name_at and not re.search(r"[;{}]", text[end:name_at]):
             header = text[match.end() : end - 1]
     return header
@@ -207,13 +126,13 @@ def _launch_at(text: str, at: int) -> KernelLaunch | None:
     if not config or call is None:
         return None
     opening = closing.end() + call.end() - 1
-    end = _match_forward(text, opening, "(", ")")
+    end = match_forward(text, opening, "(", ")")
     if end is None:
         return None
     before = text[:at].rstrip()
     template_args: tuple[str, ...] = ()
     if before.endswith(">"):
-        start = _angle_start(before)
+        start = angle_start(before)
         if start is None:
             return None
         template_args = tuple(" ".join(a.split()) for a in cpp.split_top_level(before[start + 1 : -1]))
@@ -227,26 +146,6 @@ def _launch_at(text: str, at: int) -> KernelLaunch | None:
     return KernelLaunch(name.group(1), template_args, " ".join(config[0].split()), len(args), line, l2_ctrl)
 
 
-def _angle_start(text: str) -> int | None:
-    """Index of the `<` matching the `>` that ends text (parentheses skipped)."""
-    depth = parens = 0
-    for index in range(len(text) - 1, -1, -1):
-        char = text[index]
-        if char == ")":
-            parens += 1
-        elif char == "(":
-            parens -= 1
-        elif parens == 0 and char == ">":
-            depth += 1
-        elif parens == 0 and char == "<":
-            depth -= 1
-            if depth == 0:
-                return index
-        elif char in ";{}":
-            return None
-    return None
-
-
 def host_wrappers(sources: dict[str, str]) -> list[HostWrapper]:
     """Every host function of the C++ sources whose body launches a kernel with `<<<`,
     outside `#define`s and the CPU-simulation branches."""
@@ -254,7 +153,7 @@ def host_wrappers(sources: dict[str, str]) -> list[HostWrapper]:
     for rel, raw in sources.items():
         text = code_view(raw)
         defines = [(start, end) for start, end, *_ in cpp.macros(text)]
-        pairs = _blocks(text)
+        pairs = brace_pairs(text)
         found: dict[int, list[KernelLaunch]] = {}
         for match in re.finditer(r"<<<", text):
             if any(a <= match.start() < b for a, b in defines):
@@ -277,7 +176,12 @@ def _enclosing_function(text: str, pairs: list[tuple[int, int]], at: int) -> int
 
 
 def _wrapper(
-    sources: dict[str, str], rel: str, text: str, pairs: list[tuple[int, int]], brace: int, launches: list[KernelLaunch]
+    sources: dict[str, str],
+    rel: str,
+    text: str,
+    pairs: list[tuple[int, int]],
+    brace: int,
+    launches: list[KernelLaunch],
 ) -> HostWrapper | None:
     function = _function_at(text, brace)
     if function is None:
@@ -288,9 +192,8 @@ def _wrapper(
     arguments = tuple(p.name for p in parse_params(parameter_list))
     close = next(b for a, b in pairs if a == brace)
     launch, skipped, problem = _choose_launch(launches)
-    statements = _statements(text[brace + 1 : close])
     needed = [launch.blocks, *launch.template_args]
-    found_locals, local_problem = _needed_locals(statements, needed, arguments)
+    found_locals, local_problem = _needed_locals(statements(text[brace + 1 : close]), needed, arguments)
     return HostWrapper(
         name=name,
         rel=rel,
@@ -324,34 +227,20 @@ def _choose_launch(launches: list[KernelLaunch]) -> tuple[KernelLaunch, tuple[Ke
     if len(templated) == 1:
         return templated[0], tuple(x for x in launches if x is not templated[0]), ""
     names = ", ".join(f"{x.kernel} (line {x.line})" for x in launches)
-    return launches[0], tuple(launches[1:]), f"it launches {len(launches)} kernels ({names}); perf_sim runs one"
-
-
-def _statements(body: str) -> list[str]:
-    """The body's top-level statements, preprocessor lines left out."""
-    body = "\n".join("" if line.lstrip().startswith("#") else line for line in body.split("\n"))
-    statements, depth, start = [], 0, 0
-    for index, char in enumerate(body):
-        if char in "({[":
-            depth += 1
-        elif char in ")}]":
-            depth -= 1
-            if depth == 0 and char == "}":
-                statements.append(body[start : index + 1].strip())
-                start = index + 1
-        elif char == ";" and depth == 0:
-            statements.append(body[start : index + 1].strip())
-            start = index + 1
-    return [s for s in statements if s]
+    return (
+        launches[0],
+        tuple(launches[1:]),
+        f"it launches {len(launches)} kernels ({names}); perf_sim runs one",
+    )
 
 
 def _needed_locals(
-    statements: list[str], expressions: list[str], arguments: tuple[str, ...]
+    body: list[str], expressions: list[str], arguments: tuple[str, ...]
 ) -> tuple[tuple[tuple[str, str], ...], str]:
     """The constant locals the expressions use, with those their initializers use."""
-    constants = {}
-    others = set()
-    for statement in statements:
+    constants: dict[str, str] = {}
+    others: set[str] = set()
+    for statement in body:
         local = _LOCAL.match(statement)
         if local:
             constants.setdefault(local.group(2), " ".join(statement.split()))
@@ -381,14 +270,14 @@ def _kernel_problem(sources: dict[str, str], launch: KernelLaunch) -> str:
     for raw in sources.values():
         text = code_view(raw)
         for match in re.finditer(rf"\b__global__\b[^;{{}}]*?\b{re.escape(short)}\s*\(", text):
-            end = _match_forward(text, match.end() - 1, "(", ")")
+            end = match_forward(text, match.end() - 1, "(", ")")
             if end is None:
                 continue
             for param in cpp.split_top_level(text[match.end() : end - 1]):
                 if "*" not in param and param.strip() not in ("", "void"):
                     return (
-                        f"the kernel {launch.kernel} takes `{' '.join(param.split())}`, a value known only at "
-                        "run time (perf_sim runs it on null pointers)"
+                        f"the kernel {launch.kernel} takes `{' '.join(param.split())}`, a value known "
+                        "only at run time (perf_sim runs it on null pointers)"
                     )
             return ""
     return ""

@@ -37,9 +37,9 @@ from pto_tui.core.operators import tilelib_cpp as cpp
 from pto_tui.core.operators.host_launch import HostWrapper, host_wrappers
 from pto_tui.core.operators.perf_sim_text import Instantiation, driver_text
 from pto_tui.core.operators.tilelib_build import GENERATED_HEADER
-from pto_tui.core.operators.tilelib_generator import Generator, read_generator
+from pto_tui.core.operators.tilelib_generator import Generator, MacroRow, read_generator
 from pto_tui.core.operators.tilelib_knobs import CPP_SUFFIXES
-from pto_tui.core.operators.tilelib_trace import Site, case_macros, entry_sites
+from pto_tui.core.operators.tilelib_trace import Origin, Site, case_macros, entry_sites, trace
 
 MARKER_KEY = "perf_sim_driver"  # the operator marker's key naming a hand-written driver
 OUTPUT_DIR = "perf_sim_output"  # where perf_sim writes its files (its default output_dir)
@@ -72,7 +72,9 @@ class NoDriver:
     reason: str
 
 
-def derive_driver(sources: dict[str, str], workload: dict[str, int] | None = None) -> PerfSimDriver | NoDriver:
+def derive_driver(
+    sources: dict[str, str], workload: dict[str, int] | None = None
+) -> PerfSimDriver | NoDriver:
     """The driver for an operator's sources (relative path -> text, the operator folder's
     C++ sources, its scripts/generate_cases.py and CMakeLists.txt). `workload`: the case's
     workload fields by the generator's case key (`{"head_size": 128, "s0": 128, "s1":
@@ -130,7 +132,9 @@ def _generated(
     consts = cpp.constants(blanked)
     for wrapper in wrappers:
         entry = cpp.EntryTemplate(wrapper.name, (), wrapper.rel, wrapper.line)
-        sites = [s for s in entry_sites(row, blanked, entry, consts) if any(o.kind == "row" for o in s.origins)]
+        sites = [
+            s for s in entry_sites(row, blanked, entry, consts) if any(o.kind == "row" for o in s.origins)
+        ]
         if not sites:
             continue
         if wrapper.problem:
@@ -138,29 +142,69 @@ def _generated(
         macro = next((m for m in case_macros(row, blanked).values() if len(m.params) == len(row.keys)), None)
         if macro is None:
             return _refused(f"no macro expanded by {row.name} has the {len(row.keys)} fields of its rows")
-        args = _row_arguments(wrapper, sites[0], row.keys, macro.params)
+        switched = _switched(sites[0], wrapper.name, row, blanked, consts)
+        args = _row_arguments(wrapper, sites[0], switched, row.keys, macro.params)
         if isinstance(args, NoDriver):
             return args
         matches = []
         for key, value in workload.items():
             if key not in row.keys:
-                return _refused(f"the rows of {row.name} have no field {key!r} (they have {', '.join(row.keys)})")
+                return _refused(
+                    f"the rows of {row.name} have no field {key!r} (they have {', '.join(row.keys)})"
+                )
             matches.append((macro.params[row.keys.index(key)], value))
         how = Instantiation(args, row.name, macro.params, tuple(matches))
-        return _driver(wrapper, sources, how, f"{sites[0].where}, from the rows of {row.name}", GENERATED_HEADER)
+        return _driver(
+            wrapper,
+            sources,
+            how,
+            f"the call at {sites[0].where}, expanded from the rows of {row.name}",
+            GENERATED_HEADER,
+        )
     return None
 
 
+def _switched(
+    site: Site, name: str, row: MacroRow, blanked: dict[str, str], consts: dict[str, cpp.Constant]
+) -> set[int]:
+    """Positions of the site's arguments that are parameters of the template around it which
+    its callers pass different values for (`run_tfa<..., true>` and `run_tfa<..., false>`
+    chosen by a command-line flag): switched at run time."""
+    context = next(
+        (i.context for i in cpp.instantiations(blanked, name) if (i.rel, i.line) == (site.rel, site.line)),
+        None,
+    )
+    if context is None or context.kind != "template":
+        return set()
+    callers = cpp.instantiations(blanked, context.name)
+    switched = set()
+    for position, arg in enumerate(site.args):
+        if arg in context.params:
+            index = context.params.index(arg)
+            seen = {
+                trace(c.args[index], c.context, row, blanked, consts) for c in callers if index < len(c.args)
+            }
+            if len(seen) > 1:
+                switched.add(position)
+    return switched
+
+
 def _row_arguments(
-    wrapper: HostWrapper, site: Site, keys: tuple[str, ...], params: tuple[str, ...]
+    wrapper: HostWrapper, site: Site, switched: set[int], keys: tuple[str, ...], params: tuple[str, ...]
 ) -> tuple[str, ...] | NoDriver:
     """The host's call's arguments in terms of the driver macro's parameters."""
     args = []
     for position, (written, origin) in enumerate(zip(site.args, site.origins, strict=True)):
         param = wrapper.params[position] if position < len(wrapper.params) else None
+        if position in switched:
+            origin = Origin(
+                "other", f"{written} is chosen at run time by the callers of the template around it"
+            )
         if origin.kind == "row":
             args.append(params[keys.index(origin.detail)])
-        elif origin.kind in ("constant", "literal") or written in ("true", "false"):
+        elif origin.kind in ("constant", "literal") or (
+            written in ("true", "false") and position not in switched
+        ):
             args.append(written if origin.kind != "constant" else origin.detail)
         elif param is not None and param.type == "bool":
             args.append("false")  # a run-time switch (INTERMEDIATE_CHECK): off
@@ -168,12 +212,14 @@ def _row_arguments(
             name = param.name if param else f"argument {position + 1}"
             return _refused(
                 f"{name} of {wrapper.name} is {written} at {site.where} ({origin.detail}), a value chosen at "
-                "run time; only a bool switch is set (to false)"
+                "run time: only a bool switch is set (to false)"
             )
     return tuple(args)
 
 
-def _with_wrapper_instantiation(sources: dict[str, str], wrappers: list[HostWrapper]) -> PerfSimDriver | NoDriver:
+def _with_wrapper_instantiation(
+    sources: dict[str, str], wrappers: list[HostWrapper]
+) -> PerfSimDriver | NoDriver:
     """A wrapper instantiated once with known arguments (or no template at all)."""
     blanked = _blanked(sources)
     found: list[tuple[HostWrapper, tuple[str, ...], str]] = []

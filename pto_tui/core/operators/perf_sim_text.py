@@ -28,7 +28,7 @@ def driver_text(wrapper: HostWrapper, how: Instantiation, header: str, instantia
     launch = wrapper.launch
     lines = [
         f"// perf_sim driver written by pto-tui: runs {launch.kernel} as {wrapper.name} ({wrapper.where})",
-        f"// launches it, on null pointers; template arguments as at {instantiated}.",
+        f"// launches it, on null pointers; template arguments: {instantiated}.",
         "// Compiled with -D__COSTMODEL; rewritten from the operator's sources, never edited.",
         "#include <pto/pto-inst.hpp>",
         "#include <pto/common/constants.hpp>",

@@ -114,7 +114,8 @@ def total_cycles(output: str, source: str = "perf_sim output") -> int:
         raise ReportError("the perf_sim run printed no 'Total cycles' line", file=source)
     if len(found) > 1:
         raise ReportError(
-            f"the perf_sim run printed {len(found)} 'Total cycles' lines: one kernel launch expected", file=source
+            f"the perf_sim run printed {len(found)} 'Total cycles' lines: one kernel launch expected",
+            file=source,
         )
     value = _integer(found[0], "Total cycles", source, None)
     if value == 0:
@@ -151,7 +152,9 @@ def _summary_rows(text: str, source: str) -> list[dict[str, int | str]]:
             continue
         if len(fields) != len(header):
             raise ReportError(
-                f"row has {len(fields)} fields, the header {len(header)} (truncated?)", file=source, line=number
+                f"row has {len(fields)} fields, the header {len(header)} (truncated?)",
+                file=source,
+                line=number,
             )
         row: dict[str, int | str] = {"unit": fields[header.index("unit")].strip()}
         for name in SUMMARY_COLUMNS[3:]:
