@@ -11,6 +11,8 @@ from pto_tui.core.operators.perf_sim_driver import (
     CUBE_AND_VECTOR,
     MARKER_KEY,
     VECTOR_ONLY,
+    PerfSimDriver,
+    derive_driver,
     kernel_defines,
 )
 from pto_tui.core.reports.compiler import first_compiler_error
@@ -113,6 +115,10 @@ def test_a_case_without_its_row_fails_to_compile_naming_the_row(tmp_path: Path) 
     error = first_compiler_error(compiled.stderr)
     assert error is not None and "perf_sim_driver.cpp:" in error
     assert "exactly one row of ATTN_OP_FOR_EACH_CASE must have HEAD = 64, S0 = 128, S1 = 1024" in error
+    # without the case's workload the header must hold one row
+    build = generate_cases(root, "64,128,512,64,128", "64,64,256,32,128")
+    error = first_compiler_error(compile_driver(root, build, derived(root)).stderr)
+    assert error is not None and "perf_sim driver: ATTN_OP_FOR_EACH_CASE must have one row" in error
 
 
 @NEEDS_GXX
@@ -156,6 +162,16 @@ def test_a_run_time_switch_that_is_not_a_bool_is_refused() -> None:
     reason = refusal(sources, ATTN_CASE)
     assert "INTERMEDIATE_CHECK of LaunchAttnOp is INTERMEDIATE_CHECK at main.cpp:22" in reason
     assert "chosen at run time: only a bool switch is set (to false)" in reason
+
+
+def test_what_every_caller_passes_is_passed_as_written_there() -> None:
+    sources = _replace(_sources("attn_op"), "QK_PRELOAD, false>();", "QK_PRELOAD, true>();")
+    run_attn = "run_attn<T, S0, HEAD_SIZE, S1, CUBE_S0, CUBE_S1, TILE_S1, "
+    sources = _replace(sources, run_attn + "QK_PRELOAD,", run_attn + "3,")
+    driver = derive_driver(sources, ATTN_CASE)
+    assert isinstance(driver, PerfSimDriver)
+    # QK_PRELOAD: the literal 3 of both calls in run_case; the check: true in both
+    assert "CUBE_S0, CUBE_S1, TILE_S1, 3, kAttnFifoSize, true, kAttnSyncPeriod>();" in driver.text
 
 
 def test_a_wrapper_instantiated_twice_is_refused() -> None:

@@ -37,7 +37,7 @@ from pto_tui.core.operators import tilelib_cpp as cpp
 from pto_tui.core.operators.host_launch import HostWrapper, host_wrappers
 from pto_tui.core.operators.perf_sim_text import Instantiation, driver_text
 from pto_tui.core.operators.tilelib_build import GENERATED_HEADER
-from pto_tui.core.operators.tilelib_generator import Generator, MacroRow, read_generator
+from pto_tui.core.operators.tilelib_generator import MacroRow, read_generator
 from pto_tui.core.operators.tilelib_knobs import CPP_SUFFIXES
 from pto_tui.core.operators.tilelib_trace import Origin, Site, case_macros, entry_sites, trace
 
@@ -82,9 +82,9 @@ def derive_driver(
     wrappers = [w for w in host_wrappers(_code(sources)) if w.name != "main"]
     if not wrappers:
         return _refused("no host function launches a kernel with <<<...>>> (outside __CPU_SIM code)")
-    generator = _generator(sources)
-    if generator is not None:
-        found = _generated(generator, sources, wrappers, workload or {})
+    row = _generated_row(sources)
+    if row is not None:
+        found = _generated(row, sources, wrappers, workload or {})
         if found is not None:
             return found
     return _with_wrapper_instantiation(sources, wrappers)
@@ -107,8 +107,8 @@ def _blanked(sources: dict[str, str]) -> dict[str, str]:
     return {rel: cpp.blank_comments(text) for rel, text in _code(sources).items()}
 
 
-def _generator(sources: dict[str, str]) -> Generator | None:
-    """The case generator whose X-macro a C++ source expands, if any."""
+def _generated_row(sources: dict[str, str]) -> MacroRow | None:
+    """The X-macro a case generator writes and a C++ source expands, if any."""
     code = _blanked(sources)
     for rel in sorted(sources):
         name = PurePosixPath(rel).name
@@ -118,16 +118,14 @@ def _generator(sources: dict[str, str]) -> Generator | None:
                 continue
             expands = re.compile(rf"\b{re.escape(generator.row.name)}\s*\(\s*\w+\s*\)")
             if any(expands.search(text) for text in code.values()):
-                return generator
+                return generator.row
     return None
 
 
 def _generated(
-    generator: Generator, sources: dict[str, str], wrappers: list[HostWrapper], workload: dict[str, int]
+    row: MacroRow, sources: dict[str, str], wrappers: list[HostWrapper], workload: dict[str, int]
 ) -> PerfSimDriver | NoDriver | None:
     """The generator-driven driver; None when no wrapper is called from the X-macro rows."""
-    assert generator.row is not None
-    row = generator.row
     blanked = _blanked(sources)
     consts = cpp.constants(blanked)
     for wrapper in wrappers:
@@ -142,8 +140,8 @@ def _generated(
         macro = next((m for m in case_macros(row, blanked).values() if len(m.params) == len(row.keys)), None)
         if macro is None:
             return _refused(f"no macro expanded by {row.name} has the {len(row.keys)} fields of its rows")
-        switched = _switched(sites[0], wrapper.name, row, blanked, consts)
-        args = _row_arguments(wrapper, sites[0], switched, row.keys, macro.params)
+        callers = _from_callers(sites[0], wrapper.name, row, blanked, consts)
+        args = _row_arguments(wrapper, sites[0], callers, row.keys, macro.params)
         if isinstance(args, NoDriver):
             return args
         matches = []
@@ -164,48 +162,53 @@ def _generated(
     return None
 
 
-def _switched(
+SWITCHED = "switched at run time"
+
+
+def _from_callers(
     site: Site, name: str, row: MacroRow, blanked: dict[str, str], consts: dict[str, cpp.Constant]
-) -> set[int]:
-    """Positions of the site's arguments that are parameters of the template around it which
-    its callers pass different values for (`run_tfa<..., true>` and `run_tfa<..., false>`
-    chosen by a command-line flag): switched at run time."""
+) -> dict[int, str]:
+    """For the site's arguments that are parameters of the template around it: SWITCHED when
+    its callers pass different values (`run_tfa<..., true>` and `run_tfa<..., false>`, chosen
+    by a command-line flag), or the bool literal every caller passes (which tilelib_trace
+    does not follow)."""
     context = next(
         (i.context for i in cpp.instantiations(blanked, name) if (i.rel, i.line) == (site.rel, site.line)),
         None,
     )
     if context is None or context.kind != "template":
-        return set()
+        return {}
     callers = cpp.instantiations(blanked, context.name)
-    switched = set()
+    found: dict[int, str] = {}
     for position, arg in enumerate(site.args):
-        if arg in context.params:
-            index = context.params.index(arg)
-            seen = {
-                trace(c.args[index], c.context, row, blanked, consts) for c in callers if index < len(c.args)
-            }
-            if len(seen) > 1:
-                switched.add(position)
-    return switched
+        if arg not in context.params:
+            continue
+        index = context.params.index(arg)
+        passed = [c for c in callers if index < len(c.args)]
+        written = {c.args[index] for c in passed}
+        if len({trace(c.args[index], c.context, row, blanked, consts) for c in passed}) > 1:
+            found[position] = SWITCHED
+        elif written in ({"true"}, {"false"}):
+            found[position] = written.pop()
+    return found
 
 
 def _row_arguments(
-    wrapper: HostWrapper, site: Site, switched: set[int], keys: tuple[str, ...], params: tuple[str, ...]
+    wrapper: HostWrapper, site: Site, callers: dict[int, str], keys: tuple[str, ...], params: tuple[str, ...]
 ) -> tuple[str, ...] | NoDriver:
     """The host's call's arguments in terms of the driver macro's parameters."""
     args = []
     for position, (written, origin) in enumerate(zip(site.args, site.origins, strict=True)):
         param = wrapper.params[position] if position < len(wrapper.params) else None
-        if position in switched:
-            origin = Origin(
-                "other", f"{written} is chosen at run time by the callers of the template around it"
-            )
+        value = callers.get(position, written)
+        if value == SWITCHED:
+            origin = Origin("other", f"{written} is {SWITCHED} by the callers of the template around it")
         if origin.kind == "row":
             args.append(params[keys.index(origin.detail)])
-        elif origin.kind in ("constant", "literal") or (
-            written in ("true", "false") and position not in switched
-        ):
-            args.append(written if origin.kind != "constant" else origin.detail)
+        elif origin.kind in ("constant", "literal"):
+            args.append(origin.detail)
+        elif value in ("true", "false"):
+            args.append(value)
         elif param is not None and param.type == "bool":
             args.append("false")  # a run-time switch (INTERMEDIATE_CHECK): off
         else:

@@ -76,7 +76,10 @@ def _main(how: Instantiation) -> list[str]:
 def _main_for_rows(how: Instantiation) -> list[str]:
     params = ", ".join(how.macro_params)
     condition = " && ".join(f"({name}) == {value}" for name, value in how.matches) or "true"
-    wanted = ", ".join(f"{name} = {value}" for name, value in how.matches) or "any workload"
+    wanted = ", ".join(f"{name} = {value}" for name, value in how.matches)
+    rule = (
+        f"exactly one row of {how.xmacro} must have {wanted}" if wanted else f"{how.xmacro} must have one row"
+    )
     args = ", ".join(["PTO_TUI_ROW_MATCHES(" + params + ")", *how.args])
     return [
         f"#define PTO_TUI_ROW_MATCHES({params}) ({condition})",
@@ -85,7 +88,7 @@ def _main_for_rows(how: Instantiation) -> list[str]:
         "",
         f"constexpr int kPtoTuiMatchingRows = 0 {how.xmacro}(PTO_TUI_COUNT_ROW);",
         "static_assert(kPtoTuiMatchingRows == 1,",
-        f'              "perf_sim driver: exactly one row of {how.xmacro} must have {wanted}");',
+        f'              "perf_sim driver: {rule}");',
         "",
         "int main()",
         "{",
