@@ -102,6 +102,7 @@ def _template_header(text: str, name_at: int) -> str | None:
 
 
 def parse_params(header: str) -> tuple[Param, ...]:
+    """A parameter list (`int S0, bool B = false` or `uint8_t *out, void *stream`) as written."""
     params = []
     for part in cpp.split_top_level(header):
         found = re.match(r"(?P<type>.*?)\b(?P<name>[A-Za-z_]\w*)\s*(?:=(?P<default>.*))?$", part, re.S)
