@@ -1,0 +1,108 @@
+"""Deriving, building and running perf_sim drivers of the fixture operators against the
+stand-in pto-isa tree (tests/fixtures/perf_sim), with the machine's g++ and the flags a
+perf_sim build of the real pto-isa uses."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pto_tui.core.operators.perf_sim_driver import NoDriver, PerfSimDriver, derive_driver
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "perf_sim"
+STANDIN = FIXTURE / "include"
+NEEDS_GXX = pytest.mark.skipif(not shutil.which("g++"), reason="needs g++")
+COMMON_FLAGS = (
+    "-std=c++23",
+    "-O1",
+    "-include",
+    "stdint.h",
+    "-include",
+    "stddef.h",
+    "-D__COSTMODEL",
+    "-D__NPU_ARCH__=2201",
+    "-DPTO_COMM_NOT_SUPPORTED",
+    "-Wno-ignored-attributes",
+)
+ATTN_CASE = {"head_size": 64, "s0": 128, "s1": 512}
+
+
+@dataclass(frozen=True)
+class Run:
+    output: str
+    summary_csv: str | None
+
+
+def operator_copy(name: str, tmp_path: Path) -> Path:
+    """A copy of a fixture operator that a test may edit."""
+    return Path(shutil.copytree(FIXTURE / name, tmp_path / name))
+
+
+def read_sources(root: Path) -> dict[str, str]:
+    """The operator folder's files as the deriver reads them, the build folder left out."""
+    return {
+        path.relative_to(root).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and "build" not in path.relative_to(root).parts
+    }
+
+
+def derived(root: Path, workload: dict[str, int] | None = None) -> PerfSimDriver:
+    driver = derive_driver(read_sources(root), workload)
+    assert isinstance(driver, PerfSimDriver), driver
+    return driver
+
+
+def refusal(sources: dict[str, str], workload: dict[str, int] | None = None) -> str:
+    found = derive_driver(sources, workload)
+    assert isinstance(found, NoDriver), found.text
+    return found.reason
+
+
+def generate_cases(root: Path, *cases: str, qk_preload: int | None = None) -> Path:
+    """The build folder with the case header the operator's generator writes."""
+    build = root / "build"
+    build.mkdir(exist_ok=True)
+    command = [sys.executable, "../scripts/generate_cases.py"]
+    for case in cases:
+        command += ["--cases", case]
+    if qk_preload is not None:
+        command += ["--qk-preload", str(qk_preload)]
+    subprocess.run(command, cwd=build, capture_output=True, text=True, timeout=60, check=True)
+    return build
+
+
+def compile_driver(root: Path, build: Path, driver: PerfSimDriver) -> subprocess.CompletedProcess[str]:
+    """The driver written into the build folder and compiled there (not checked)."""
+    (build / "perf_sim_driver.cpp").write_text(driver.text, encoding="utf-8")
+    include = (root / driver.kernel_file).parent
+    command = [
+        "g++",
+        *COMMON_FLAGS,
+        *driver.defines,
+        "-I",
+        str(STANDIN / "pto" / "costmodel" / "stubs"),
+        "-I",
+        str(STANDIN),
+        "-I",
+        str(include),
+        "perf_sim_driver.cpp",
+        "-o",
+        "perf_sim_driver",
+    ]
+    return subprocess.run(command, cwd=build, capture_output=True, text=True, timeout=120)
+
+
+def build_and_run(root: Path, build: Path, driver: PerfSimDriver) -> Run:
+    compiled = compile_driver(root, build, driver)
+    assert compiled.returncode == 0, compiled.stderr
+    csv = build / driver.summary_csv
+    csv.unlink(missing_ok=True)
+    done = subprocess.run(["./perf_sim_driver"], cwd=build, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return Run(done.stdout, csv.read_text(encoding="utf-8") if csv.is_file() else None)
