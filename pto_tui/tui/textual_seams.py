@@ -1,7 +1,8 @@
 """The one place pto-tui reads Textual's private attributes, each where Textual's public
 API has nothing for what pto-tui needs. tests/tui/test_textual_seams.py checks that each
 still holds what the wrapper relies on, so a Textual upgrade that breaks one fails there
-rather than in a pane.
+rather than in a pane. It also checks the one public method used for more than Textual
+promises: RoundsTable.render_line (rounds_pane.py) tells when the rows are drawn.
 """
 
 from __future__ import annotations
