@@ -8,6 +8,20 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from pto_tui.backends.environment_checks import (
+    BUILD_STEP,
+    FIRST_RESULT_STEP,
+    FULL_BUILD,
+    JOB_LABEL,
+    ONE_VALID_RESULT,
+    SYNC_VERSION,
+    TARGET_REACHABLE,
+    TARGET_VERSION,
+    WORK_DIR_EXISTS,
+    WORKSPACE_UPLOADED,
+    probe_step,
+    problem_line,
+)
 from pto_tui.backends.kinds import backend_for
 from pto_tui.backends.loop import case_flops, site_for
 from pto_tui.backends.runs import HeldFinish
@@ -108,17 +122,17 @@ def _module_probes(config: ProjectConfig, operator: Path) -> list[Probe]:
 
 async def _probe(site: OperatorSite, probe: Probe, notes: EnvironmentNotes, cwd: str = "") -> bool:
     try:
-        out = await site.run(f"probe: {probe.name}", probe.command, cwd=cwd, timeout=PROBE_TIMEOUT)
+        out = await site.run(probe_step(probe.name), probe.command, cwd=cwd, timeout=PROBE_TIMEOUT)
     except StepInterrupted as error:
         notes.problems.append(error.render())
         return False
     ok = out.ok
     if ok and probe.version_of and out.stdout:
         # the last line carries the version for `command -v x && x --version` probes
-        line = out.stdout[-1] if probe.name in ("python", "target reachable") else out.stdout[0]
+        line = out.stdout[-1] if probe.name in (PYTHON.name, TARGET_REACHABLE) else out.stdout[0]
         notes.versions[probe.version_of] = line.strip()
     if not ok:
-        notes.problems.append(f"{probe.name}: {out.failure(3)}")
+        notes.problems.append(problem_line(probe.name, out.failure(3)))
     return ok
 
 
@@ -135,20 +149,20 @@ async def _environment(
 ) -> EnvironmentNotes:
     config = campaign.config
     site = site_for(campaign, runner, on_event)
-    site.label = "iter-000 environment"
+    site.for_round(0, JOB_LABEL)
     notes = EnvironmentNotes()
     # from "/": the work dir may not exist before the first upload
-    reach = await _probe(site, Probe("target reachable", "echo ok; uname -srm", "target"), notes, cwd="/")
-    notes.probes["target reachable"] = reach
+    reach = await _probe(site, Probe(TARGET_REACHABLE, "echo ok; uname -srm", TARGET_VERSION), notes, cwd="/")
+    notes.probes[TARGET_REACHABLE] = reach
     if reach:
         try:
-            notes.versions["sync"] = await site.sync()
-            notes.probes["workspace uploaded"] = True
+            notes.versions[SYNC_VERSION] = await site.sync()
+            notes.probes[WORKSPACE_UPLOADED] = True
         except PtoError as error:
-            notes.probes["workspace uploaded"] = False
+            notes.probes[WORKSPACE_UPLOADED] = False
             notes.problems.append(f"workspace upload: {error.render()}")
         where = f"test -d {site.subdir} && echo present"
-        notes.probes["work dir exists"] = await _probe(site, Probe("work dir exists", where), notes)
+        notes.probes[WORK_DIR_EXISTS] = await _probe(site, Probe(WORK_DIR_EXISTS, where), notes)
         operator = site.layout.workspace / operator_folder(config)
         for probe in probes_for(config, operator if operator.is_dir() else None):
             notes.probes[probe.name] = await _probe(site, probe, notes)
@@ -162,14 +176,14 @@ async def _first_result(campaign: Campaign, site: OperatorSite, notes: Environme
     """One full build and one valid result (for DSL: baseline and PTO both ok)."""
     backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
     parameters = {name: t.value for name, t in campaign.config.tunables.items()}
-    ok, problem = await backend.build(parameters)
+    ok, problem = await backend.build(parameters, BUILD_STEP)
     notes.build_outcome = "build succeeded" if ok else problem
-    notes.probes["full build"] = ok
+    notes.probes[FULL_BUILD] = ok
     if not ok:
         notes.problems.append(problem)
         return
-    with HeldFinish(site, "first result") as finish:
-        outcome = await backend.benchmark("first result", parameters)
+    with HeldFinish(site, FIRST_RESULT_STEP) as finish:
+        outcome = await backend.benchmark(FIRST_RESULT_STEP, parameters)
         valid = outcome.valid and bool(outcome.correct)
         no_baseline = campaign.config.operator.kind is OperatorKind.PTO_DSL and outcome.reference_us is None
         if valid and no_baseline:
@@ -177,8 +191,8 @@ async def _first_result(campaign: Campaign, site: OperatorSite, notes: Environme
             why = outcome.reference_problem or "baseline.benchmark not ok"
             notes.problems.append(f"report.json has no benchmarked baseline ({why})")
         finish.release("" if valid else outcome.problem or "; ".join(notes.problems[-1:]))
-    notes.probes["one valid result"] = valid
+    notes.probes[ONE_VALID_RESULT] = valid
     if valid:
         notes.first_valid_result = f"{site.target.label}:{site.subdir}/{outcome.report}"
     elif outcome.problem:
-        notes.problems.append(f"first result: {outcome.problem}")
+        notes.problems.append(problem_line(FIRST_RESULT_STEP, outcome.problem))

@@ -24,7 +24,6 @@ from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.opening import check_environment_passed
 from pto_tui.core.operators.case_strings import workload_shape
 from pto_tui.core.project.config import CaseConfig, OperatorConfig, ProjectConfig, Scalar
-from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.reports.parsers import attention_flops
 from pto_tui.core.rounds.records import Measurement, Round
 from pto_tui.jobs.runner import JobRunner
@@ -135,7 +134,7 @@ async def run_round(
         record = campaign.record_changes(record.number)  # files and diff as measured
         campaign.preflight(record)
         site = site_for(campaign, runner, on_event)
-        site.label = round_dir_name(record.number)
+        site.for_round(record.number)
         flops = case_flops(campaign.config.case, campaign.config.operator)
         frontier = await interleaved_frontier(campaign, site, flops)  # its files, before any run
         await site.sync()
@@ -157,7 +156,7 @@ async def run_baseline(campaign: Campaign, runner: JobRunner, on_event: EventSin
     check_environment_passed(campaign.baseline_record())
     with campaign.running(0, "baseline"):
         site = site_for(campaign, runner, on_event)
-        site.label = round_dir_name(0)
+        site.for_round(0)
         await site.sync()
         backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
         parameters = {name: t.value for name, t in campaign.config.tunables.items()}

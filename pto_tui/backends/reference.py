@@ -137,7 +137,7 @@ async def run_reference(
 
 async def _reference(campaign: Campaign, runner: JobRunner, on_event: EventSink | None) -> TorchBaseline:
     site = site_for(campaign, runner, on_event)
-    site.label = "iter-000"  # the reference belongs with the baseline's records
+    site.for_round(0)  # the reference belongs with the baseline's records
     await site.sync()
     template = campaign.config.commands.reference
     command = site.render(template, {}) if template else sdpa_command(campaign)

@@ -33,7 +33,7 @@ from pto_tui.core.errors import PtoError
 from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.records import Round
 from pto_tui.jobs.logfile import read_log
-from pto_tui.jobs.model import JobRecord, JobState, list_records
+from pto_tui.jobs.model import JobRecord, JobState, job_name, list_records
 from pto_tui.jobs.runner import JobRunner
 
 
@@ -73,7 +73,7 @@ class ResumingSite(OperatorSite):
 
     async def run(self, step: str, command: str, *, quiet: bool = False,
                   **options: Any) -> StepOutput:
-        record = self.adopt.pop(f"{self.label} {step}".strip(), None)
+        record = self.adopt.pop(job_name(self.label, step), None)
         if record is None:
             return await super().run(step, command, quiet=quiet, **options)
         return await self._adopted(step, record, (lambda _e: None) if quiet else self.on_event)
@@ -120,7 +120,7 @@ async def _resume(campaign: Campaign, runner: JobRunner, record: Round, on_event
     plan = run_plan(campaign.config, undecided_after(campaign, record.number))
     journal, so_far = SampleJournal.resume(campaign.layout, record.number, plan.repeats)
     site = ResumingSite(campaign.layout, campaign.config, runner, on_event)
-    site.label = label
+    site.for_round(record.number)
     records = list_records(campaign.layout.jobs_dir)
     kept = kept or left_running(records, label, so_far.written_at, runner.jobs)
     site.adopt = {} if kept is None else adoptable(

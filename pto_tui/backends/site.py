@@ -28,11 +28,11 @@ from pto_tui.core.project.commands import (
     template_values,
 )
 from pto_tui.core.project.config import ProjectConfig, Scalar, Target, operator_folder
-from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.project.layout import ProjectLayout, round_dir_name
 from pto_tui.jobs.errors import FetchError
 from pto_tui.jobs.job import Job
 from pto_tui.jobs.logfile import read_log
-from pto_tui.jobs.model import JobRecord, JobSpec, JobState, LogLine
+from pto_tui.jobs.model import JobRecord, JobSpec, JobState, LogLine, job_name
 from pto_tui.jobs.runner import JobRunner
 
 
@@ -120,6 +120,13 @@ class OperatorSite:
         self.current: Job | None = None
         # prefixed to job names so a round's logs can be found again (e.g. "iter-003")
         self.label = ""
+        self.round_number: int | None = None  # the round its jobs run steps of (for_round)
+
+    def for_round(self, number: int, label: str = "") -> None:
+        """Run this site's jobs for round `number`: their records say so, and their names
+        start with `label` (by default the round's folder name: "iter-003 build")."""
+        self.round_number = number
+        self.label = label or round_dir_name(number)
 
     def elsewhere(self, workspace: Path, work_dir: str) -> OperatorSite:
         """This site (same target, runner, events and label) for another copy of the
@@ -177,7 +184,8 @@ class OperatorSite:
             cwd=self.subdir if cwd is None else cwd,
             env=env,
             timeout=timeout,
-            name=f"{self.label} {step}".strip(),
+            name=job_name(self.label, step),
+            round_number=self.round_number,
         )
         emit = (lambda _event: None) if quiet else self.on_event
         job = await self.runner.submit(self.target, spec)

@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.project.layout import round_dir_name
 
 Stream = Literal["stdout", "stderr", "meta"]
 
@@ -52,6 +53,13 @@ class JobSpec:
     detached: bool = False  # survives the client: re-attach with JobRunner.reattach
     name: str = ""
     fetch: tuple[str, ...] = ()  # result files to fetch back after a run (relative to cwd)
+    round_number: int | None = None  # the round the job runs a step of (None: no round's)
+
+
+def job_name(label: str, step: str) -> str:
+    """The name of a step's job: the label of what it runs for, then the step
+    ("iter-003" and "benchmark 2/7": "iter-003 benchmark 2/7")."""
+    return f"{label} {step}".strip()
 
 
 class LogLine(NamedTuple):
@@ -88,6 +96,7 @@ class JobRecord:
     client_pid: int = 0  # the pto-tui process that runs (follows) the job
     client_start: str = ""  # that process's start time (tells a reused pid apart)
     orphan: bool = False  # lost, and what may survive of it on the target not yet killed
+    round_number: int | None = None  # the round the job ran a step of (None: no round's)
 
     def __post_init__(self) -> None:
         # a frozen record must not share a dict someone else may mutate
@@ -115,7 +124,26 @@ class JobRecord:
         values = {k: v for k, v in data.items() if k in known}
         values["state"] = JobState(values.get("state", JobState.LOST.value))
         values["fetched"] = tuple(values.get("fetched", ()))
+        if "round_number" not in data:
+            values["round_number"] = named_round(str(values.get("name", "")))
         return cls(**values)
+
+
+# the job name of the torch_npu reference before its jobs were named after iter-000
+UNLABELLED_REFERENCE = "torch_npu baseline"
+
+
+def named_round(name: str) -> int | None:
+    """The round of a job recorded before records kept `round_number`, read from its name
+    as the services named a round's jobs then: "iter-003 build" ran for round 3, the
+    unlabelled torch_npu reference for iter-000. The one place a name says the round."""
+    if name == UNLABELLED_REFERENCE:
+        return 0
+    first = name.split(" ", 1)[0]
+    digits = first.removeprefix("iter-")
+    if first == name or not digits.isdigit() or round_dir_name(int(digits)) != first:
+        return None
+    return int(digits)
 
 
 def process_start(pid: int) -> str:

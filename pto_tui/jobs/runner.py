@@ -86,6 +86,7 @@ class JobRunner:
             command=spec.command,
             target=target.label,
             name=spec.name,
+            round_number=spec.round_number,
             cwd=cwd,
             env=dict(spec.env),
             detached=spec.detached,

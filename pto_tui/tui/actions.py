@@ -16,6 +16,8 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
 
+from pto_tui.tui.textual_seams import keyed_bindings
+
 EVERYWHERE = "Everywhere"
 
 _NAMES = {  # Textual's key names that are not what is on the key
@@ -70,11 +72,9 @@ class Action:
         return ", ".join(describe_key(k) for k in self.keys)
 
 
-def _bindings(node: DOMNode, keymap: dict[str, str]) -> list[tuple[str, Binding]]:
-    bindings = node._bindings.copy()
-    if keymap:
-        bindings.apply_keymap(keymap)
-    return [(key, b) for key, b in bindings if b.id is not None]
+def _bindings(node: DOMNode) -> list[tuple[str, Binding]]:
+    """This app's bindings of the node (they have ids), keys.toml applied."""
+    return [(key, b) for key, b in keyed_bindings(node) if b.id is not None]
 
 
 def _target(node: DOMNode, action: str) -> tuple[int, str]:
@@ -89,11 +89,11 @@ def _target(node: DOMNode, action: str) -> tuple[int, str]:
 def _groups(screen: Screen) -> list[tuple[str, str | None, list[DOMNode]]]:
     """(title, pane id, nodes) in order: the focused pane first, then the others,
     then what works everywhere (the screen and the app)."""
-    panes = getattr(screen, "pane_widgets", None)
+    from pto_tui.tui.screens.project import ProjectScreen  # it imports its panes: when asked
+
     groups: list[tuple[str, str | None, list[DOMNode]]] = []
-    if panes is not None:
-        current = getattr(screen, "current", None)
-        ordered = sorted(panes(), key=lambda p: p[0] != current)
+    if isinstance(screen, ProjectScreen):
+        ordered = sorted(screen.pane_widgets(), key=lambda p: p[0] != screen.current)
         for pane_id, title, widget in ordered:
             groups.append((title, pane_id, list(widget.walk_children(with_self=True))))
         here: list[DOMNode] = [screen]
@@ -106,7 +106,6 @@ def _groups(screen: Screen) -> list[tuple[str, str | None, list[DOMNode]]]:
 def screen_actions(screen: Screen, *, by_pane: bool = False) -> list[Action]:
     """Every action reachable from this screen, once each, in the order of `_groups`.
     by_pane (for `?`): once in each pane that binds it, aliases not joined across panes."""
-    keymap: dict[str, str] = dict(getattr(screen.app, "_keymap", {}) or {})
     by_id: dict[str, Action] = {}
     by_target: dict[tuple[int, str], Action] = {}
     actions: list[Action] = []
@@ -114,7 +113,7 @@ def screen_actions(screen: Screen, *, by_pane: bool = False) -> list[Action]:
         if by_pane:
             by_id, by_target = {}, {}
         for node in nodes:
-            for key, binding in _bindings(node, keymap):
+            for key, binding in _bindings(node):
                 assert binding.id is not None
                 alias = "" if by_pane else ALIASES.get(binding.id, "")
                 target = _target(node, binding.action)
@@ -144,7 +143,8 @@ def _merge(actions: list[Action], into: Action, other: Action) -> None:
 
 async def run_action(screen: Screen, action: Action) -> None:
     """From the palette: to the action's pane first, then the action where it is bound."""
-    show = getattr(screen, "action_show_pane", None)
-    if action.pane_id is not None and show is not None:
-        await show(action.pane_id)
+    from pto_tui.tui.screens.project import ProjectScreen
+
+    if action.pane_id is not None and isinstance(screen, ProjectScreen):
+        await screen.action_show_pane(action.pane_id)
     await screen.app.run_action(action.action, action.node)

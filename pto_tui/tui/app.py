@@ -13,6 +13,7 @@ import signal
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import App, SystemCommand
@@ -29,6 +30,9 @@ from pto_tui.tui.keys import load_keymap
 from pto_tui.tui.screens.help import HelpScreen
 from pto_tui.tui.screens.leave import KEEP, STOP, LeaveScreen, describe_job
 from pto_tui.tui.session import Session
+
+if TYPE_CHECKING:  # imported when first used: after the first frame
+    from pto_tui.tui.widgets.run_pane import RunPane
 
 # Textual's palette entries that ours already are: ctrl+q quits (asking first while work
 # runs), `?` lists the keys, m maximises the log
@@ -57,8 +61,8 @@ class PtoApp(App[int]):
         self.project = project
         self.start_dir = start_dir or Path.cwd()
         self.session: Session | None = None
-        loaded, self.keymap_problems = load_keymap()
-        self.set_keymap({**loaded, **(keymap or {})})
+        from_file, self.keymap_problems = load_keymap()
+        self.set_keymap({**from_file, **(keymap or {})})
         self.key_gate = KeyGate(self, super().on_event, TypingGuard(self))
 
     async def on_event(self, event: events.Event) -> None:
@@ -168,14 +172,12 @@ class PtoApp(App[int]):
 
         await self.switch_screen(LauncherScreen(self.start_dir))
 
-    def _run_pane(self):  # noqa: ANN202 - RunPane | None (imported lazily)
+    def _run_pane(self) -> RunPane | None:
         from pto_tui.tui.screens.project import ProjectScreen
-        from pto_tui.tui.widgets.run_pane import RunPane
 
         for screen in self.screen_stack:
             if isinstance(screen, ProjectScreen):
-                pane = screen.pane("run")
-                return pane if isinstance(pane, RunPane) else None
+                return screen.run_pane()
         return None
 
     def _hangup(self) -> None:

@@ -83,14 +83,14 @@ class _Poster(Protocol):
 
 
 class _Reloading(Protocol):  # the project screen
-    def apply(self, snap: Any) -> None: ...
+    def apply(self, loaded: Any) -> None: ...
 
     def notify(self, message: str, *, title: str = "", timeout: float | None = None) -> None: ...
 
 
 class _Loading(Protocol):  # the session (which imports this module)
     @property
-    def snapshot(self) -> Any: ...
+    def loaded(self) -> Any: ...
 
     def load(self) -> Any: ...
 
@@ -106,8 +106,8 @@ def describe_change(before: list[Round], after: list[Round], writer: str) -> str
 
 
 async def reload_changed(screen: _Reloading, session: _Loading, writer: str) -> None:
-    """Reload the snapshot off the event loop, redraw, and say what changed."""
-    before = session.snapshot.rounds if session.snapshot is not None else []
-    snap = await asyncio.to_thread(session.load)
-    screen.apply(snap)
-    screen.notify(describe_change(before, snap.rounds, writer), title="changed on disk")
+    """Reload the project off the event loop, redraw, and say what changed."""
+    before = session.loaded.rounds if session.loaded is not None else []
+    loaded = await asyncio.to_thread(session.load)
+    screen.apply(loaded)
+    screen.notify(describe_change(before, loaded.rounds, writer), title="changed on disk")

@@ -1,10 +1,11 @@
 """One open project: the campaign and what panes read.
 
-Panes never touch files themselves: they read a Snapshot (loaded off the UI thread)
-and write through the campaign's methods, the same calls the CLI makes. Each write takes
-the project lock for itself only, so a coding agent's CLI or MCP writes go in between;
-`watch` notices them (`disk_watch`). The project opens read-only only when its folder is
-not writable by this user.
+Panes never touch files themselves: they read the LoadedProject (read off the UI thread by
+`Session.load`, handed to every pane by the project screen) and write through the
+campaign's methods, the same calls the CLI makes. Each write takes the project lock for
+itself only, so a coding agent's CLI or MCP writes go in between; `watch` notices them
+(`disk_watch`). The project opens read-only only when its folder is not writable by this
+user.
 """
 
 from __future__ import annotations
@@ -13,19 +14,26 @@ import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pto_tui.backends.sample_journal import unfinished
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError
+from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.records import Round
 from pto_tui.jobs.model import JobRecord, JobState, list_records
 from pto_tui.tui.disk_watch import DiskWatch
 
+if TYPE_CHECKING:
+    from pto_tui.jobs.job import Job
+    from pto_tui.tui.keep_running import KeepRunningRunner
+
 
 @dataclass
-class Snapshot:
+class LoadedProject:
+    """What the panes show of the project: its records as last read from disk."""
+
     status: CampaignStatus
     rounds: list[Round]
     jobs: list[JobRecord] = field(default_factory=list)  # every job of the project, oldest first
@@ -49,46 +57,44 @@ class Session:
         self.campaign = Campaign(root, write=writable, command="pto-tui (terminal app)")
         self.watch = DiskWatch(self.campaign.layout)
         self.campaign.after_write = self.watch.note_own  # our own writes are not news
-        self._runner = None
-        self.snapshot: Snapshot | None = None
+        self._runner: KeepRunningRunner | None = None
+        self.loaded: LoadedProject | None = None  # set by the project screen as it shows it
 
     @property
     def read_only(self) -> bool:
         return not self.campaign.writable
 
     @property
-    def layout(self):  # noqa: ANN201 - ProjectLayout, re-exported for panes
+    def layout(self) -> ProjectLayout:  # re-exported for panes
         return self.campaign.layout
 
-    def load(self) -> Snapshot:
-        """Read rounds and status (blocking: call from a thread worker)."""
+    def load(self) -> LoadedProject:
+        """Read rounds, status and jobs (blocking: call from a thread worker)."""
         self.campaign.refresh_project()  # another process may have changed project.toml
         rounds = self.campaign.rounds()
         closed = {r.number for r in rounds if r.is_closed}  # a closed round's journal is spent
-        snapshot = Snapshot(status=self.campaign.status(rounds), rounds=rounds,
-                            jobs=list_records(self.layout.jobs_dir),
-                            journals=[j for j in unfinished(self.layout) if j["round"] not in closed])
-        self.snapshot = snapshot
-        return snapshot
+        return LoadedProject(status=self.campaign.status(rounds), rounds=rounds,
+                             jobs=list_records(self.layout.jobs_dir),
+                             journals=[j for j in unfinished(self.layout) if j["round"] not in closed])
 
-    def runner(self):  # noqa: ANN201 - KeepRunningRunner; imported lazily (asyncssh is heavy)
-        if self._runner is None:
+    def runner(self) -> KeepRunningRunner:
+        if self._runner is None:  # imported when first needed: asyncssh is heavy
             from pto_tui.tui.keep_running import KeepRunningRunner
 
             self._runner = KeepRunningRunner(self.layout.jobs_dir)
         return self._runner
 
-    def live_jobs(self) -> list:  # noqa: ANN201 - list[Job]
+    def live_jobs(self) -> list[Job]:
         """Jobs started or re-attached by this app that have not ended."""
         return [] if self._runner is None else self._runner.live()
 
     def left_running(self) -> list[JobRecord]:
         """Detached jobs of this project still running that this app does not follow
         (kept running when pto-tui last closed): the Run pane re-attaches to them."""
-        if self.read_only or self.snapshot is None:
+        if self.read_only or self.loaded is None:
             return []
         ours: set[str] = set() if self._runner is None else set(self._runner.jobs)
-        return [job for job in self.snapshot.jobs
+        return [job for job in self.loaded.jobs
                 if job.detached and job.state is JobState.RUNNING and job.id not in ours]
 
     def keep_jobs(self, keep: bool) -> None:

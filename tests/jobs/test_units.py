@@ -8,7 +8,7 @@ from pathlib import Path
 from pto_tui.core.project.config import Target
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded, iter_workspace_files
 from pto_tui.jobs.logfile import LineSplitter, LogWriter, read_log, repair_and_count
-from pto_tui.jobs.model import JobRecord, JobSpec, JobState
+from pto_tui.jobs.model import JobRecord, JobSpec, JobState, load_record, save_record
 from pto_tui.jobs.shell import inner_script, quote_path
 from pto_tui.jobs.sync import scan_local
 
@@ -45,6 +45,29 @@ def test_record_json_round_trip() -> None:
     again = JobRecord.from_json(record.to_json())
     assert again == record
     assert again.evolve(state=JobState.FAILED).state is JobState.FAILED
+
+
+def test_a_record_keeps_the_round_its_job_ran_for(tmp_path: Path) -> None:
+    record = JobRecord(id="x", command="c", target="local", name="iter-003 build", round_number=3)
+    save_record(tmp_path / "x", record)
+    assert load_record(tmp_path / "x") == record
+    # a job of no round, whatever its name says
+    other = JobRecord(id="y", command="c", target="local", name="iter-004 by hand")
+    assert JobRecord.from_json(other.to_json()).round_number is None
+
+
+def test_a_record_from_before_round_number_is_matched_by_its_name() -> None:
+    def legacy(name: str) -> int | None:
+        data = JobRecord(id="x", command="c", target="local", name=name).to_json()
+        del data["round_number"]  # as an older pto-tui wrote it
+        return JobRecord.from_json(data).round_number
+
+    assert legacy("iter-003 benchmark 2/7") == 3
+    assert legacy("iter-000 environment probe: python") == 0
+    assert legacy("torch_npu baseline") == 0  # the reference before it was named after iter-000
+    assert legacy("iter-1000 build") == 1000
+    for name in ("command", "connection test", "iter-003", "iter-3 build", "iter-abc build", ""):
+        assert legacy(name) is None, name
 
 
 def test_inner_script_quotes_everything() -> None:

@@ -6,11 +6,11 @@ from textual.pilot import Pilot
 
 
 async def loaded(pilot: Pilot) -> None:
-    """Wait until the project snapshot has been read (off the UI thread)."""
+    """Wait until the project has been read (off the UI thread) and shown."""
     for _ in range(200):
         await pilot.pause(0.05)
         session = getattr(pilot.app, "session", None)
-        if session is not None and session.snapshot is not None:
+        if session is not None and session.loaded is not None:
             await pilot.pause()
             return
     raise AssertionError("the project never loaded")

@@ -12,6 +12,7 @@ from textual.widgets import DataTable
 
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.project import PANES, ProjectScreen
+from pto_tui.tui.session import LoadedProject
 from pto_tui.tui.widgets.rounds_pane import FIRST_ROWS, MORE_ROWS, RoundsPane
 from pto_tui.tui.widgets.rounds_rows import COMPARE_MARK, PIN_MARK
 from pto_tui.tui.widgets.run_pane import RunPane
@@ -24,12 +25,12 @@ async def test_the_first_frame_holds_only_the_round_table(
     attached_at_first_apply: list[dict[str, bool]] = []
     apply = ProjectScreen.apply
 
-    def watched(screen: ProjectScreen, snap) -> None:  # noqa: ANN001 - a Snapshot
+    def watched(screen: ProjectScreen, project: LoadedProject) -> None:
         if not attached_at_first_apply:
             attached_at_first_apply.append(
                 {pid: pid in screen._panes and screen._panes[pid].is_attached
                  for pid, _title in PANES})
-        apply(screen, snap)
+        apply(screen, project)
 
     monkeypatch.setattr(ProjectScreen, "apply", watched)
     app = PtoApp(campaign_root)
@@ -40,7 +41,7 @@ async def test_the_first_frame_holds_only_the_round_table(
         screen = app.screen
         assert isinstance(screen, ProjectScreen)
         await wait_for(pilot, lambda: all(p.is_attached for p in screen.panes.values()))
-        # mounted after the first frame, then filled from the same snapshot
+        # mounted after the first frame, then filled from the same load
         assert screen.query_one("#context").display is False
         await pilot.press("1")
         tunables = screen.query_one("#ctx-tunables", DataTable)
@@ -52,7 +53,7 @@ async def test_a_pane_asked_for_at_once_is_built_and_shown(campaign_root: Path) 
     async with app.run_test(size=(80, 24)) as pilot:
         while not isinstance(app.screen, ProjectScreen):
             await pilot.pause(0.01)
-        await pilot.press("4")  # before the snapshot is read: only the table exists
+        await pilot.press("4")  # before the project is read: only the table exists
         screen = app.screen
         await wait_for(pilot, lambda: screen.current == "run")
         run = screen.query_one(RunPane)

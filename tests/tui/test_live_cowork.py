@@ -77,14 +77,14 @@ async def test_the_app_shows_an_agents_round_as_it_goes(fresh_root: Path) -> Non
             await asyncio.to_thread(agent_run, fresh_root, *step)
             await wait_for(pilot, lambda s=step: any(f"(pto-tui {s[0]} {s[1]})" in n
                                                      for n in notes), timeout=10)
-        assert app.session.snapshot is not None
-        open_round = app.session.snapshot.open_round
+        assert app.session.loaded is not None
+        open_round = app.session.loaded.open_round
         assert open_round is not None and open_round.measurement.median_us == 80
 
         await asyncio.to_thread(agent_run, fresh_root, "round", "close", "--analysis", "faster",
                                 "--next", "keep going")
-        await wait_for(pilot, lambda: app.session.snapshot is not None
-                       and app.session.snapshot.open_round is None, timeout=10)
+        await wait_for(pilot, lambda: app.session.loaded is not None
+                       and app.session.loaded.open_round is None, timeout=10)
         await wait_for(pilot, lambda: "iter-001 is open" not in static_text(state), timeout=5)
 
         # the app's own write is not news: no "changed on disk" for it

@@ -29,7 +29,7 @@ async def test_every_failing_gate_is_listed_in_view_and_the_first_field_focused(
         box = app.screen.query_one("#pe-refusal")
         assert not box.has_class("hidden")
         shown = static_text(box)
-        findings = start_findings(form.pre_edit(), form.snapshot.rounds if form.snapshot else [])
+        findings = start_findings(form.pre_edit(), form.loaded.rounds if form.loaded else [])
         assert len(findings) >= 5
         assert f"{len(findings)} gate(s) fail" in shown
         for finding in findings:  # every one, not only the first

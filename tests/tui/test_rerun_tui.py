@@ -59,7 +59,7 @@ def _notices(app: PtoApp) -> list[str]:
 
 
 def _opened(app: PtoApp, number: int) -> bool:
-    snap = app.session.snapshot
+    snap = app.session.loaded
     record = snap.round(number) if snap else None
     return record is not None and not record.is_closed
 
@@ -78,7 +78,7 @@ async def test_rerun_from_the_rounds_pane(rerun_root: Path,
         await wait_for(pilot, lambda: _opened(app, 3), timeout=60)
         await wait_for(pilot, lambda: app.screen.current == "run")  # type: ignore[attr-defined]
         assert any("iter-003 opened as a rerun of iter-001" in n for n in notices)
-        record = app.session.snapshot.round(3)  # type: ignore[union-attr]
+        record = app.session.loaded.round(3)  # type: ignore[union-attr]
         assert record is not None and record.rerun_of == 1 and record.changes.based_on == 0
         assert [(p.name, p.new) for p in record.changes.parameters] == [
             ("kFaCvFifoConsSyncPeriod", 2)]

@@ -120,7 +120,7 @@ async def test_legend_names_tampered_and_simulated_marks_when_shown(tmp_path: Pa
     app = PtoApp(root)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
-        assert any(r.tampered for r in app.session.snapshot.rounds)  # type: ignore[union-attr]
+        assert any(r.tampered for r in app.session.loaded.rounds)  # type: ignore[union-attr]
         text = static_text(app.screen.query_one("#rounds-legend", Static))
         assert "! tampered" in text and "(sim) simulated" in text
 

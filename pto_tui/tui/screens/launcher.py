@@ -12,6 +12,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from pto_tui.core.project.layout import is_project_dir
+from pto_tui.tui.typed_app import pto_app
 
 
 def find_projects(start: Path) -> list[Path]:
@@ -70,7 +71,7 @@ class LauncherScreen(Screen[None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
-            self.app.open_project(Path(event.option.id))  # type: ignore[attr-defined]
+            pto_app(self).open_project(Path(event.option.id))
 
     def action_demo(self, which: str) -> None:
         """A project on a built-in CPU demo operator under ./projects (opened if it exists)."""
@@ -82,10 +83,10 @@ class LauncherScreen(Screen[None]):
             try:
                 root = create_demo_project(which, self.start / "projects")
             except PtoError as error:
-                self.app.report_error(error, title="demo")  # type: ignore[attr-defined]
+                pto_app(self).report_error(error, title="demo")
                 return
             self.app.notify(f"created {root}", title="demo project")
-        self.app.open_project(root)  # type: ignore[attr-defined]
+        pto_app(self).open_project(root)
 
     def action_new_project(self) -> None:
         from pto_tui.tui.screens.wizard import WizardScreen
@@ -93,6 +94,6 @@ class LauncherScreen(Screen[None]):
         def created(root: Path | None) -> None:
             self.action_rescan()
             if root is not None:
-                self.app.open_project(root)  # type: ignore[attr-defined]
+                pto_app(self).open_project(root)
 
         self.app.push_screen(WizardScreen(self.start / "projects", self.start), created)

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -21,8 +22,13 @@ from pto_tui.tui.compact import make_compact
 from pto_tui.tui.disk_watch import DiskChanged, reload_changed
 from pto_tui.tui.format import duration, iter_name, speed
 from pto_tui.tui.messages import AttachEvidence, OpenRound, ProjectChanged, RunLoopStep, ShowPane
-from pto_tui.tui.session import Session, Snapshot
+from pto_tui.tui.session import LoadedProject, Session
+from pto_tui.tui.typed_app import pto_app
+from pto_tui.tui.widgets.pane import ProjectPane
 from pto_tui.tui.widgets.rounds_pane import RoundsPane
+
+if TYPE_CHECKING:
+    from pto_tui.tui.widgets.run_pane import RunPane
 
 # (id, tab title): the digit of a pane is its position
 PANES: tuple[tuple[str, str], ...] = (
@@ -35,35 +41,35 @@ PANES: tuple[tuple[str, str], ...] = (
 
 
 # the panes but the first are imported when first built: after the first frame
-def _context_pane(session: Session) -> Widget:
+def _context_pane(session: Session) -> ProjectPane:
     from pto_tui.tui.widgets.context_pane import ContextPane
 
     return ContextPane(session, id="context")
 
 
-def _rounds_pane(session: Session) -> Widget:
+def _rounds_pane(session: Session) -> ProjectPane:
     return RoundsPane(session, id="rounds")
 
 
-def _round_pane(session: Session) -> Widget:
+def _round_pane(session: Session) -> ProjectPane:
     from pto_tui.tui.widgets.round_pane import RoundPane
 
     return RoundPane(session, id="round")
 
 
-def _run_pane(session: Session) -> Widget:
+def _run_pane(session: Session) -> ProjectPane:
     from pto_tui.tui.widgets.run_pane import RunPane
 
     return RunPane(session, id="run")
 
 
-def _costmodel_pane(session: Session) -> Widget:
+def _costmodel_pane(session: Session) -> ProjectPane:
     from pto_tui.tui.widgets.costmodel_pane import CostmodelPane
 
     return CostmodelPane(session, id="costmodel")
 
 
-MAKE_PANE: dict[str, Callable[[Session], Widget]] = {
+MAKE_PANE: dict[str, Callable[[Session], ProjectPane]] = {
     "context": _context_pane, "rounds": _rounds_pane, "round": _round_pane,
     "run": _run_pane, "costmodel": _costmodel_pane,
 }
@@ -94,7 +100,7 @@ class ProjectScreen(Screen[None]):
         self.last_chart: Path | None = None
         # only the first pane is built and mounted before the first paint (importing
         # and styling the forms of the others is most of a launch), the rest after it
-        self._panes: dict[str, Widget] = {FIRST_PANE: MAKE_PANE[FIRST_PANE](session)}
+        self._panes: dict[str, ProjectPane] = {FIRST_PANE: MAKE_PANE[FIRST_PANE](session)}
         self._rest: asyncio.Task[None] | None = None
 
     def compose(self) -> ComposeResult:
@@ -106,14 +112,21 @@ class ProjectScreen(Screen[None]):
                 yield self._panes[FIRST_PANE]
         yield Footer()
 
-    def pane(self, pid: str) -> Widget:
+    def pane(self, pid: str) -> ProjectPane:
         """The pane, built when first asked for (mounted by mount_panes)."""
         if pid not in self._panes:
             self._panes[pid] = MAKE_PANE[pid](self.session)
         return self._panes[pid]
 
+    def run_pane(self) -> RunPane:
+        from pto_tui.tui.widgets.run_pane import RunPane
+
+        pane = self.pane("run")
+        assert isinstance(pane, RunPane)
+        return pane
+
     @property
-    def panes(self) -> dict[str, Widget]:
+    def panes(self) -> dict[str, ProjectPane]:
         """Every pane by id, in tab order."""
         return {pid: self.pane(pid) for pid, _title in PANES}
 
@@ -131,10 +144,8 @@ class ProjectScreen(Screen[None]):
         await switcher.mount_all(rest)
         for pane in rest:
             make_compact(pane)
-            if self.session.snapshot is not None:
-                refresh = getattr(pane, "refresh_from", None)
-                if refresh is not None:
-                    refresh(self.session.snapshot)
+            if self.session.loaded is not None:
+                pane.loaded = self.session.loaded
 
     def on_mount(self) -> None:
         make_compact(self)
@@ -152,8 +163,8 @@ class ProjectScreen(Screen[None]):
 
     @work(exclusive=True, group="load", exit_on_error=False)
     async def reload(self) -> None:
-        snap = await asyncio.to_thread(self.session.load)
-        self.apply(snap)
+        loaded = await asyncio.to_thread(self.session.load)
+        self.apply(loaded)
 
     async def on_rounds_pane_filled(self, event: RoundsPane.Filled) -> None:
         """The round table is drawn with every row: now the other panes."""
@@ -161,12 +172,14 @@ class ProjectScreen(Screen[None]):
         if self._rest is None:
             await self.mount_panes()
 
-    def apply(self, snap: Snapshot) -> None:
-        for pane in self.query_one("#main", ContentSwitcher).children:
-            refresh = getattr(pane, "refresh_from", None)
-            if refresh is not None:
-                refresh(snap)
-        self._draw_side(snap)
+    def apply(self, loaded: LoadedProject) -> None:
+        """Show what was loaded: in the session (what actions read), every mounted pane
+        and the side summary."""
+        self.session.loaded = loaded
+        for pane in self._panes.values():
+            if pane.is_attached:  # one not mounted yet gets it once mounted
+                pane.loaded = loaded
+        self._draw_side(loaded)
         self._draw_topbar()
 
     def on_project_changed(self, event: ProjectChanged) -> None:
@@ -198,8 +211,8 @@ class ProjectScreen(Screen[None]):
             text.append(" ")
         self.query_one("#tabs", Static).update(text)
 
-    def _draw_side(self, snap: Snapshot) -> None:
-        st = snap.status
+    def _draw_side(self, loaded: LoadedProject) -> None:
+        st = loaded.status
         text = Text()
         text.append("Frontier\n", style="bold")
         text.append(f" {iter_name(st.frontier_round)} {duration(st.frontier_us)}\n")
@@ -232,11 +245,9 @@ class ProjectScreen(Screen[None]):
         self.current = pane
         self.query_one("#main", ContentSwitcher).current = pane
         self._draw_tabs()
-        focus = getattr(self.pane(pane), "focus_default", None)
-        if focus is not None:
-            focus()
+        self.pane(pane).focus_default()
 
-    def pane_widgets(self) -> list[tuple[str, str, Widget]]:
+    def pane_widgets(self) -> list[tuple[str, str, ProjectPane]]:
         """(id, title, widget) of each pane, in tab order (the palette and `?` read them)."""
         return [(pid, title, self.pane(pid)) for pid, title in PANES]
 
@@ -259,7 +270,7 @@ class ProjectScreen(Screen[None]):
         await self.action_show_pane("rounds")
 
     async def action_close_project(self) -> None:
-        await self.app.close_project()  # type: ignore[attr-defined]
+        await pto_app(self).close_project()
 
     def action_reload(self) -> None:
         self.reload()
@@ -268,8 +279,8 @@ class ProjectScreen(Screen[None]):
         from pto_tui.tui.screens.round_detail import RoundScreen
 
         event.stop()
-        snap = self.session.snapshot
-        record = snap.round(event.number) if snap else None
+        loaded = self.session.loaded
+        record = loaded.round(event.number) if loaded else None
         if record is None:
             return
 
@@ -286,19 +297,16 @@ class ProjectScreen(Screen[None]):
     async def on_run_loop_step(self, event: RunLoopStep) -> None:
         event.stop()
         await self.action_show_pane("run")
-        from pto_tui.tui.widgets.run_pane import RunPane
-
-        run = self.pane("run")
-        assert isinstance(run, RunPane)
-        run.action_loop(event.step)
+        self.run_pane().action_loop(event.step)
 
     @work(exclusive=True, group="chart", exit_on_error=False)
     async def action_write_chart(self) -> None:
         """The summary chart (PNG and SVG) written by core, its path shown."""
         from pto_tui.core.summary.chart import write_campaign_chart
 
-        snap = self.session.snapshot
-        if snap is None or snap.round(0) is None or not snap.round(0).is_closed:  # type: ignore[union-attr]
+        loaded = self.session.loaded
+        baseline = loaded.round(0) if loaded is not None else None
+        if baseline is None or not baseline.is_closed:
             self.app.notify("the chart needs the iter-000 baseline first (B in Run)",
                             title="chart", severity="warning")
             return
@@ -306,7 +314,7 @@ class ProjectScreen(Screen[None]):
         try:
             chart = await asyncio.to_thread(write_campaign_chart, self.session.campaign)
         except PtoError as error:
-            self.app.report_error(error, title="chart")  # type: ignore[attr-defined]
+            pto_app(self).report_error(error, title="chart")
             return
         self.last_chart = chart.png
         paths = "\n".join(str(path) for path in (chart.png, chart.svg) if path)
@@ -341,7 +349,7 @@ class ProjectScreen(Screen[None]):
         try:
             path = await asyncio.to_thread(write_export, self.session.campaign, fmt)
         except PtoError as error:
-            self.app.report_error(error, title="export")  # type: ignore[attr-defined]
+            pto_app(self).report_error(error, title="export")
             return
         self.app.notify(str(path), title=f"{fmt} export written", timeout=15)
 
@@ -354,7 +362,7 @@ class ProjectScreen(Screen[None]):
         try:
             result = await asyncio.to_thread(write_campaign_report, self.session.campaign)
         except PtoError as error:
-            self.app.report_error(error, title="report")  # type: ignore[attr-defined]
+            pto_app(self).report_error(error, title="report")
             return
         drawn = f"\nchart drawn: {result.chart}" if result.chart_drawn else ""
         self.app.notify(f"{result.path}{drawn}", title="campaign report written", timeout=15)

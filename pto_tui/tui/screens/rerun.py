@@ -24,6 +24,7 @@ from pto_tui.core.rules.history import rerun_findings
 from pto_tui.core.rules.rule import refuse
 from pto_tui.tui.format import iter_name, verdict_word
 from pto_tui.tui.session import Session
+from pto_tui.tui.typed_app import pto_app
 
 
 def rerun_question(original: Round, next_number: int) -> Text:
@@ -86,21 +87,21 @@ def ask_rerun(node: DOMNode, session: Session, original: Round,
               started: Callable[[Round], None]) -> None:
     """Refuse at once what the record already refuses, else ask, then rerun in a thread;
     `started` gets the new open round."""
-    app = node.app
+    app = pto_app(node)
     try:
         refuse(rerun_findings(original))
     except PtoError as error:
-        app.report_error(error, title="rerun")  # type: ignore[attr-defined]
+        app.report_error(error, title="rerun")
         return
-    snap = session.snapshot
-    numbers = [r.number for r in snap.rounds] if snap else [original.number]
+    loaded = session.loaded
+    numbers = [r.number for r in loaded.rounds] if loaded else [original.number]
     next_number = max(numbers) + 1
 
     async def rerun() -> None:
         try:
             record = await asyncio.to_thread(session.campaign.rerun_round, original.number)
         except PtoError as error:
-            app.report_error(error, title="rerun")  # type: ignore[attr-defined]
+            app.report_error(error, title="rerun")
             return
         app.notify(f"{iter_name(record.number)} opened as a rerun of "
                    f"{iter_name(original.number)}: r in the Run pane runs it", title="rerun")

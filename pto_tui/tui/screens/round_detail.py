@@ -33,6 +33,7 @@ from pto_tui.tui.format import iter_name, round_duration, verdict_text
 from pto_tui.tui.forms import FORM
 from pto_tui.tui.screens.document import DocumentScreen, file_view
 from pto_tui.tui.session import Session
+from pto_tui.tui.typed_app import pto_app
 
 # files of a round folder that are records, not logs
 RECORD_FILES = {"notes.md", "patch.diff", "files.txt", "round.toml"}
@@ -40,12 +41,9 @@ AMENDABLE = ("analysis", "next", "verdict")
 
 
 def round_jobs(jobs: list[JobRecord], number: int) -> list[JobRecord]:
-    """The jobs the services ran for a round (their names start with iter-XXX)."""
-    prefix = f"{iter_name(number)} "
-    found = [job for job in jobs if job.name.startswith(prefix)]
-    if number == 0:
-        found += [job for job in jobs if job.name == "torch_npu baseline"]
-    return found
+    """The jobs the services ran for a round (iter-000's: also the environment round's and
+    the torch_npu reference's)."""
+    return [job for job in jobs if job.round_number == number]
 
 
 class AmendScreen(ModalScreen[tuple[str, str, str] | None]):
@@ -145,8 +143,8 @@ class RoundScreen(Screen[bool]):
         r, text = self.record, Text()
         if r.rerun_of is not None:
             text.append(f"↻ rerun of {iter_name(r.rerun_of)}", style="bold")
-        snap = self.session.snapshot
-        later = reruns_of(snap.rounds, r.number) if snap else []
+        loaded = self.session.loaded
+        later = reruns_of(loaded.rounds, r.number) if loaded else []
         if later:
             text.append("   " if text else "")
             text.append("↻ rerun as " + ", ".join(iter_name(n) for n in later), style="bold")
@@ -203,7 +201,7 @@ class RoundScreen(Screen[bool]):
         try:
             self.record = campaign.amend(self.record.number, field, value, why)
         except PtoError as error:
-            self.app.report_error(error, title="amend")  # type: ignore[attr-defined]
+            pto_app(self).report_error(error, title="amend")
             return
         self.amended = True
         warnings = campaign.warnings[said:]

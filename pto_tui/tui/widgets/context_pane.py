@@ -19,48 +19,35 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from pto_tui.backends.environment_checks import check_evidence, check_job_name, check_problem
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.rounds.durations import format_durations
 from pto_tui.core.rounds.records import EnvironmentNotes
 from pto_tui.jobs.model import JobRecord
 from pto_tui.tui.format import duration, iter_name, speed
 from pto_tui.tui.messages import RunLoopStep
-from pto_tui.tui.session import Session, Snapshot
-
-ENVIRONMENT_JOBS = "iter-000 environment "
-# environment checks that are not probe jobs: the job that stands for them
-CHECK_JOBS = {"full build": "build", "one valid result": "first result"}
+from pto_tui.tui.session import LoadedProject, Session
+from pto_tui.tui.widgets.pane import ProjectPane
 
 
 def _ok(flag: bool) -> Text:
     return Text("ok", style="green") if flag else Text("FAILED", style="bold red")
 
 
-def probe_job(name: str, jobs: list[JobRecord]) -> JobRecord | None:
-    """The latest job of an environment check (probes are named "probe: <name>")."""
-    wanted = {ENVIRONMENT_JOBS + f"probe: {name}", ENVIRONMENT_JOBS + CHECK_JOBS.get(name, "\0")}
-    found = [job for job in jobs if job.name in wanted]
-    return found[-1] if found else None
+def probe_job(check: str, jobs: list[JobRecord]) -> JobRecord | None:
+    """The latest job of an environment check (jobs are listed oldest first)."""
+    name = check_job_name(check)
+    return next((job for job in reversed(jobs) if job.name == name), None)
 
 
-def probe_evidence(name: str, passed: bool, notes: EnvironmentNotes) -> str:
-    """What backs a probe's state: its problem when it failed, else a recorded version."""
+def probe_evidence(check: str, passed: bool, notes: EnvironmentNotes) -> str:
+    """What backs a check's state: its problem when it failed, else what it recorded."""
     if not passed:
-        problem = next((p for p in notes.problems if p.startswith(f"{name}:")), "")
-        return problem.removeprefix(f"{name}:").strip() or "failed (enter shows the log)"
-    key = name.split(" ")[0]
-    if name == "target reachable":
-        key = "target"
-    elif name == "workspace uploaded":
-        key = "sync"
-    elif name == "full build":
-        return notes.build_outcome
-    elif name == "one valid result":
-        return notes.first_valid_result
-    return notes.versions.get(key, "ok")
+        return check_problem(check, notes) or "failed (enter shows the log)"
+    return check_evidence(check, notes)
 
 
-class ContextPane(VerticalScroll):
+class ContextPane(VerticalScroll, ProjectPane):
     """Status, environment round, baseline, frontier, documents and tunables."""
 
     BINDINGS = [
@@ -77,6 +64,7 @@ class ContextPane(VerticalScroll):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.session = session
         self.connection = "not checked (t to test)"
+        self.probe_jobs: dict[str, JobRecord] = {}  # the job of each check listed
 
     def compose(self) -> ComposeResult:
         yield Static(id="ctx-summary")
@@ -95,9 +83,9 @@ class ContextPane(VerticalScroll):
     def focus_default(self) -> None:
         self.query_one("#ctx-probes").focus()
 
-    def refresh_from(self, snap: Snapshot) -> None:
-        self.query_one("#ctx-summary", Static).update(self._summary(snap))
-        self._probes(snap)
+    def show_loaded(self, loaded: LoadedProject) -> None:
+        self.query_one("#ctx-summary", Static).update(self._summary(loaded))
+        self._probes(loaded)
         docs = self.query_one("#ctx-docs", OptionList)
         docs.clear_options()
         for path in self._documents():
@@ -109,11 +97,11 @@ class ContextPane(VerticalScroll):
             allowed = ", ".join(str(v) for v in t.allowed) or "any"
             table.add_row(name, str(t.value), t.kind, allowed, t.where, key=name)
 
-    def _probes(self, snap: Snapshot) -> None:
+    def _probes(self, loaded: LoadedProject) -> None:
         table = self.query_one("#ctx-probes", DataTable)
         table.clear()
-        self.probe_jobs: dict[str, JobRecord] = {}
-        baseline = snap.round(0)
+        self.probe_jobs = {}
+        baseline = loaded.round(0)
         notes = baseline.environment if baseline else None
         hint = Text.assemble(("E", "bold"), " runs the environment round, ", ("T", "bold"),
                              " the torch_npu baseline, ", ("B", "bold"),
@@ -123,7 +111,7 @@ class ContextPane(VerticalScroll):
             table.add_row(Text("not run yet: E runs it", style="yellow"), "", "", key="-")
             return
         for name, passed in notes.probes.items():
-            job = probe_job(name, snap.jobs)
+            job = probe_job(name, loaded.jobs)
             if job is not None:
                 self.probe_jobs[name] = job
             table.add_row(name, _ok(passed), probe_evidence(name, passed, notes), key=name)
@@ -135,7 +123,7 @@ class ContextPane(VerticalScroll):
         from pto_tui.tui.screens.job_log import JobLogScreen
 
         name = str(event.row_key.value)
-        job = getattr(self, "probe_jobs", {}).get(name)
+        job = self.probe_jobs.get(name)
         if job is None:
             self.app.notify(f"no job log is kept for {name!r}", title="environment")
             return
@@ -153,8 +141,8 @@ class ContextPane(VerticalScroll):
             docs.append(layout.iterations)
         return docs
 
-    def _summary(self, snap: Snapshot) -> Group:
-        st = snap.status
+    def _summary(self, loaded: LoadedProject) -> Group:
+        st = loaded.status
         t = Table(box=None, show_header=False, padding=(0, 1), expand=True)
         t.add_column("what", style="bold", no_wrap=True, width=14)
         t.add_column("value", ratio=1)
@@ -163,7 +151,7 @@ class ContextPane(VerticalScroll):
         target = self.session.campaign.config.target
         where = target.label + (f" {target.work_dir}" if target.work_dir else "")
         t.add_row("target", Text.assemble(where, "  connection: ", self.connection))
-        baseline = snap.round(0)
+        baseline = loaded.round(0)
         _environment_rows(t, baseline.environment if baseline else None)
         _reference_rows(t, st)
         _progress_rows(t, st)
@@ -196,8 +184,8 @@ class ContextPane(VerticalScroll):
         self._redraw()
 
     def _redraw(self) -> None:
-        if self.session.snapshot is not None:
-            self.query_one("#ctx-summary", Static).update(self._summary(self.session.snapshot))
+        if self.loaded is not None:
+            self.query_one("#ctx-summary", Static).update(self._summary(self.loaded))
 
 
 def _environment_rows(t: Table, env: EnvironmentNotes | None) -> None:

@@ -31,7 +31,8 @@ from pto_tui.core.errors import PtoError
 from pto_tui.core.paths import app_home
 from pto_tui.costmodel.engine import ProgressFn
 from pto_tui.tui.messages import AttachEvidence
-from pto_tui.tui.session import Session, Snapshot
+from pto_tui.tui.session import LoadedProject, Session
+from pto_tui.tui.widgets.pane import ProjectPane
 
 HISTORY_FILE = "costmodel_history.txt"
 HISTORY_SIZE = 200
@@ -117,7 +118,7 @@ def save_history(history: list[str]) -> None:
         pass  # history is a convenience; never block a query on it
 
 
-class CostmodelPane(Vertical, can_focus=True):
+class CostmodelPane(Vertical, ProjectPane, can_focus=True):
     """Focusable itself, so esc from the prompt lands here and the pane's keys work."""
 
     BINDINGS = [
@@ -152,7 +153,7 @@ class CostmodelPane(Vertical, can_focus=True):
         for column in TABLE_COLUMNS:
             table.add_column(column.replace("_", " "), key=column)
 
-    def refresh_from(self, snap: Snapshot) -> None:
+    def show_loaded(self, loaded: LoadedProject) -> None:
         self._status()
 
     def focus_default(self) -> None:

@@ -118,6 +118,10 @@ class LogPane(Vertical):
         text.append(f" │ {self.title}", style="bold")
         self.query_one("#log-header", Static).update(text)
 
+    def on_log_view_search_asked(self, event: LogView.SearchAsked) -> None:
+        event.stop()
+        self.open_search()
+
     def open_search(self) -> None:
         box = self.query_one("#log-search", Input)
         box.remove_class("hidden")

@@ -84,6 +84,9 @@ class LogView(ScrollView, can_focus=True):
     class Changed(Message):
         """Line count, follow state or search state changed (the header redraws)."""
 
+    class SearchAsked(Message):
+        """`/` was pressed: the LogPane around the view opens its search box."""
+
     def __init__(self, memory_lines: int = 5000, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.store = LineStore(memory_lines)
@@ -296,9 +299,7 @@ class LogView(ScrollView, can_focus=True):
         self._jump(index)
 
     def action_search(self) -> None:
-        open_search = getattr(self.parent, "open_search", None)  # the LogPane around it
-        if open_search is not None:
-            open_search()
+        self.post_message(self.SearchAsked())
 
     @work(exclusive=True, group="log-search", exit_on_error=False)
     async def search(self, needle: str) -> None:

@@ -21,7 +21,7 @@ from pto_tui.core.rules.sequence import start_findings
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, OPTIMISATION_PRIORITIES
 from pto_tui.tui.forms import FORM
 from pto_tui.tui.messages import StartRequested
-from pto_tui.tui.session import Snapshot
+from pto_tui.tui.session import LoadedProject
 from pto_tui.tui.widgets.tick import Tick
 
 # (key, label, placeholder) of the one-line fields, in notes.md order
@@ -98,7 +98,7 @@ class PreEditForm(VerticalScroll, can_focus=False):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.add_class(FORM)
-        self.snapshot: Snapshot | None = None
+        self.loaded: LoadedProject | None = None
         self.phases: tuple[str, ...] = ()
         self.findings: list[Finding] = []
         self.busy = False  # a start is being written: no second one
@@ -149,12 +149,12 @@ class PreEditForm(VerticalScroll, can_focus=False):
 
     # ------------------------------------------------------------ state
 
-    def set_context(self, snap: Snapshot, phases: tuple[str, ...]) -> None:
-        self.snapshot = snap
+    def set_context(self, loaded: LoadedProject, phases: tuple[str, ...]) -> None:
+        self.loaded = loaded
         if phases != self.phases:
             self.phases = phases
             self.query_one("#pe-phase", Select).set_options([(p, p) for p in phases])
-        self.query_one("#pe-three-round").set_class(not snap.status.three_round_rule, "hidden")
+        self.query_one("#pe-three-round").set_class(not loaded.status.three_round_rule, "hidden")
         if self.prefilled_from is None and self.is_blank():
             self.prefill(announce=False)
         self.update_gates()
@@ -167,7 +167,7 @@ class PreEditForm(VerticalScroll, can_focus=False):
         """Fill the blank fields from the last closed round (core's draft: kernel, class,
         evidence, correctness plan, checklist notes). The checklist boxes stay as they
         are: ticking each is the person's confirmation of its note."""
-        rounds = self.snapshot.rounds if self.snapshot else []
+        rounds = self.loaded.rounds if self.loaded else []
         try:
             source = prefill_source(rounds)
         except InputError as error:
@@ -250,7 +250,7 @@ class PreEditForm(VerticalScroll, can_focus=False):
         return self.query_one("#pe-restore", Checkbox).value
 
     def update_gates(self) -> None:
-        rounds = self.snapshot.rounds if self.snapshot else []
+        rounds = self.loaded.rounds if self.loaded else []
         self.findings = start_findings(self.pre_edit(), rounds)
         gates = self.query_one("#pe-gates", Static)
         button = self.query_one("#pe-start", Button)
@@ -336,8 +336,8 @@ class PreEditForm(VerticalScroll, can_focus=False):
             refusal = self.query_one("#pe-refusal", Static)
             refusal.update(refusal_text(self.findings))
             refusal.remove_class("hidden")
-            snap = self.snapshot
-            field = first_missing(self.pre_edit(), bool(snap and snap.status.three_round_rule))
+            loaded = self.loaded
+            field = first_missing(self.pre_edit(), bool(loaded and loaded.status.three_round_rule))
             if field:
                 widget = self.query_one(f"#{field}")
                 widget.focus()

@@ -26,7 +26,9 @@ from pto_tui.core.vocabulary import ChangeKind
 from pto_tui.tui.format import duration, iter_name, round_duration, verdict_text
 from pto_tui.tui.messages import ProjectChanged, StartRequested
 from pto_tui.tui.screens.document import read_text
-from pto_tui.tui.session import Session, Snapshot
+from pto_tui.tui.session import LoadedProject, Session
+from pto_tui.tui.typed_app import pto_app
+from pto_tui.tui.widgets.pane import ProjectPane
 from pto_tui.tui.widgets.preedit_form import PreEditForm
 
 T = TypeVar("T")
@@ -93,11 +95,10 @@ class OpenRoundView(VerticalScroll):
         self.query_ancestor(RoundPane).change_parameters()
 
 
-class RoundPane(Vertical):
+class RoundPane(Vertical, ProjectPane):
     def __init__(self, session: Session, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.session = session
-        self.snapshot: Snapshot | None = None
         self.last_closed: Round | None = None
         self.writing = ""  # the campaign call being written now (off the event loop)
 
@@ -116,11 +117,10 @@ class RoundPane(Vertical):
         switch = self.query_one("#round-switch", ContentSwitcher)
         self.query_one("#pe-title" if switch.current == "preedit" else "#openround").focus()
 
-    def refresh_from(self, snap: Snapshot) -> None:
-        self.snapshot = snap
+    def show_loaded(self, loaded: LoadedProject) -> None:
         form = self.query_one(PreEditForm)
-        form.set_context(snap, self.campaign.config.phases)
-        open_round = snap.open_round
+        form.set_context(loaded, self.campaign.config.phases)
+        open_round = loaded.open_round
         switch = self.query_one("#round-switch", ContentSwitcher)
         wanted = "openround" if open_round else "preedit"
         if switch.current != wanted:
@@ -207,7 +207,7 @@ class RoundPane(Vertical):
         try:
             result = await asyncio.to_thread(call)
         except PtoError as error:
-            self.app.report_error(error, title=title)  # type: ignore[attr-defined]
+            pto_app(self).report_error(error, title=title)
             return None
         finally:
             self.writing = ""
@@ -254,13 +254,13 @@ class RoundPane(Vertical):
             knob, text = await form_suggestion(layout.workspace, config, engine,
                                                CostmodelCache(settings.cache_path), scope)
         except PtoError as error:
-            self.app.report_error(error, title="costmodel ranking")  # type: ignore[attr-defined]
+            pto_app(self).report_error(error, title="costmodel ranking")
             return
         self.query_one(PreEditForm).attach_suggestion(knob, text)
 
     def attach_evidence(self, text: str) -> None:
         self.query_one(PreEditForm).attach_evidence(text)
-        if self.snapshot is not None and self.snapshot.open_round is not None:
+        if self.loaded is not None and self.loaded.open_round is not None:
             self.app.notify("a round is open: the evidence is kept for the next Pre-Edit form",
                             title="evidence")
 
@@ -321,8 +321,8 @@ class RoundPane(Vertical):
                 lambda: self.campaign.record_changes(
                     kind=ChangeKind(kind) if kind else None, parameters=parameters, **options))
         except PtoError as error:
-            self.app.report_error(error, title="changes")  # type: ignore[attr-defined]
-            open_round = self.snapshot.open_round if self.snapshot else None
+            pto_app(self).report_error(error, title="changes")
+            open_round = self.loaded.open_round if self.loaded else None
             if open_round is not None:
                 self._show_changes(open_round, refusal=error.render())
             return

@@ -20,8 +20,9 @@ from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import format_tflops, timing_text
 from pto_tui.tui.format import iter_name, marked_verdict, ratio, speed, verdict_word
 from pto_tui.tui.messages import OpenRound, ProjectChanged, ShowPane
-from pto_tui.tui.session import Session, Snapshot
+from pto_tui.tui.session import LoadedProject, Session
 from pto_tui.tui.widgets.frontier_plot import FrontierPlot, PlotPoint
+from pto_tui.tui.widgets.pane import ProjectPane
 from pto_tui.tui.widgets.rounds_rows import (
     COLUMNS,
     COMPARE_MARK,
@@ -62,7 +63,7 @@ class RoundsTable(DataTable[str | Text]):
         return super().render_line(y)
 
 
-class RoundsPane(Vertical):
+class RoundsPane(Vertical, ProjectPane):
     class Filled(Message):
         """Every row of a fill is in the table and drawn."""
 
@@ -90,7 +91,6 @@ class RoundsPane(Vertical):
     def __init__(self, session: Session, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.session = session
-        self.snapshot: Snapshot | None = None
         self.sort_index = 0
         self.descending = False
         self.marked: list[int] = []
@@ -119,29 +119,28 @@ class RoundsPane(Vertical):
     def table(self) -> RoundsTable:
         return self.query_one("#rounds-table", RoundsTable)
 
-    def refresh_from(self, snap: Snapshot) -> None:
-        self.snapshot = snap
+    def show_loaded(self, loaded: LoadedProject) -> None:
         self._fill()
-        self.query_one("#rounds-plot", FrontierPlot).set_points(self._points(snap))
+        self.query_one("#rounds-plot", FrontierPlot).set_points(self._points(loaded))
 
-    def _points(self, snap: Snapshot) -> list[PlotPoint]:
-        base = snap.status.baseline_us
+    def _points(self, loaded: LoadedProject) -> list[PlotPoint]:
+        base = loaded.status.baseline_us
         return [
             PlotPoint(r.number, ratio(base, r.measurement.median_us), verdict_word(r))
-            for r in sorted(snap.rounds, key=lambda r: r.number)
+            for r in sorted(loaded.rounds, key=lambda r: r.number)
         ]
 
     def visible_rounds(self) -> list[Round]:
-        if self.snapshot is None:
+        if self.loaded is None:
             return []
-        rows = [r for r in self.snapshot.rounds if matches(r, self.query_text)]
+        rows = [r for r in self.loaded.rounds if matches(r, self.query_text)]
         _name, key = SORTS[self.sort_index]
         return sorted(rows, key=key, reverse=self.descending)  # type: ignore[arg-type]
 
     def _fill(self) -> None:
         """Rebuild the table: the first rows at once (the first frame), the rest after it."""
-        snap = self.snapshot
-        if snap is None:
+        loaded = self.loaded
+        if loaded is None:
             return
         table = self.table
         current_key = None
@@ -152,20 +151,20 @@ class RoundsPane(Vertical):
         self.drawn = False
         self._generation += 1
         rows = self.visible_rounds()
-        cells = self._row_cells(snap)
+        cells = self._row_cells(loaded)
         self._add_rows(rows, 0, cells, current_key, self._generation)
         self._counts(len(rows))
         self.query_one("#rounds-legend", Static).update(legend_text(
-            bool(snap.status.tampered), any(r.simulated for r in snap.rounds),
-            any(r.rerun_of is not None for r in snap.rounds)))
+            bool(loaded.status.tampered), any(r.simulated for r in loaded.rounds),
+            any(r.rerun_of is not None for r in loaded.rounds)))
 
-    def _row_cells(self, snap: Snapshot) -> Callable[[Round], list[str | Text]]:
-        st = snap.status
+    def _row_cells(self, loaded: LoadedProject) -> Callable[[Round], list[str | Text]]:
+        st = loaded.status
         torch_us = st.torch.avg_us if st.torch else None
-        steps = {r.number for r in snap.rounds
+        steps = {r.number for r in loaded.rounds
                  if r.is_closed and r.leads and (r.is_baseline or verdict_word(r) == "kept")}
         # one unit for the column, from all rounds (a filter does not change it)
-        unit = duration_unit([r.measurement.median_us for r in snap.rounds])
+        unit = duration_unit([r.measurement.median_us for r in loaded.rounds])
 
         def cells(r: Round) -> list[str | Text]:
             median = r.measurement.median_us
@@ -228,15 +227,15 @@ class RoundsPane(Vertical):
         return text
 
     def _counts(self, shown: int) -> None:
-        snap = self.snapshot
-        if snap is None:
+        loaded = self.loaded
+        if loaded is None:
             return
-        st = snap.status
+        st = loaded.status
         text = Text()
         for verdict, count in st.counts.items():
             text.append(f"{marked_verdict(verdict)} {count}", style=verdict_text_style(verdict))
             text.append("  ")
-        text.append(f"│ {shown}/{len(snap.rounds)} shown, sort {SORTS[self.sort_index][0]}"
+        text.append(f"│ {shown}/{len(loaded.rounds)} shown, sort {SORTS[self.sort_index][0]}"
                     + (" desc" if self.descending else ""), style="dim")
         if self.query_text:
             text.append(f", filter '{self.query_text}'", style="dim")
@@ -351,14 +350,14 @@ class RoundsPane(Vertical):
     def action_compare(self) -> None:
         from pto_tui.tui.screens.compare import CompareScreen
 
-        if self.snapshot is None:
+        if self.loaded is None:
             return
         pair = self.compare_pair()
         if pair is None:
             self.app.notify("pin a reference with P (or mark two rounds with space), "
                             "then put the cursor on another round", title="compare")
             return
-        a, b = self.snapshot.round(pair[0]), self.snapshot.round(pair[1])
+        a, b = self.loaded.round(pair[0]), self.loaded.round(pair[1])
         if a is not None and b is not None:
             self.app.push_screen(CompareScreen(a, b, pinned=pair[2]))
 
@@ -374,7 +373,7 @@ class RoundsPane(Vertical):
         from pto_tui.tui.screens.rerun import ask_rerun
 
         number = self.selected()
-        record = self.snapshot.round(number) if self.snapshot and number is not None else None
+        record = self.loaded.round(number) if self.loaded and number is not None else None
         if record is None:
             return
 

@@ -5,6 +5,11 @@ The pane never builds commands or reads reports: it calls `run_environment`,
 `run_reference`, `run_baseline` or `run_round` and shows their StepEvents. Cancelling
 cancels the worker running the service; the site then cancels the current job
 (TERM, then KILL) and the open round stays open with nothing half-written.
+
+Beside it: loop_steps (the steps, when each may run, the service each starts),
+run_outcome (what a run recorded, in words), post_run (Analysis and Next of the round
+just measured), left_running (what pto-tui left running when it last closed, followed
+again) and any_command (`!`).
 """
 
 from __future__ import annotations
@@ -29,28 +34,37 @@ from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.jobs.model import JobRecord
 from pto_tui.tui.format import iter_name
 from pto_tui.tui.messages import ProjectChanged
-from pto_tui.tui.session import Session, Snapshot
+from pto_tui.tui.session import LoadedProject, Session
+from pto_tui.tui.typed_app import pto_app
+from pto_tui.tui.widgets.any_command import run_any_command
+from pto_tui.tui.widgets.left_running import (
+    LeftRunningNotice,
+    follow_again,
+    kept_step_of_round,
+    unfinished_of_open_round,
+)
 from pto_tui.tui.widgets.log_pane import LogPane
-from pto_tui.tui.widgets.reattach import follow_again, kept_step_of_round
-from pto_tui.tui.widgets.run_command import run_any_command
-from pto_tui.tui.widgets.run_services import loop_service
-from pto_tui.tui.widgets.run_texts import (
+from pto_tui.tui.widgets.loop_steps import (
     LOOP_STEPS,
-    failure_text,
-    interrupted_text,
-    left_over_text,
-    recorded_text,
-    round_verdict_text,
+    loop_service,
     run_hint,
     step_blocker,
     step_line,
-    unfinished_of_open_round,
+    step_title,
+)
+from pto_tui.tui.widgets.pane import ProjectPane
+from pto_tui.tui.widgets.post_run import PostRunForm
+from pto_tui.tui.widgets.run_outcome import (
+    failure_text,
+    interrupted_text,
+    recorded_text,
+    round_verdict_text,
     with_last_line,
 )
 from pto_tui.tui.widgets.step_table import StepTable
 
 
-class RunPane(Vertical, can_focus=True):
+class RunPane(Vertical, ProjectPane, can_focus=True):
     BINDINGS = [
         Binding("r", "loop('round')", "Run round", id="run.round"),
         Binding("x", "cancel", "Cancel", id="run.cancel"),
@@ -71,22 +85,15 @@ class RunPane(Vertical, can_focus=True):
         self.session = session
         self.worker: Worker[None] | None = None
         self.running = ""  # the loop step running now
-        # the round the last run measured, open until its Post-Run is written (its verdict
-        # is a preview until then)
-        self.closed: Round | None = None
         self._step_started: dict[str, float] = {}
-        self._reattached: set[str] = set()  # ids of jobs left running, re-attached once
-        self._following: dict[str, JobRecord] = {}  # those of them still running
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-hint")
-        yield Static(id="run-left", classes="hidden")  # what pto-tui left when it last closed
+        yield LeftRunningNotice(id="run-left", classes="hidden")
         yield OptionList(id="run-loop")
         yield StepTable(id="run-steps", cursor_type="row")
         yield Static(id="run-verdict", classes="hidden")
-        with Vertical(id="run-post", classes="hidden"):
-            yield Input(id="run-analysis", placeholder="Analysis: why it worked or failed")
-            yield Input(id="run-next", placeholder="Next: what to try next (enter or ctrl+s closes)")
+        yield PostRunForm(id="run-post", classes="hidden")
         yield Input(placeholder="command to run on the target (enter runs, esc cancels)",
                     id="run-command", classes="hidden")
         yield LogPane(id="run-log")
@@ -94,14 +101,11 @@ class RunPane(Vertical, can_focus=True):
     def on_mount(self) -> None:
         self._draw()
 
-    def refresh_from(self, snap: Snapshot) -> None:
+    def show_loaded(self, loaded: LoadedProject) -> None:
         self._draw()
-        for record in self.session.left_running():  # kept running when pto-tui last closed
-            if record.id in self._reattached:
-                continue
-            self._reattached.add(record.id)
-            self._following[record.id] = record
-            if kept_step_of_round(record, snap) and not self.running:
+        # jobs kept running when pto-tui last closed
+        for record in self.left_notice.not_seen(self.session.left_running()):
+            if kept_step_of_round(record, loaded) and not self.running:
                 # a step of the open round's run: the run goes on from it, and is recorded
                 self.worker = self.run_worker(self._run("round", kept=record), group="loop",
                                               exit_on_error=False)
@@ -115,28 +119,34 @@ class RunPane(Vertical, can_focus=True):
     def log_pane(self) -> LogPane:
         return self.query_one(LogPane)
 
+    @property
+    def post_run(self) -> PostRunForm:
+        return self.query_one(PostRunForm)
+
+    @property
+    def left_notice(self) -> LeftRunningNotice:
+        return self.query_one(LeftRunningNotice)
+
     # ------------------------------------------------------------ what may run
 
     def availability(self, step: str) -> str:
         """Why the step cannot run now ("" when it can)."""
-        return step_blocker(step, self.session.snapshot, self.session.read_only)
+        return step_blocker(step, self.loaded, self.session.read_only)
 
     def _draw(self) -> None:
-        snap = self.session.snapshot
+        loaded = self.loaded
         listing = self.query_one("#run-loop", OptionList)
         highlighted = listing.highlighted
         listing.clear_options()
         width = max(40, listing.size.width - 2) if listing.size.width else 78
         for step in LOOP_STEPS:
             reason = self.availability(step)
-            text = step_line(step, snap, reason, self.running == step, width)
+            text = step_line(step, loaded, reason, self.running == step, width)
             listing.add_option(Option(text, id=step, disabled=bool(reason)))
         listing.highlighted = min(highlighted or 0, listing.option_count - 1)
         self.query_one("#run-hint", Static).update(
             run_hint(self.session.campaign.config.target.label))
-        left = left_over_text(snap, list(self._following.values()), bool(self.running))
-        self.query_one("#run-left", Static).update(left or "")
-        self.query_one("#run-left").set_class(left is None, "hidden")
+        self.left_notice.draw(loaded, bool(self.running))
 
     # ------------------------------------------------------------ running a step
 
@@ -156,19 +166,15 @@ class RunPane(Vertical, can_focus=True):
         self.worker = self.run_worker(self._run(step), group="loop", exit_on_error=False)
 
     def _title(self, step: str) -> str:
-        snap = self.session.snapshot
-        if step == "round" and snap is not None and snap.open_round is not None:
-            return f"{iter_name(snap.open_round.number)} round"
-        return LOOP_STEPS[step][1]
+        return step_title(step, self.loaded)
 
     def _begin(self, step: str, title: str) -> None:
         """Clear what the last run showed and open the log for this one."""
         self.running = step
-        self.closed = None
+        self.post_run.ask_for(None)
         self.query_one(StepTable).clear()
         self._step_started.clear()
         self._show_verdict(None)
-        self.query_one("#run-post").add_class("hidden")
         self.log_pane.begin(title, cancel=self.action_cancel)
         self.add_class("-running")  # the log gets most of the pane while a job runs
         self._draw()
@@ -177,9 +183,9 @@ class RunPane(Vertical, can_focus=True):
         from pto_tui.backends.site import StepInterrupted
         from pto_tui.core.errors import RuleViolation
 
-        snap = self.session.snapshot
-        before = snap.status if snap is not None else None
-        service, resumed = loop_service(step, snap, kept)
+        loaded = self.loaded
+        before = loaded.status if loaded is not None else None
+        service, resumed = loop_service(step, loaded, kept)
         title = self._title(step) + (" (resumed)" if resumed else "")
         self._begin(step, title)
         try:
@@ -197,7 +203,7 @@ class RunPane(Vertical, can_focus=True):
             self._mark_running("cancelled" if state == "interrupted" else "failed")
             self.log_pane.end(state)
             self._show_verdict(failure_text(step, title, state, error.render()))
-            self.app.report_error(error, title=f"{title} {state}")  # type: ignore[attr-defined]
+            pto_app(self).report_error(error, title=f"{title} {state}")
         except Exception:
             self._mark_running("failed")
             self.log_pane.end("error")
@@ -228,8 +234,7 @@ class RunPane(Vertical, can_focus=True):
             self.log_pane.write("meta", f"── {event.step}")
             self.log_pane.set_title(f"{self._title(self.running)}: {event.step}")
         elif event.kind == "finished":
-            if event.record is not None and event.record.id in self._following:
-                del self._following[event.record.id]
+            if event.record is not None and self.left_notice.ended(event.record.id):
                 self._draw()  # the job kept running has ended: its run goes on
             state = event.record.state.value if event.record is not None else "done"
             took = now - self._step_started.get(event.step, now)
@@ -242,7 +247,7 @@ class RunPane(Vertical, can_focus=True):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Worker messages do not bubble: an unexpected error is shown from here."""
         if event.state == WorkerState.ERROR and event.worker.error is not None:
-            self.app.report_error(event.worker.error)  # type: ignore[attr-defined]
+            pto_app(self).report_error(event.worker.error)
 
     # ------------------------------------------------------------ results
 
@@ -260,9 +265,8 @@ class RunPane(Vertical, can_focus=True):
     async def _show_round_result(self, measured: Round, before: CampaignStatus | None) -> None:
         """A measured round: its verdict as a preview (read off the loop), Post-Run to close it."""
         record = await asyncio.to_thread(self.session.campaign.preview, measured.number)
-        self.closed = record
         self._show_verdict(round_verdict_text(record, before))
-        self.query_one("#run-post").remove_class("hidden")
+        self.post_run.ask_for(record)
         verdict = record.effective_verdict()
         self.app.notify(f"{iter_name(record.number)}: {verdict.value if verdict else '-'} - "
                         f"{record.verdict_reason}", title="verdict", timeout=10)
@@ -270,39 +274,22 @@ class RunPane(Vertical, can_focus=True):
     # ------------------------------------------------------------ post-run
 
     def action_analysis(self) -> None:
-        if self.closed is None:
+        if self.post_run.awaiting is None:
             self.app.notify("no round was just run here", title="analysis")
             return
-        self.query_one("#run-analysis", Input).focus()
+        self.post_run.focus_analysis()
 
     @work(exclusive=True, group="post-run", exit_on_error=False)
     async def action_save_post_run(self) -> None:
         """Close the measured round with its Analysis and Next (docs/workflow.md §15: Post-Run is
-        written before the round closes); the files are written off the event loop."""
-        record = self.closed
-        if record is None:
+        written before the round closes), then say so under its verdict."""
+        closed = await self.post_run.close_round(self.session.campaign)
+        if closed is None:
             return
-        analysis = self.query_one("#run-analysis", Input).value.strip()
-        next_step = self.query_one("#run-next", Input).value.strip()
-        if not analysis or not next_step:
-            self.app.notify("write both the Analysis and the Next step first", title="post-run")
-            return
-        try:
-            closed = await asyncio.to_thread(
-                self.session.campaign.close_round,
-                record.number, analysis=analysis, next_step=next_step,
-            )
-        except PtoError as error:
-            self.app.report_error(error, title="post-run")  # type: ignore[attr-defined]
-            return
-        for widget_id in ("#run-analysis", "#run-next"):
-            self.query_one(widget_id, Input).value = ""
-        self.query_one("#run-post").add_class("hidden")
         box = self.query_one("#run-verdict", Static)
         shown = box.content if isinstance(box.content, Text) else Text(str(box.content))
         verdict = closed.verdict.value if closed.verdict else "-"
         box.update(with_last_line(shown, Text(f"closed: {verdict}, with its Post-Run", style="dim")))
-        self.closed = None
         self._warnings()
         self.query_one("#run-loop").focus()
         self.app.notify(f"{iter_name(closed.number)} closed: {verdict}", title="post-run")
@@ -331,7 +318,7 @@ class RunPane(Vertical, can_focus=True):
         try:
             final = await follow_again(self.session, record, self.log_pane, self.app.notify)
         finally:
-            self._following.pop(record.id, None)
+            self.left_notice.ended(record.id)
             self._draw()
         if final.state.is_final:
             self.post_message(ProjectChanged("re-attached job ended"))
@@ -341,7 +328,7 @@ class RunPane(Vertical, can_focus=True):
         """d: the open round's unfinished samples set aside, so r starts the run over."""
         from pto_tui.backends.sample_journal import discard
 
-        journal = unfinished_of_open_round(self.session.snapshot)
+        journal = unfinished_of_open_round(self.loaded)
         if self.running or journal is None:
             self.app.notify("no unfinished samples of the open round to discard", title="run")
             return
@@ -376,13 +363,9 @@ class RunPane(Vertical, can_focus=True):
         box.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "run-next":
+        if event.input.id == "run-next":  # enter in Analysis is the form's own
             event.stop()
             self.action_save_post_run()
-            return
-        if event.input.id == "run-analysis":
-            event.stop()
-            self.query_one("#run-next", Input).focus()
             return
         if event.input.id != "run-command":
             return

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pto_tui.core.errors import PtoError
 from pto_tui.jobs.model import JobSpec
 from pto_tui.tui.session import Session
+from pto_tui.tui.typed_app import pto_app
 from pto_tui.tui.widgets.log_pane import LogPane
 
 
@@ -21,7 +22,7 @@ async def run_any_command(session: Session, command: str, log_pane: LogPane,
         try:
             session.campaign.check_owner(None, workspace=True, doing="a command that uploads the workspace")
         except PtoError as error:
-            log_pane.app.report_error(error, title="command")  # type: ignore[attr-defined]
+            pto_app(log_pane).report_error(error, title="command")
             return
     job = await session.runner().submit(target, JobSpec(command=command, name="command"),
                                         sync_from=sync_from)
