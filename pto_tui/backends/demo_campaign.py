@@ -8,15 +8,17 @@ they come from real builds and real, noisy timings, so they may differ run to ru
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pto_tui.backends.environment import run_environment
 from pto_tui.backends.loop import run_baseline, run_round
 from pto_tui.backends.reference import run_reference
 from pto_tui.backends.site import EventSink
 from pto_tui.core.campaign.campaign import Campaign
-from pto_tui.core.project.config import Scalar
+from pto_tui.core.errors import InputError
+from pto_tui.core.project.config import Scalar, operator_folder
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit, Round
-from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, OperatorKind
+from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
 from pto_tui.jobs.runner import JobRunner
 
 
@@ -128,10 +130,15 @@ TILELIB_ROUNDS = (
 )
 
 
+# each demo operator's script, by its folder (the demo's source)
+SCRIPTS = {"demo_attention": DSL_ROUNDS, "demo_fa": TILELIB_ROUNDS}
+
+
 def scripted_rounds(campaign: Campaign) -> tuple[ScriptedRound, ...]:
-    if campaign.config.operator.kind is OperatorKind.PTO_DSL:
-        return DSL_ROUNDS
-    return TILELIB_ROUNDS
+    demo = Path(campaign.config.operator.source).name
+    if demo not in SCRIPTS:
+        raise InputError(f"no scripted campaign for {demo!r}; the demos are: {', '.join(SCRIPTS)}")
+    return SCRIPTS[demo]
 
 
 def pre_edit_for(campaign: Campaign, script: ScriptedRound) -> PreEdit:
@@ -182,7 +189,7 @@ async def run_demo_campaign(
         campaign.start_round(pre_edit_for(campaign, step), title=step.title, restore=True, phase=step.phase)
         if step.edit:
             rel, old, new = step.edit
-            path = campaign.layout.workspace / campaign.config.operator.kind.workspace_subdir / rel
+            path = campaign.layout.workspace / operator_folder(campaign.config) / rel
             path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
         campaign.record_changes(
             parameters=dict(step.parameters),

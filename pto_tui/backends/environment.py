@@ -1,11 +1,11 @@
-"""The environment round (docs/workflow.md §6): probes per operator kind, each a job whose
-log is kept, recorded as iter-000's environment notes. Tuning stays locked until it passes.
+"""The environment round (docs/workflow.md §6): the target kind's probes, the operator
+kind's for the target's mode, each a job whose log is kept, recorded as iter-000's
+environment notes. Tuning stays locked until it passes.
 """
 
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 
 from pto_tui.backends.environment_checks import (
@@ -15,98 +15,40 @@ from pto_tui.backends.environment_checks import (
     JOB_LABEL,
     ONE_VALID_RESULT,
     SYNC_VERSION,
-    TARGET_REACHABLE,
-    TARGET_VERSION,
     WORK_DIR_EXISTS,
     WORKSPACE_UPLOADED,
     probe_step,
     problem_line,
 )
-from pto_tui.backends.kinds import backend_for
+from pto_tui.backends.kinds.registry import backend_for, runtime_kind
 from pto_tui.backends.loop import case_flops, site_for
 from pto_tui.backends.runs import HeldFinish
 from pto_tui.backends.site import EventSink, OperatorSite, StepInterrupted
 from pto_tui.core.campaign.campaign import Campaign
-from pto_tui.core.errors import PtoError
+from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.operators.script_imports import command_scripts, third_party_imports
-from pto_tui.core.project.config import CPU_SIM, DEMO, ProjectConfig, Target, operator_folder
+from pto_tui.core.project.config import ProjectConfig, operator_folder
 from pto_tui.core.rounds.records import EnvironmentNotes
-from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.jobs.probes import Probe
 from pto_tui.jobs.runner import JobRunner
+from pto_tui.jobs.targets import target_kind
 
 PROBE_TIMEOUT = 120.0
 
 
-@dataclass(frozen=True)
-class Probe:
-    name: str
-    command: str
-    version_of: str = ""  # record the first output line as this tool's version
-
-
 def probes_for(config: ProjectConfig, operator: Path | None = None) -> list[Probe]:
-    """Version and presence probes for the operator's kind and the target's mode, then the
-    third-party Python modules the operator's scripts import (read from its folder in the
-    local workspace). A demo operator checks the CPU toolchain instead of Bisheng, CANN and
-    the NPU; a cpu-sim target the compiler its build uses (said so in the probe names)."""
+    """The probes of the operator kind's toolchain in the target's mode (a demo operator
+    checks the CPU toolchain instead of Bisheng, CANN and the NPU; a cpu-sim target the
+    compiler its build uses, said so in the probe names), then the third-party Python
+    modules the operator's scripts import (read from its folder in the local workspace)."""
     kind, mode = config.operator.kind, config.target.mode
-    if mode == DEMO:
-        probes = _demo_probes(kind)
-    elif mode == CPU_SIM:
-        probes = _cpu_sim_probes(config.target)
-    elif kind is OperatorKind.PTO_DSL:
-        probes = [PYTHON, *_DSL_NPU]
-    else:
-        probes = [*_TILE_LIB_NPU, PYTHON]
+    toolchain = runtime_kind(kind).probes.get(mode)
+    if toolchain is None:  # project.toml refuses such a mode: never reached from a project
+        raise InputError(f"{kind.value} operators do not run in mode {mode.value!r}", key="target.mode")
+    probes = toolchain(config.target)
     if operator is not None:
         probes += _module_probes(config, operator)
     return probes
-
-
-PYTHON = Probe("python", "command -v python3 && python3 --version", "python")
-CMAKE = Probe("cmake", "cmake --version", "cmake")
-_DSL_NPU = [
-    Probe("pto dialect", "python3 -c 'import mlir.ir; from mlir.dialects import pto; print(\"ok\")'"),
-    Probe(
-        "torch_npu",
-        "python3 -c 'import torch, torch_npu; print(torch.__version__, torch.npu.is_available())'",
-        "torch",
-    ),
-    Probe("ptoas", "ptoas --version", "ptoas"),
-]
-_TILE_LIB_NPU = [
-    Probe("bisheng", "bisheng --version", "bisheng"),
-    Probe(
-        "CANN",
-        'home="${ASCEND_TOOLKIT_HOME:-$ASCEND_HOME_PATH}"; test -n "$home" && echo "$home"',
-        "CANN",
-    ),
-    Probe("ACL runtime / NPU", "npu-smi info", "npu-smi"),
-    CMAKE,
-]
-# a C++20 program compiled, linked and run with the build's compiler and flags
-_COMPILE = (
-    'd=$(mktemp -d) && printf \'#include <cstdio>\\nint main() {{ std::puts("ok"); }}\\n\' > "$d/probe.cpp"'
-    ' && {compiler} -std=c++20 {flags} "$d/probe.cpp" -o "$d/probe" && "$d/probe"; s=$?; rm -rf "$d"; exit $s'
-)
-
-
-def _demo_probes(kind: OperatorKind) -> list[Probe]:
-    if kind is OperatorKind.PTO_DSL:
-        return [PYTHON, Probe("numpy (demo)", "python3 -c 'import numpy; print(numpy.__version__)'", "numpy")]
-    return [Probe("g++ (demo, instead of Bisheng)", "g++ --version", "g++"), CMAKE, PYTHON]
-
-
-def _cpu_sim_probes(target: Target) -> list[Probe]:
-    compiler = shlex.quote(target.compiler)
-    flags = " ".join(shlex.quote(f) for f in shlex.split(target.cxx_flags))
-    what = target.compiler + (f" {target.cxx_flags}" if target.cxx_flags else "")
-    return [
-        Probe(f"{target.compiler} (cpu-sim, instead of Bisheng)", f"{compiler} --version", target.compiler),
-        Probe(f"C++20 compile, link, run ({what})", _COMPILE.format(compiler=compiler, flags=flags)),
-        CMAKE,
-        PYTHON,
-    ]
 
 
 def _module_probes(config: ProjectConfig, operator: Path) -> list[Probe]:
@@ -128,9 +70,7 @@ async def _probe(site: OperatorSite, probe: Probe, notes: EnvironmentNotes, cwd:
         return False
     ok = out.ok
     if ok and probe.version_of and out.stdout:
-        # the last line carries the version for `command -v x && x --version` probes
-        line = out.stdout[-1] if probe.name in (PYTHON.name, TARGET_REACHABLE) else out.stdout[0]
-        notes.versions[probe.version_of] = line.strip()
+        notes.versions[probe.version_of] = out.stdout[probe.version_line].strip()
     if not ok:
         notes.problems.append(problem_line(probe.name, out.failure(3)))
     return ok
@@ -151,9 +91,12 @@ async def _environment(
     site = site_for(campaign, runner, on_event)
     site.for_round(0, JOB_LABEL)
     notes = EnvironmentNotes()
-    # from "/": the work dir may not exist before the first upload
-    reach = await _probe(site, Probe(TARGET_REACHABLE, "echo ok; uname -srm", TARGET_VERSION), notes, cwd="/")
-    notes.probes[TARGET_REACHABLE] = reach
+    # the target kind's own probes first, from "/": the work dir may not exist before the
+    # first upload
+    reach = True
+    for probe in target_kind(config.target.kind).probes:
+        notes.probes[probe.name] = await _probe(site, probe, notes, cwd="/")
+        reach = reach and notes.probes[probe.name]
     if reach:
         try:
             notes.versions[SYNC_VERSION] = await site.sync()
@@ -185,7 +128,8 @@ async def _first_result(campaign: Campaign, site: OperatorSite, notes: Environme
     with HeldFinish(site, FIRST_RESULT_STEP) as finish:
         outcome = await backend.benchmark(FIRST_RESULT_STEP, parameters)
         valid = outcome.valid and bool(outcome.correct)
-        no_baseline = campaign.config.operator.kind is OperatorKind.PTO_DSL and outcome.reference_us is None
+        needs_reference = runtime_kind(campaign.config.operator.kind).needs_reference
+        no_baseline = needs_reference and outcome.reference_us is None
         if valid and no_baseline:
             valid = False
             why = outcome.reference_problem or "baseline.benchmark not ok"

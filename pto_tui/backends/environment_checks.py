@@ -10,11 +10,12 @@ from __future__ import annotations
 from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.records import EnvironmentNotes
 from pto_tui.jobs.model import job_name
+from pto_tui.jobs.probes import REACHABLE
 
 JOB_LABEL = f"{round_dir_name(0)} environment"  # its jobs: "iter-000 environment probe: python"
 
 # checked before the probes of the operator's kind and the target's mode (probes_for)...
-TARGET_REACHABLE = "target reachable"
+TARGET_REACHABLE = REACHABLE.name  # the target kind's own first probe
 WORKSPACE_UPLOADED = "workspace uploaded"
 WORK_DIR_EXISTS = "work dir exists"
 # ...and after them
@@ -27,7 +28,7 @@ FIRST_RESULT_STEP = "first result"
 CHECK_STEPS = {FULL_BUILD: BUILD_STEP, ONE_VALID_RESULT: FIRST_RESULT_STEP}
 
 # keys of EnvironmentNotes.versions that are not a tool's name
-TARGET_VERSION = "target"  # what the reachable target said of itself
+TARGET_VERSION = REACHABLE.version_of  # what the reachable target said of itself
 SYNC_VERSION = "sync"  # what the upload did
 
 

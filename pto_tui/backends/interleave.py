@@ -28,7 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pto_tui.backends.kinds import Backend, backend_for
+from pto_tui.backends.kinds.backend import Backend
+from pto_tui.backends.kinds.registry import backend_for
 from pto_tui.backends.runs import RunPlan, more_runs, one_run, say, take_run, take_warm_up, warm_up_step
 from pto_tui.backends.site import OperatorSite, StepEvent
 from pto_tui.core.atomic import atomic_write_text
@@ -184,7 +185,7 @@ async def interleaved_frontier(
     if fresh:  # a new copy was never built, whatever an old record says
         built_file.unlink(missing_ok=True)
     configured = campaign.config.target
-    work_dir = "" if configured.is_local and not configured.work_dir else (
+    work_dir = "" if site.on_this_machine and not configured.work_dir else (
         f"{site.target.work_dir.rstrip('/')}-frontier/{key}")
     other = site.elsewhere(folder / key, work_dir)
     return Interleave(frontier.number, parameters, backend_for(other, flops), built_file)

@@ -16,7 +16,8 @@ import copy
 from collections.abc import Callable
 
 from pto_tui.backends.interleave import Interleave, interleaved_frontier
-from pto_tui.backends.kinds import Backend, backend_for
+from pto_tui.backends.kinds.backend import Backend
+from pto_tui.backends.kinds.registry import backend_for
 from pto_tui.backends.runs import HeldFinish, RunPlan, benchmark_runs
 from pto_tui.backends.sample_journal import SampleJournal
 from pto_tui.backends.site import EventSink, OperatorSite

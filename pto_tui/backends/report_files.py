@@ -13,16 +13,15 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from pto_tui.backends.kinds import BenchOutcome, dsl_report_outcome
+from pto_tui.backends.kinds.backend import BenchOutcome
+from pto_tui.backends.kinds.registry import runtime_kind
 from pto_tui.backends.loop import case_flops
 from pto_tui.core.errors import InputError, read_utf8
-from pto_tui.core.operators.case_strings import CaseStringError, case_under_tuning, parsed_cases
+from pto_tui.core.operators.case_strings import CaseStringError
 from pto_tui.core.project.config import ProjectConfig
-from pto_tui.core.reports.fields import tflops_at_median, tflops_from
-from pto_tui.core.reports.parsers import ReportError, parse_report_csv, sample_row
+from pto_tui.core.reports.fields import tflops_at_median
 from pto_tui.core.rounds.records import Measurement
 from pto_tui.core.rules.rule import refuse
-from pto_tui.core.vocabulary import OperatorKind
 
 
 def with_reports(config: ProjectConfig, measurement: Measurement, base: Path) -> Measurement:
@@ -81,32 +80,13 @@ def report_outcome(config: ProjectConfig, given: str, base: Path) -> BenchOutcom
         text = read_utf8(path)
     except OSError as error:
         raise InputError(f"cannot read the report: {error.strerror or error}", file=path) from None
-    if config.operator.kind is OperatorKind.PTO_DSL:
-        outcome = dsl_report_outcome(text, str(path), config.case, case_flops(config.case, config.operator))
-    else:
-        outcome = _csv_outcome(config, text, str(path))
+    try:
+        flops = case_flops(config.case, config.operator)
+    except CaseStringError:  # the reader says so, naming the field, as a run's would
+        flops = None
+    outcome = runtime_kind(config.operator.kind).report_outcome(config, text, str(path), flops)
     if outcome.correct is not False and (outcome.problem or outcome.duration_us is None):
         refuse(outcome.findings, file=path)
         problem = outcome.problem or "the report holds no timing"
         raise InputError(problem) if str(path) in problem else InputError(problem, file=path)
     return outcome
-
-
-def _csv_outcome(config: ProjectConfig, text: str, path: str) -> BenchOutcome:
-    """report.csv given by hand: the binary appends to it on every run, so it must hold one
-    row of the case under tuning (a run's own rows), whose result column is its verdict."""
-    try:
-        cases = parsed_cases(config.case, config.operator)
-        under = case_under_tuning(cases, config.case.name).name if cases else config.case.name
-        row = sample_row(parse_report_csv(text, path), None, under, path)
-    except (ReportError, CaseStringError) as error:
-        return BenchOutcome(problem=error.render(), report=path)
-    if not row.ok:
-        return BenchOutcome(correct=False, problem=f"report.csv marks {row.case} NOK", report=path)
-    flops = case_flops(config.case, config.operator)
-    return BenchOutcome(
-        correct=True,
-        duration_us=row.duration_us,
-        tflops=tflops_from(row.duration_us, flops) if flops else row.tflops,
-        report=path,
-    )

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.backends.interleave import interleaved_frontier
-from pto_tui.backends.kinds import backend_for
+from pto_tui.backends.kinds.registry import backend_for
 from pto_tui.backends.loop import case_flops, measure, run_plan, undecided_after
 from pto_tui.backends.sample_journal import SampleJournal
 from pto_tui.backends.site import (

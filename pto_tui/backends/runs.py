@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from pto_tui.backends.kinds import Backend, BenchOutcome
+from pto_tui.backends.kinds.backend import Backend, BenchOutcome
 from pto_tui.backends.site import OperatorSite, StepEvent
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.reports.fields import tflops_at_median

@@ -112,7 +112,9 @@ class OperatorSite:
         self.on_event = on_event or (lambda _event: None)
         self.workspace = layout.workspace  # the copy of the operator the steps run on
         target = target or config.target
-        if target.is_local and not target.work_dir:
+        # the target sees this machine's files (its kind's executor says so)
+        self.on_this_machine = runner.executor(target).on_this_machine
+        if self.on_this_machine and not target.work_dir:
             # a local target with no work dir runs in the project's own workspace
             target = replace(target, work_dir=str(layout.workspace))
         self.target = target
@@ -142,7 +144,7 @@ class OperatorSite:
     def synced(self) -> bool:
         """Whether the workspace must be uploaded (it is not when the target runs in it)."""
         return not (
-            self.target.is_local
+            self.on_this_machine
             and Path(self.target.work_dir).expanduser().resolve() == self.workspace.resolve()
         )
 
@@ -240,7 +242,7 @@ class OperatorSite:
     async def read_text(self, rel: str, step: str) -> str | None:
         """A result file's text (relative to the operator folder), None when absent."""
         path = f"{self.subdir}/{rel}"
-        if self.target.is_local:
+        if self.on_this_machine:
             local = Path(self.target.work_dir).expanduser() / path
             try:
                 return local.read_text(encoding="utf-8", errors="replace")

@@ -7,8 +7,9 @@ from dataclasses import asdict
 
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, print_json
-from pto_tui.core.project.commands import PLACEHOLDERS, TARGET_MODES_HELP
+from pto_tui.core.project.commands import PLACEHOLDERS
 from pto_tui.core.project.commands_docs import commands_markdown
+from pto_tui.core.project.modes import MODES
 from pto_tui.core.project.schema_docs import DOCS_FILE, KeyDoc, key_docs, schema_markdown
 from pto_tui.core.project.sections import SECTIONS
 
@@ -26,7 +27,7 @@ kept); an invalid value is reported with file, line and key.
 
 Placeholders in commands: {PLACEHOLDER_NAMES},
 and every [case.shape] / [case.options] key and tunable parameter by its name.
-Target modes ([target] mode): {", ".join(TARGET_MODES_HELP)}.
+Target modes ([target] mode): {", ".join(mode.value for mode in MODES)}.
 """
 
 

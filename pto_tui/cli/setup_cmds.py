@@ -27,9 +27,9 @@ from pto_tui.core.campaign.scaffold import (
 )
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import Candidate, ScanResult, scan
-from pto_tui.core.project.config import CPU_SIM, NPU
+from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, chosen_modes, mode_spec
 from pto_tui.core.rounds.importer import import_project
-from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.core.vocabulary import OperatorKind, TargetMode
 from pto_tui.mcp import payloads
 
 NEW_DESCRIPTION = (
@@ -111,10 +111,12 @@ def _add_target_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--npu", type=int, default=0, help="NPU device id (default 0)")
     p.add_argument(
         "--mode",
-        choices=[NPU, CPU_SIM],
-        default=NPU,
-        help="npu (default): Bisheng, CANN and an NPU; cpu-sim: pto-isa's CPU simulation "
-        "(tile-lib operators; timings are simulated). Demo operators run in mode demo",
+        choices=[mode.value for mode in chosen_modes()],
+        default=DEFAULT_MODE.value,
+        help="; ".join(
+            f"{mode.value}{' (default)' if mode is DEFAULT_MODE else ''}: {mode_spec(mode).choice}"
+            for mode in chosen_modes()
+        ) + f". Demo operators run in mode {DEMO_MODE.value}",
     )
     p.add_argument(
         "--compiler",
@@ -180,7 +182,7 @@ def _answers_from_args(args: argparse.Namespace) -> ProjectAnswers:
         target=replace(
             parse_target(args.target, args.work_dir, args.env_setup, args.npu),
             ssh_config=args.ssh_config,
-            mode=args.mode,
+            mode=TargetMode(args.mode),
             compiler=args.compiler,
             cxx_flags=args.cxx_flags,
         ),

@@ -1,4 +1,10 @@
-"""The fixed words of the workflow: operator kinds, verdicts, bottleneck classes, checklist."""
+"""The fixed words of the workflow: operator kinds, target kinds and modes, verdicts,
+bottleneck classes, checklist.
+
+What each kind or mode means lives in its registry (docs/architecture.md §8): operator
+kinds in `core/project/kinds/`, `core/operators/kinds/` and `backends/kinds/`; target
+kinds in `jobs/targets.py`; target modes in `core/project/modes.py`.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +12,26 @@ from enum import StrEnum
 
 
 class OperatorKind(StrEnum):
+    """The PTO flavour an operator is written in ([operator] kind)."""
+
     PTO_DSL = "pto-dsl"
     PTO_TILE_LIB = "pto-tile-lib"
 
-    @property
-    def workspace_subdir(self) -> str:
-        """Where the operator source lives inside a project's workspace/."""
-        return "pto-kernels" if self is OperatorKind.PTO_DSL else "kernel"
+
+class TargetKind(StrEnum):
+    """How pto-tui reaches the machine jobs run on ([target] kind)."""
+
+    LOCAL = "local"
+    SSH = "ssh"
+
+
+class TargetMode(StrEnum):
+    """What the target runs: the NPU, pto-isa's CPU simulation, or the CPU demo operators
+    ([target] mode)."""
+
+    NPU = "npu"
+    CPU_SIM = "cpu-sim"
+    DEMO = "demo"
 
 
 class Verdict(StrEnum):

@@ -1,7 +1,8 @@
 """The job layer: local and SSH execution, live logs, workspace sync, cancellation.
 
 asyncio + asyncssh only (never Textual). Entry points: JobRunner (runner.py),
-sync_workspace / fetch (sync.py), trust_host (hostkeys.py), the records in model.py.
+sync_workspace / fetch (sync.py), trust_host (hostkeys.py), the records in model.py; each
+target kind's executor, job control and probes in TARGET_KINDS (targets.py).
 """
 
 from pto_tui.jobs.errors import (

@@ -60,7 +60,7 @@ class VerifyingClient(asyncssh.SSHClient):
 
 
 def _require_ssh(target: Target) -> None:
-    if target.is_local or not target.host:
+    if not target.host:
         raise InputError(f"target {target.label} is not an SSH target with a host alias")
     if target.ssh_config and not Path(target.ssh_config).expanduser().is_file():
         raise InputError(f"SSH config file not found: {target.ssh_config}", key="target.ssh_config")

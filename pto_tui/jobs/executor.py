@@ -1,4 +1,4 @@
-"""The one interface both executors (local subprocesses, SSH) implement."""
+"""The one interface every target kind's executor (local subprocesses, SSH) implements."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from pto_tui.core.project.config import Target
+from pto_tui.jobs.shell import REMOTE_JOBS_DIR, join_path
 
 OutStream = Literal["stdout", "stderr"]
 CHUNK = 65536  # bytes per read: reading big chunks and splitting lines ourselves is ~4x faster
@@ -60,8 +61,21 @@ class Process(ABC):
 class Executor(ABC):
     """Runs shell scripts and moves files on one target."""
 
+    # jobs run on this machine: the target sees this machine's files (a job's folder is
+    # its log folder, a work dir may be the workspace itself) and no connection is lost
+    on_this_machine: bool = False
+    # a signal to a job's process reaches its whole process group (locally killpg); over
+    # SSH a signal request may not be honoured, so a stop also signals the group recorded
+    # in the job's folder
+    signals_reach_group: bool = False
+
     def __init__(self, target: Target) -> None:
         self.target = target
+
+    def job_dir(self, job_id: str, log_dir: str) -> str:
+        """The job's folder on the target (its pgid, a detached job's output and exit
+        status): under the work dir, or the home directory."""
+        return join_path(self.target.work_dir, f"{REMOTE_JOBS_DIR}/{job_id}")
 
     @abstractmethod
     async def start(

@@ -35,7 +35,8 @@ class JobEvents:
 
 
 class Follower:
-    """Runs, follows and stops the processes of one job on its target."""
+    """Runs, follows and stops the processes of one job on its target: the job control of
+    the local and SSH target kinds (a kind with a scheduler of its own subclasses it)."""
 
     def __init__(
         self,
@@ -120,7 +121,7 @@ class Follower:
             await self.output.meta(f"stopping: sending {name} to the process group")
             if not self.spec.detached:
                 process.signal(name)  # an SSH signal request, or killpg locally
-            if remote_dir and (self.spec.detached or not self.target.is_local):
+            if remote_dir and (self.spec.detached or not self.executor.signals_reach_group):
                 # works even when the SSH signal request is not honoured
                 await self.helper(shell.kill_script(remote_dir, name))
             done, _ = await asyncio.wait({finished}, timeout=grace)

@@ -17,11 +17,12 @@ from pto_tui.core.errors import PtoError
 from pto_tui.core.project.config import Target
 from pto_tui.jobs.errors import JobError
 from pto_tui.jobs.executor import Executor, ExitInfo, OutStream
-from pto_tui.jobs.follow import Ending, Follower, JobEvents
+from pto_tui.jobs.follow import Ending, JobEvents
 from pto_tui.jobs.model import LOG_FILE, JobRecord, JobSpec, JobState, save_record
 from pto_tui.jobs.output import JobOutput, Subscription
 from pto_tui.jobs.reaper import reap
 from pto_tui.jobs.sync import SyncReport, fetch_with, sync_with
+from pto_tui.jobs.targets import target_kind
 from pto_tui.jobs.upkeep import Upkeep
 
 
@@ -47,8 +48,9 @@ class Job:
         self._record = record
         self._output = JobOutput(self.job_dir / LOG_FILE, offsets)
         self._events = JobEvents()
-        self._follower = Follower(executor, spec, record, self._output, self._events,
-                                  self._remaining)
+        # the job control of the target's kind (targets.py)
+        follower = target_kind(target.kind).follower
+        self._follower = follower(executor, spec, record, self._output, self._events, self._remaining)
         self._task: asyncio.Task[None] | None = None
         self._done = asyncio.get_running_loop().create_future()
         save_record(self.job_dir, record)
@@ -215,7 +217,7 @@ class Job:
         else:
             self._update(state=JobState.FAILED, **changes)
             await meta(f"failed ({describe_exit(info)})")
-        if not self.spec.detached and not self.target.is_local:
+        if not self.spec.detached and not self.executor.on_this_machine:
             self._upkeep.remove_later(self.target, self._record.remote_dir)
 
     async def _fetch(self, fetch_to: Path) -> None:
@@ -232,7 +234,7 @@ class Job:
     def _orphan_clean_up(self) -> None:
         """After a lost connection, kill what may survive of an attached job (a silent
         command outlives the connection, docs/remote.md §5), once the target answers again."""
-        if self.spec.detached or self.target.is_local:
+        if self.spec.detached or self.executor.on_this_machine:
             return
         self._update(orphan=True)  # until the kill is done: the next runner retries it
         self._upkeep.background(self._reap)

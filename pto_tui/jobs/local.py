@@ -9,8 +9,13 @@ import shutil
 import signal as signals
 from pathlib import Path
 
+from pto_tui.core.project.config import Target
+from pto_tui.core.vocabulary import TargetKind
 from pto_tui.jobs.errors import JobError
 from pto_tui.jobs.executor import CHUNK, CommandResult, Executor, ExitInfo, OutStream, Process
+from pto_tui.jobs.shell import join_path
+from pto_tui.jobs.ssh_pool import SshPool
+from pto_tui.jobs.target_spec import TargetKindSpec
 
 
 def _kill_group(pid: int, name: str) -> None:
@@ -88,6 +93,13 @@ class LocalProcess(Process):
 class LocalExecutor(Executor):
     """Runs scripts with bash on this machine; "remote" paths are local paths."""
 
+    on_this_machine = True
+    signals_reach_group = True
+
+    def job_dir(self, job_id: str, log_dir: str) -> str:
+        """The runner's own log folder of the job."""
+        return join_path(log_dir, job_id) if log_dir else super().job_dir(job_id, log_dir)
+
     async def start(
         self, script: str, *, pty: bool = False, line_buffered: bool = False
     ) -> Process:
@@ -144,3 +156,11 @@ def _copy_all(pairs: list[tuple[Path, Path]]) -> None:
     for src, dst in pairs:
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dst)  # copy2 keeps mode bits and mtime
+
+
+def _local_executor(target: Target, _pool: SshPool) -> Executor:
+    return LocalExecutor(target)
+
+
+# [target] kind = "local": this machine, in the workspace or a work dir of its own
+LOCAL_TARGET = TargetKindSpec(TargetKind.LOCAL, executor=_local_executor)

@@ -45,7 +45,7 @@ def reap_script(remote_dir: str, remove: bool) -> str:
 async def reap(executor: Executor, log_dir: Path, record: JobRecord) -> JobRecord:
     """Kill what is left of one orphaned job on its target; record it as LOST."""
     try:
-        script = reap_script(record.remote_dir, not executor.target.is_local)
+        script = reap_script(record.remote_dir, not executor.on_this_machine)
         result = await asyncio.wait_for(executor.run(script), HELPER_TIMEOUT)
         killed = result.ok and b"reaped" in result.stdout
     except (PtoError, TimeoutError, OSError):

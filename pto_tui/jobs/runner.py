@@ -1,4 +1,5 @@
-"""JobRunner: submit jobs to targets, follow their output, cancel them, re-attach.
+"""JobRunner: submit jobs to targets, follow their output, cancel them, re-attach. Each
+target's executor and job control are its kind's (targets.py).
 
 A job moves queued → syncing → running → fetching → succeeded, or ends failed,
 cancelled, timed_out or lost. Each has a folder under the runner's log_dir with
@@ -20,7 +21,7 @@ from pto_tui.core.project.config import Target
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES
 from pto_tui.jobs import shell
 from pto_tui.jobs.errors import JobError
-from pto_tui.jobs.executor import OutStream
+from pto_tui.jobs.executor import Executor, OutStream
 from pto_tui.jobs.job import Job
 from pto_tui.jobs.limits import HELPER_TIMEOUT, KILL_GRACE, TERM_GRACE
 from pto_tui.jobs.logfile import repair_and_count
@@ -34,14 +35,14 @@ from pto_tui.jobs.model import (
     this_client,
 )
 from pto_tui.jobs.reaper import orphans, reap
-from pto_tui.jobs.ssh import SshPool
+from pto_tui.jobs.ssh_pool import SshPool
 from pto_tui.jobs.sync import SyncReport, fetch_with, sync_with
 from pto_tui.jobs.targets import executor_for
 from pto_tui.jobs.upkeep import Upkeep
 
 
 class JobRunner:
-    """Runs jobs on local and SSH targets; one SSH pool shared by all of them."""
+    """Runs jobs on targets of every kind; one SSH pool shared by all of them."""
 
     def __init__(self, log_dir: Path, pool: SshPool | None = None) -> None:
         self.log_dir = Path(log_dir)
@@ -77,9 +78,11 @@ class JobRunner:
         while job_id in self.jobs or (self.log_dir / job_id).exists():
             job_id = new_job_id()
         home = sync_from or workspace
-        if target.is_local and not target.work_dir and home is not None and not home.is_dir():
+        executor = self.executor(target)
+        here = executor.on_this_machine
+        if here and not target.work_dir and home is not None and not home.is_dir():
             raise InputError(f"workspace folder not found: {home}", key="target.work_dir")
-        default_cwd = str(home) if target.is_local and home else ""
+        default_cwd = str(home) if here and home else ""
         cwd = shell.job_cwd(target, spec, default_cwd)
         record = JobRecord(
             id=job_id,
@@ -92,7 +95,7 @@ class JobRunner:
             detached=spec.detached,
             submitted_at=time.time(),
             log_path=str(self.log_dir / job_id / LOG_FILE),
-            remote_dir=shell.remote_job_dir(target, job_id, str(self.log_dir)),
+            remote_dir=executor.job_dir(job_id, str(self.log_dir)),
             **this_client(),
         )
         await self.reap_orphans(target)
@@ -113,7 +116,7 @@ class JobRunner:
                 detached=True,
                 submitted_at=time.time(),
                 log_path=str(job_dir / LOG_FILE),
-                remote_dir=shell.remote_job_dir(target, job_id, str(self.log_dir)),
+                remote_dir=self.executor(target).job_dir(job_id, str(self.log_dir)),
             )
         if not record.detached:
             raise JobError(f"job {job_id} was not started detached; it cannot be re-attached")
@@ -130,8 +133,12 @@ class JobRunner:
         if target in self._reaped:
             return []
         self._reaped.add(target)
-        executor = executor_for(target, self.pool)
+        executor = self.executor(target)
         return [await reap(executor, self.log_dir, r) for r in orphans(self.log_dir, target, self.jobs)]
+
+    def executor(self, target: Target) -> Executor:
+        """What runs scripts and moves files on `target` (its kind's, jobs/targets.py)."""
+        return executor_for(target, self.pool)
 
     def _job(
         self,
@@ -140,18 +147,18 @@ class JobRunner:
         record: JobRecord,
         offsets: Mapping[OutStream, int] | None = None,
     ) -> Job:
-        return Job(target, spec, record, executor_for(target, self.pool),
+        return Job(target, spec, record, self.executor(target),
                    job_dir=self.log_dir / record.id, upkeep=self.upkeep, offsets=offsets)
 
     async def sync_workspace(
         self, target: Target, local_dir: Path, excludes: Iterable[str] = DEFAULT_EXCLUDES
     ) -> SyncReport:
-        return await sync_with(executor_for(target, self.pool), local_dir, excludes)
+        return await sync_with(self.executor(target), local_dir, excludes)
 
     async def fetch(
         self, target: Target, remote_paths: Iterable[str], local_dir: Path, base: str = ""
     ) -> list[Path]:
-        return await fetch_with(executor_for(target, self.pool), remote_paths, local_dir, base)
+        return await fetch_with(self.executor(target), remote_paths, local_dir, base)
 
     async def close(self) -> None:
         """Cancel attached jobs, leave detached ones running, close connections."""

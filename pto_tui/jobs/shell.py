@@ -42,13 +42,6 @@ def job_cwd(target: Target, spec: JobSpec, default: str = "") -> str:
     return join_path(base, spec.cwd) if spec.cwd else base
 
 
-def remote_job_dir(target: Target, job_id: str, local_jobs_dir: str = "") -> str:
-    """The job's folder on the target. Local targets use the runner's own log folder."""
-    if target.is_local and local_jobs_dir:
-        return join_path(local_jobs_dir, job_id)
-    return join_path(target.work_dir, f"{REMOTE_JOBS_DIR}/{job_id}")
-
-
 def env_exports(env: Mapping[str, str]) -> str:
     parts = []
     for name, value in env.items():

@@ -38,7 +38,7 @@ from pto_tui.core.workspace.files import DEFAULT_EXCLUDES
 from pto_tui.jobs.errors import FetchError, SyncError
 from pto_tui.jobs.executor import Executor
 from pto_tui.jobs.shell import join_path, quote_path
-from pto_tui.jobs.ssh import SshPool
+from pto_tui.jobs.ssh_pool import SshPool
 from pto_tui.jobs.targets import executor_for
 
 TAR_THRESHOLD = 24  # more changed files than this go as one tar stream
@@ -207,7 +207,7 @@ async def sync_with(
     local = scan_local(local_dir, patterns)
     fingerprint = workspace_hash(local)
     remote_dir = target.work_dir
-    if target.is_local and (
+    if executor.on_this_machine and (
         not remote_dir or Path(remote_dir).expanduser().resolve() == local_dir.resolve()
     ):
         return SyncReport(target.label, str(local_dir), len(local), method="noop",

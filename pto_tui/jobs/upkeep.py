@@ -11,7 +11,7 @@ from functools import partial
 from pto_tui.core.project.config import Target
 from pto_tui.jobs import shell
 from pto_tui.jobs.limits import CLEAN_UP_BATCH, CLOSE_GRACE, HELPER_TIMEOUT
-from pto_tui.jobs.ssh import SshPool
+from pto_tui.jobs.ssh_pool import SshPool
 from pto_tui.jobs.targets import executor_for
 
 

@@ -11,13 +11,22 @@ from mcp.types import CallToolResult
 from pto_tui.core.campaign.scaffold import ProjectAnswers, create_project, parse_target, plan_project
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import scan as scan_tree
-from pto_tui.core.project.config import NPU, Scalar
+from pto_tui.core.project.config import Scalar
+from pto_tui.core.project.modes import DEFAULT_MODE, chosen_modes
 from pto_tui.core.rounds.importer import import_project
-from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, OperatorKind
+from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, OperatorKind, TargetMode
 from pto_tui.mcp import payloads
 from pto_tui.mcp.envelope import ok
 from pto_tui.mcp.inputs import PreEditAnswers
 from pto_tui.mcp.projects import Projects, guarded
+
+
+def _mode(text: str) -> TargetMode:
+    try:
+        return TargetMode(text)
+    except ValueError:
+        known = ", ".join(m.value for m in chosen_modes())
+        raise InputError(f"unknown mode {text!r}; one of {known}", key="mode") from None
 
 
 def _kind(text: str) -> OperatorKind | None:
@@ -54,7 +63,7 @@ def register(server: MCPServer, projects: Projects) -> None:
         target: str = "local",
         work_dir: str = "",
         env_setup: str = "",
-        mode: str = NPU,
+        mode: str = DEFAULT_MODE.value,
     ) -> CallToolResult:
         """Create projects/<op>/ from an operator source (docs/workflow.md §1-§4), as `pto-tui new`.
         An existing project is never replaced. source and projects_root must lie inside
@@ -70,7 +79,7 @@ def register(server: MCPServer, projects: Projects) -> None:
             dtype=dtype,
             causal=causal,
             case_spec=case_spec,
-            target=replace(parse_target(target, work_dir, env_setup), mode=mode),
+            target=replace(parse_target(target, work_dir, env_setup), mode=_mode(mode)),
         )
         spec, candidate = plan_project(answers)
         root = create_project(spec, projects_dir, overwrite=False)

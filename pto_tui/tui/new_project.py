@@ -14,9 +14,11 @@ from pto_tui.core.campaign.scaffold import (
     plan_project,
 )
 from pto_tui.core.errors import InputError
-from pto_tui.core.operators.scan import Candidate, CaseChoice
+from pto_tui.core.operators.candidate import Candidate
+from pto_tui.core.operators.marker import CaseChoice
 from pto_tui.core.project.config import Scalar, parse_scalar
-from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.core.project.modes import DEFAULT_MODE
+from pto_tui.core.vocabulary import OperatorKind, TargetMode
 
 
 def parse_pairs(text: str, what: str) -> dict[str, Scalar]:
@@ -47,7 +49,7 @@ class Answers:
     work_dir: str = ""
     env_setup: str = ""
     npu: int = 0
-    mode: str = "npu"  # npu | cpu-sim
+    mode: TargetMode = DEFAULT_MODE
     compiler: str = "c++"
     cxx_flags: str = ""
     engine: str = "builtin"

@@ -13,7 +13,7 @@ import shutil
 import statistics
 from pathlib import Path
 
-from pto_tui.backends.kinds import backend_for
+from pto_tui.backends.kinds.registry import backend_for
 from pto_tui.backends.loop import case_flops, measure, run_plan, run_round, site_for
 from pto_tui.backends.site import StepEvent
 from pto_tui.core.campaign.campaign import Campaign

@@ -15,7 +15,8 @@ import pytest
 import tomlkit
 
 from pto_tui.backends.environment import run_environment
-from pto_tui.backends.kinds import TileLibBackend, backend_for
+from pto_tui.backends.kinds.pto_tile_lib import TileLibBackend
+from pto_tui.backends.kinds.registry import backend_for
 from pto_tui.backends.loop import case_flops, measure, run_baseline, run_plan, site_for
 from pto_tui.backends.site import StepEvent
 from pto_tui.core.campaign.campaign import Campaign

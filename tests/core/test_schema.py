@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from pto_tui.core.project.command_table import Commands
 from pto_tui.core.project.config import (
     CaseConfig,
-    Commands,
     CostmodelConfig,
     Discipline,
     OperatorConfig,

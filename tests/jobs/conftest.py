@@ -11,7 +11,7 @@ import pytest
 from pto_tui.core.project.config import Target
 from pto_tui.jobs.connect import ConnectOptions
 from pto_tui.jobs.runner import JobRunner
-from pto_tui.jobs.ssh import SshPool
+from pto_tui.jobs.ssh_pool import SshPool
 from tests.jobs.helpers import TcpProxy
 from tests.plugins.sshd import SshTestTarget, trust_server
 

@@ -20,7 +20,7 @@ from pto_tui.jobs.logfile import read_log
 from pto_tui.jobs.loopback_sshd import LoopbackSshd, generate_key
 from pto_tui.jobs.model import JobSpec, JobState
 from pto_tui.jobs.runner import JobRunner
-from pto_tui.jobs.ssh import SshPool
+from pto_tui.jobs.ssh_pool import SshPool
 from tests.jobs.conftest import quick_pool
 from tests.jobs.helpers import live_processes, unique_seconds, wait_until
 from tests.plugins.sshd import SshTestTarget, make_target, trust_server

@@ -17,7 +17,8 @@ from pto_tui.jobs.logfile import (
 from pto_tui.jobs.model import JobSpec, JobState, LogLine
 from pto_tui.jobs.output import Batch
 from pto_tui.jobs.runner import JobRunner
-from pto_tui.jobs.ssh import BULK_WINDOW, LIVE_WINDOW, SshExecutor, SshProcess
+from pto_tui.jobs.ssh import LIVE_WINDOW, SshExecutor, SshProcess
+from pto_tui.jobs.ssh_pool import BULK_WINDOW
 from tests.jobs.conftest import Place
 from tests.plugins.sshd import SshTestTarget
 

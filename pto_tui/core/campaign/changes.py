@@ -11,6 +11,7 @@ from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.tunables import apply_parameter, discover
 from pto_tui.core.project.config import Scalar, Tunable, operator_folder
+from pto_tui.core.project.kinds.registry import project_kind
 from pto_tui.core.rounds.records import Changes, ParamChange, Round
 from pto_tui.core.rules.pre_edit import scope_findings
 from pto_tui.core.rules.protected import bug_fix_findings
@@ -87,7 +88,7 @@ class ChangeRecorder:
 
     def _source_root(self) -> Path:
         config = self.campaign.config
-        return self.campaign.layout.workspace / config.operator.kind.workspace_subdir
+        return self.campaign.layout.workspace / project_kind(config.operator.kind).workspace_subdir
 
     def _check_requested(self, requested: dict[str, Scalar]) -> None:
         """Every requested parameter is a tunable, set to one of its allowed values."""
@@ -179,7 +180,7 @@ class ChangeRecorder:
         """Where a tunable lives, relative to the project root."""
         config = self.campaign.config
         where = config.tunables[name].where.split(":")[0]
-        return f"workspace/{config.operator.kind.workspace_subdir}/{where}"
+        return f"workspace/{project_kind(config.operator.kind).workspace_subdir}/{where}"
 
     def _files_not_explained(
         self, base: str, files: list[str], params: dict[str, Scalar], scope: list[str]

@@ -12,14 +12,15 @@ from pathlib import Path
 
 from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.errors import PtoError
-from pto_tui.core.operators.bench_specs import spec_tolerances
+from pto_tui.core.operators.kinds.registry import source_kind
 from pto_tui.core.operators.workload_reads import (
     CPP_SUFFIXES,
     WorkloadRead,
     file_reads,
     workload_reads,
 )
-from pto_tui.core.project.config import ProjectConfig, operator_folder, workload_fingerprint
+from pto_tui.core.project.config import ProjectConfig, source_folder, workload_fingerprint
+from pto_tui.core.project.kinds.registry import project_kind
 from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.records import CLOSED, Round
 from pto_tui.core.rules.open_round import open_record_findings
@@ -34,7 +35,6 @@ from pto_tui.core.rules.risk import risk_findings
 from pto_tui.core.rules.rule import refuse
 from pto_tui.core.rules.scope import changed_protected, protected_hashes
 from pto_tui.core.rules.workload import fingerprint_findings, workload_read_findings
-from pto_tui.core.vocabulary import OperatorKind
 
 
 def check_workload(campaign: CampaignContext) -> str:
@@ -54,7 +54,7 @@ def check_workload_reads(campaign: CampaignContext) -> None:
     config = campaign.config
     if baseline is None or not baseline.is_closed:
         return
-    if not config.case.knobs and config.operator.kind is not OperatorKind.PTO_TILE_LIB:
+    if not config.case.knobs and not source_kind(config.operator.kind).case_reads_in_source:
         return  # nothing of the workload is read in the source
     recorded = baseline.measurement.workload_reads or snapshot_workload_reads(campaign, baseline.snapshot)
     if recorded:
@@ -88,7 +88,7 @@ def workload_reads_under(config: ProjectConfig, workspace: Path) -> list[Workloa
     """The workload reads of the operator's folder (and its related files) in `workspace`."""
     folder, related = _read_places(config)
     knobs = list(config.case.knobs)
-    cpp = config.operator.kind is OperatorKind.PTO_TILE_LIB
+    cpp = source_kind(config.operator.kind).case_reads_in_source
     found = workload_reads(workspace / folder, knobs, list(config.tunables), cpp=cpp)
     for rel in related:  # paths relative to the workspace: prefixed back to the folder's
         found += file_reads(workspace / rel, os.path.relpath(rel, folder), knobs)
@@ -98,11 +98,8 @@ def workload_reads_under(config: ProjectConfig, workspace: Path) -> list[Workloa
 def _read_places(config: ProjectConfig) -> tuple[str, list[str]]:
     """The operator's own folder and its related files, relative to the workspace."""
     operator = config.operator
-    folder = operator_folder(config)
-    if operator.kind is OperatorKind.PTO_DSL and operator.path:  # inside its repository
-        subdir = operator.kind.workspace_subdir
-        return f"{subdir}/{operator.path}", [f"{subdir}/{r}" for r in operator.related]
-    return folder, []
+    subdir = project_kind(operator.kind).workspace_subdir
+    return source_folder(config), [f"{subdir}/{r}" for r in operator.related]
 
 
 def reference_record(campaign: CampaignContext) -> Round | None:
@@ -142,9 +139,10 @@ def tolerances_in_force(campaign: CampaignContext) -> dict[str, float]:
     config = campaign.config
     current = dict(config.tolerances)
     bench_spec = str(config.case.options.get("bench_spec", ""))
-    if bench_spec and config.operator.kind is OperatorKind.PTO_DSL and config.operator.in_repository:
-        root = campaign.layout.workspace / config.operator.kind.workspace_subdir
-        for key, value in spec_tolerances(root, bench_spec).items():
+    read = source_kind(config.operator.kind).runner_tolerances
+    if bench_spec and read is not None and config.operator.in_repository:
+        root = campaign.layout.workspace / project_kind(config.operator.kind).workspace_subdir
+        for key, value in read(root, bench_spec).items():
             current[key] = max(value, current.get(key, value))
     return current
 

@@ -8,8 +8,10 @@ from pto_tui.core.campaign.scaffold import NewProject, case_from_choice, create_
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import classify
 from pto_tui.core.operators.tunables import discover
-from pto_tui.core.project.config import DEMO, CostmodelConfig, OperatorConfig, Target
+from pto_tui.core.project.config import CostmodelConfig, OperatorConfig, Target
 from pto_tui.core.project.file import ProjectFile
+from pto_tui.core.project.modes import DEMO_MODE
+from pto_tui.core.vocabulary import TargetKind
 from pto_tui.demo import demo_operator_dir
 
 # the demo kinds people type, and the demo operator behind each
@@ -32,7 +34,7 @@ def create_demo_project(which: str, projects_root: Path, *, overwrite: bool = Fa
         source=source,
         case=case_from_choice(candidate.cases[0]),
         tunables=merge_tunables(discover(source), candidate),
-        target=Target(kind="local", mode=DEMO),
+        target=Target(kind=TargetKind.LOCAL, mode=DEMO_MODE),
         costmodel=CostmodelConfig(),
         requirements=candidate.description + ". Runs on the CPU: timings are real but not NPU timings.",
         commands=dict(candidate.commands),

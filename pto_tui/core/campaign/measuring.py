@@ -29,7 +29,7 @@ def record_measurement(
     check_integrity(campaign, record)
     check_risks_justified(record)
     measurement.fingerprint = check_workload(campaign)
-    measurement.target_mode = campaign.config.target.mode
+    measurement.target_mode = campaign.config.target.mode.value
     record.measurement = measurement
     campaign.publish(record)
     return record

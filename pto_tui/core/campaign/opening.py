@@ -59,7 +59,7 @@ class RoundOpening:
         config = campaign.config
         measurement.fingerprint = workload_fingerprint(config)
         measurement.workload_reads = current_workload_reads(campaign)  # what later rounds keep
-        measurement.target_mode = config.target.mode
+        measurement.target_mode = config.target.mode.value
         record.measurement = measurement
         record.changes.snapshot = campaign.parameter_snapshot()
         record.pre_edit.kernel = record.pre_edit.kernel or self._kernel_text()

@@ -5,17 +5,13 @@ from __future__ import annotations
 
 from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.project.config import OperatorConfig
-from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.core.project.kinds.registry import project_kind
 
 
 def _repository_lines(op: OperatorConfig) -> list[str]:
     if not op.in_repository:
         return []
-    copy = (
-        "the folders its CMake reaches are copied; commands run from the operator folder"
-        if op.kind is OperatorKind.PTO_TILE_LIB
-        else "copied whole; commands run from its root"
-    )
+    copy = project_kind(op.kind).repository_copy
     lines = [f"- **Repository**: {op.repository} ({copy})", f"- **Operator folder**: {op.path}"]
     return lines + ([f"- **Family**: {op.family}"] if op.family else [])
 
@@ -28,7 +24,7 @@ def render_requirements(spec: NewProject) -> str:
         f"- **Operator**: {op.name}",
         f"- **Kind**: {op.kind.value}" + (" (CPU demo operator, not PTO code)" if op.demo else ""),
         f"- **Source**: {op.source}",
-        f"- **Workspace copy**: workspace/{op.kind.workspace_subdir}/",
+        f"- **Workspace copy**: workspace/{project_kind(op.kind).workspace_subdir}/",
     ]
     lines += _repository_lines(op)
     lines += [

@@ -16,12 +16,11 @@ from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.campaign.requirements import render_requirements
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.candidate import Candidate
 from pto_tui.core.operators.case_strings import parsed_cases
-from pto_tui.core.operators.repository import (
-    OperatorInRepository,
-    find_operator_repository,
-    repository_tunables,
-)
+from pto_tui.core.operators.kinds.registry import source_kind
+from pto_tui.core.operators.marker import CaseChoice
+from pto_tui.core.operators.repository import OperatorInRepository, repository_tunables
 from pto_tui.core.operators.repository_choices import (
     case_config,
     effective_commands,
@@ -29,15 +28,10 @@ from pto_tui.core.operators.repository_choices import (
     repository_commands,
     repository_tolerances,
 )
-from pto_tui.core.operators.scan import Candidate, CaseChoice, classify
-from pto_tui.core.operators.tilelib_build import tilelib_commands
-from pto_tui.core.operators.tilelib_executables import CPU_SIM_OPTION, offers_cpu_sim
-from pto_tui.core.operators.tilelib_repository import TileLibRepository, find_tilelib_repository
-from pto_tui.core.operators.tunables import discover
+from pto_tui.core.operators.scan import classify
 from pto_tui.core.paths.patterns import literal
+from pto_tui.core.project.command_table import command_texts
 from pto_tui.core.project.config import (
-    CPU_SIM,
-    DEMO,
     MAX_NAME,
     CaseConfig,
     CostmodelConfig,
@@ -45,16 +39,17 @@ from pto_tui.core.project.config import (
     Scalar,
     Target,
     Tunable,
-    command_texts,
     default_commands,
     default_protected,
     valid_operator_name,
 )
+from pto_tui.core.project.kinds.registry import project_kind
 from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE
 from pto_tui.core.project.parse import parse_config
 from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.rounds.ledger import Ledger
-from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.core.vocabulary import OperatorKind, TargetKind
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, copy_filter, repository_excludes
 from pto_tui.core.workspace.secrets import refuse_secret
 
@@ -84,11 +79,13 @@ def case_from_choice(choice: CaseChoice) -> CaseConfig:
 def parse_target(choice: str, work_dir: str = "", env_setup: str = "", npu: int = 0) -> Target:
     """"local", or "ssh:ALIAS" with the remote work directory."""
     if choice in ("", "local"):
-        return Target(kind="local", env_setup=env_setup, npu_id=npu)
+        return Target(kind=TargetKind.LOCAL, env_setup=env_setup, npu_id=npu)
     if choice.startswith("ssh:") and choice[4:]:
         if not work_dir:
             raise InputError("an ssh target needs the remote work directory (--work-dir)")
-        return Target(kind="ssh", host=choice[4:], work_dir=work_dir, env_setup=env_setup, npu_id=npu)
+        return Target(
+            kind=TargetKind.SSH, host=choice[4:], work_dir=work_dir, env_setup=env_setup, npu_id=npu
+        )
     raise InputError(f"target must be 'local' or 'ssh:ALIAS', got {choice!r}")
 
 
@@ -126,7 +123,7 @@ def _classified(answers: ProjectAnswers) -> tuple[Path, Candidate | None, Operat
         status = candidate.status if candidate else "unclear"
         raise InputError(
             f"cannot classify {source} ({status}):\n  {evidence}",
-            hint="choose the kind yourself (--kind pto-dsl or --kind pto-tile-lib)",
+            hint="choose the kind yourself (" + " or ".join(f"--kind {k.value}" for k in OperatorKind) + ")",
         )
     return source, candidate, kind
 
@@ -200,8 +197,9 @@ def _repository_scope(
     for rel in related:
         if not (root / rel).is_file():
             raise InputError(f"related file not found in the repository {root}: {rel}")
-    sub = kind.workspace_subdir
-    workload = [f"{sub}/{path}/runtime.py"] if kind is OperatorKind.PTO_DSL else []
+    spec = project_kind(kind)
+    sub = spec.workspace_subdir
+    workload = [f"{sub}/{path}/{name}" for name in spec.workload_files]
     return {
         "protected": [*default_protected(kind), *workload],
         "editable": [f"{sub}/{path}/**", *(f"{sub}/{rel}" for rel in related)],
@@ -214,18 +212,13 @@ def _under(path: str, tunables: list[Tunable]) -> list[Tunable]:
     return [replace(t, where=f"{path}/{t.where}") if t.where else t for t in tunables]
 
 
-def _tilelib_repository(kind: OperatorKind, source: Path) -> TileLibRepository | None:
-    if kind is OperatorKind.PTO_TILE_LIB and source.is_dir():
-        return find_tilelib_repository(source)
-    return None
-
-
 def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]:
     """Classify the source, find its repository, choose the case, discover tunables and
     the commands: the project to create."""
     source, candidate, kind = _classified(answers)
-    repo = find_operator_repository(source) if kind is OperatorKind.PTO_DSL else None
-    tile = _tilelib_repository(kind, source)
+    found_in = source_kind(kind)
+    repo = found_in.package_repository(source)
+    tile = found_in.build_repository(source)
     workload: list[Tunable] = []
     if repo is not None:
         tuning, workload = repository_tunables(repo)
@@ -234,16 +227,15 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         offered = tuple(c.describe() for c in repository_cases(repo))
     else:
         case = _listed_case(answers, candidate)
-        tunables = merge_tunables(discover(source) if source.is_dir() else [], candidate)
+        tunables = merge_tunables(found_in.tunables(source) if source.is_dir() else [], candidate)
         tunables = _under(tile.path, tunables) if tile else tunables
         offered = tuple(c.name for c in candidate.cases) if candidate else ()
     target = _target(answers, kind, candidate, source)
     if repo is not None:
         found = repository_commands(repo, case.name)
-    elif kind is OperatorKind.PTO_TILE_LIB and source.is_dir():
-        found = tilelib_commands(source, command_texts(default_commands(kind, target.mode)), target.mode)
     else:
-        found = {}
+        defaults = command_texts(default_commands(kind, target.mode))
+        found = found_in.found_commands(source, defaults, target.mode)
     commands = effective_commands(kind, found, candidate.commands if candidate else {}, answers.commands,
                                   target.mode)
     name = answers.name if answers.name is not None else (candidate.name if candidate else source.stem)
@@ -280,18 +272,17 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
 
 
 def _target(answers: ProjectAnswers, kind: OperatorKind, candidate: Candidate | None, source: Path) -> Target:
-    """The target as answered; a demo operator runs in demo mode. A cpu-sim target needs
-    the operator's CMake to offer pto-isa's CPU simulation, unless the user gives the build."""
+    """The target as answered; a demo operator runs in the demo mode. The operator must
+    build in the target's mode (a cpu-sim target needs its CMake to offer pto-isa's CPU
+    simulation), unless the user gives the build."""
     target = answers.target
     if candidate is not None and candidate.demo:
-        return replace(target, mode=DEMO)
+        return replace(target, mode=DEMO_MODE)
     own_build = "build" in answers.commands
-    tile_lib = kind is OperatorKind.PTO_TILE_LIB and source.is_dir()
-    if target.mode == CPU_SIM and tile_lib and not own_build and not offers_cpu_sim(source):
+    problem = "" if own_build or not source.is_dir() else source_kind(kind).mode_problem(source, target.mode)
+    if problem:
         raise InputError(
-            f"{source / 'CMakeLists.txt'}: no {CPU_SIM_OPTION} option, so the cpu-sim build "
-            "(pto-isa's CPU simulation runner) cannot be configured",
-            hint="use --mode npu, or give the build with --command build=...",
+            problem, hint=f"use --mode {DEFAULT_MODE.value}, or give the build with --command build=..."
         )
     return target
 
@@ -318,7 +309,7 @@ def _copy_source(spec: NewProject, source: Path, dest: Path, projects_root: Path
         projects = projects_root.resolve()
         if projects.is_relative_to(root) and projects != root:
             excludes += (literal(projects.relative_to(root).as_posix()) + "/",)
-        tile = _tilelib_repository(spec.operator.kind, source)
+        tile = source_kind(spec.operator.kind).build_repository(source)
         for rel in tile.copied if tile else (".",):
             shutil.copytree(root / rel, dest / rel, ignore=copy_filter(root, excludes), symlinks=True)
     elif source.is_dir():
@@ -363,7 +354,8 @@ def create_project(spec: NewProject, projects_root: Path, *, overwrite: bool = F
         shutil.copytree(template_dir(), staging, dirs_exist_ok=True)
         for folder in ("context", "runs", "workspace"):
             (staging / folder).mkdir(exist_ok=True)
-        _copy_source(spec, source, staging / "workspace" / spec.operator.kind.workspace_subdir, projects_root)
+        subdir = project_kind(spec.operator.kind).workspace_subdir
+        _copy_source(spec, source, staging / "workspace" / subdir, projects_root)
         text = new_project_document(
             spec.operator,
             spec.case,

@@ -6,15 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pto_tui.core.project.config import CPU_SIM, ProjectConfig
+from pto_tui.core.project.config import ProjectConfig
 from pto_tui.core.project.layout import MAX_ROUND_GAP
+from pto_tui.core.project.modes import DEFAULT_MODE, mode_spec
 from pto_tui.core.rounds.counts import UNVERIFIED, counted_as, verdict_counts
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.ledger import LedgerProblems
 from pto_tui.core.rounds.records import CLOSED, Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.sequence import rounds_without_gain, three_round_rule_applies
-from pto_tui.core.vocabulary import Verdict
+from pto_tui.core.vocabulary import TargetMode, Verdict
 
 
 @dataclass
@@ -42,7 +43,7 @@ class CampaignStatus:
     tampered: dict[int, list[str]] = field(default_factory=dict)
     # rounds after the baseline whose verdict the history does not vouch for (counted apart)
     unverified: list[int] = field(default_factory=list)
-    target_mode: str = "npu"  # npu | cpu-sim | demo
+    target_mode: TargetMode = DEFAULT_MODE
     # faster rounds the frontier passes over (not measured by pto-tui), said in words
     frontier_passed_over: list[str] = field(default_factory=list)
     # the environment round's probes given by hand: the surface (cli | mcp | tui), "" = run
@@ -53,7 +54,7 @@ class CampaignStatus:
 
     @property
     def simulated(self) -> bool:
-        return self.target_mode == CPU_SIM
+        return mode_spec(self.target_mode).simulated
 
     def to_json(self) -> dict[str, Any]:
         torch = self.torch.__dict__ if self.torch else None
@@ -62,7 +63,7 @@ class CampaignStatus:
             "kind": self.kind,
             "case": self.case,
             "target": self.target,
-            "target_mode": self.target_mode,
+            "target_mode": self.target_mode.value,
             "simulated": self.simulated,
             "environment_passed": self.environment_passed,
             "environment_declared_by": self.environment_declared_by,

@@ -2,6 +2,8 @@
 cases and their knobs. Pure: reads files (ast for Python, regexes for C++), never runs them.
 
 Owns:
+- each operator kind's part in source (`kinds/`: its scan evidence, cases, tunables,
+  repository; `kinds/registry.py` lists them);
 - the scan: `scan` walks a tree, `evidence` reads each file for a kernel definition,
   `skip_rules` names what is no operator and why, `nesting` folds nested duplicates,
   `candidate` is what the scan lists, `marker` reads `pto-operator.toml`;

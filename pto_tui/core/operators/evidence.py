@@ -14,6 +14,9 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
+
+_READ_LIMIT = 512 * 1024  # evidence is near the top of a source file
 
 KERNEL_DECORATORS = ("jit", "to_ir_module")  # ptodsl's JIT and AOT kernel decorators
 DSL_API = ("jit", "to_ir_module", "tuned_int")  # defined by the DSL library, used by kernels
@@ -139,3 +142,15 @@ def cpp_evidence(rel: str, text: str) -> list[str]:
     if names and found:
         found.append(f"{rel}: PTO instructions {', '.join(names[:6])}")
     return found
+
+
+def read_head(path: Path) -> str | None:
+    """The start of a source file as text; None for a binary or unreadable one."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(_READ_LIMIT)
+    except OSError:
+        return None
+    if b"\0" in data:
+        return None
+    return data.decode("utf-8", errors="replace")

@@ -44,9 +44,8 @@ def read_marker(folder: Path) -> dict[str, object] | None:
         try:
             OperatorKind(str(kind))
         except ValueError:
-            raise InputError(
-                f"unknown kind {kind!r}; expected pto-dsl or pto-tile-lib", file=marker, key="kind"
-            ) from None
+            known = " or ".join(k.value for k in OperatorKind)
+            raise InputError(f"unknown kind {kind!r}; expected {known}", file=marker, key="kind") from None
     return data
 
 

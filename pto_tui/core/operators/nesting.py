@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from pto_tui.core.operators.candidate import Candidate
+from pto_tui.core.operators.kinds.registry import source_kind
 from pto_tui.core.operators.marker import MARKER_FILE
 from pto_tui.core.operators.skip_rules import Skipped
-from pto_tui.core.vocabulary import OperatorKind
 
 _DECLARE = f"add a {MARKER_FILE} there to declare it"
 
@@ -51,8 +51,9 @@ def folded_into(outer: Found, found: list[Found]) -> tuple[Candidate, str] | Non
             continue
         if _files_inside(outer.candidate, inner.candidate):
             return inner.candidate, "its kernel files are those of"
-        both_dsl = outer.candidate.kind is inner.candidate.kind is OperatorKind.PTO_DSL
-        if both_dsl and _imports_kernels_of(inner, outer.candidate):
+        kind = outer.candidate.kind
+        imported = kind is not None and kind is inner.candidate.kind and source_kind(kind).kernels_imported
+        if imported and _imports_kernels_of(inner, outer.candidate):
             return inner.candidate, "a shared helper: its kernels are imported by"
     return None
 

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 
 from pto_tui.core.operators.bench_specs import DEFAULT_FLAGS, SpecTolerances, spec_tolerances
 from pto_tui.core.operators.repository import OperatorInRepository
-from pto_tui.core.project.config import NPU, CaseConfig, Scalar, Tunable, command_texts, default_commands
+from pto_tui.core.project.command_table import command_texts
+from pto_tui.core.project.config import CaseConfig, Scalar, Tunable, default_commands
+from pto_tui.core.project.modes import DEFAULT_MODE
 from pto_tui.core.project.sections import MAX_DIMENSION
-from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.core.vocabulary import OperatorKind, TargetMode
 
 
 @dataclass(frozen=True)
@@ -120,12 +122,12 @@ def effective_commands(
     repository: Mapping[str, tuple[str, str]],
     marker: Mapping[str, str],
     user: Mapping[str, str],
-    mode: str = NPU,
+    mode: TargetMode = DEFAULT_MODE,
 ) -> EffectiveCommands:
     """Kind (and target mode) defaults, then the repository, the operator marker, the
     user: later wins."""
     values = command_texts(default_commands(kind, mode))
-    label = kind.value if mode == NPU else f"{kind.value}, {mode}"
+    label = kind.value if mode is DEFAULT_MODE else f"{kind.value}, {mode.value}"
     origins = dict.fromkeys(values, f"kind default ({label})")
     for key, (value, origin) in repository.items():
         values[key], origins[key] = value, origin

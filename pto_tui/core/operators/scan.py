@@ -1,9 +1,9 @@
 """Find the operators in a directory tree and classify them, with the evidence shown.
 
-PTO-DSL: a folder holding a Python file that defines a kernel (evidence.py says what
-counts). PTO-tile-lib: a CMakeLists.txt with C++ sources using <pto/pto-inst.hpp>, tile
-types and PTO instructions. A marker file (pto-operator.toml) in the folder overrides
-both; a folder showing both kinds is reported as mixed rather than guessed. Folders that
+Each operator kind reads a folder's own files for its evidence (`kinds/<kind>.py`: a
+Python file that defines a PTO-DSL kernel; a CMakeLists.txt with PTO C++). A marker file
+(pto-operator.toml) in the folder overrides them; a folder showing several kinds is
+reported as mixed rather than guessed. Folders that
 are not operators (results, tests, scripts, adapters, the DSL library...; skip_rules.py)
 are not entered, and every folder left out is listed with the reason.
 """
@@ -16,25 +16,23 @@ from pathlib import Path, PurePosixPath
 
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.candidate import Candidate
-from pto_tui.core.operators.evidence import cpp_evidence, python_facts
+from pto_tui.core.operators.kinds.pto_dsl import bench_spec_cases
+from pto_tui.core.operators.kinds.registry import SOURCE_KINDS, source_kind
+from pto_tui.core.operators.kinds.spec import KindEvidence
 from pto_tui.core.operators.marker import (
     MARKER_FILE,
-    CaseChoice,
     marker_cases,
     marker_commands,
     marker_tunables,
     read_marker,
 )
 from pto_tui.core.operators.nesting import Found, fold_nested
-from pto_tui.core.operators.skip_rules import Skipped, file_skip_reason, folder_skip_reason
+from pto_tui.core.operators.skip_rules import Skipped, folder_skip_reason
 from pto_tui.core.paths.patterns import PathPatterns, gitignore_patterns
+from pto_tui.core.project.kinds.registry import project_kind
 from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded
 from pto_tui.core.workspace.secrets import is_secret_folder, refuse_secret
-
-_READ_LIMIT = 512 * 1024  # evidence is near the top of a source file
-_PY_SUFFIXES = {".py"}
-_CPP_SUFFIXES = {".cpp", ".hpp", ".h", ".cc", ".cxx", ".hh"}
 
 
 @dataclass
@@ -45,76 +43,32 @@ class ScanResult:
     skipped: list[Skipped] = field(default_factory=list)
 
 
-def _read_head(path: Path) -> str | None:
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(_READ_LIMIT)
-    except OSError:
-        return None
-    if b"\0" in data:
-        return None
-    return data.decode("utf-8", errors="replace")
-
-
-def _bench_spec_cases(folder: Path) -> tuple[CaseChoice, ...]:
-    """pto-kernels bench specs (bench/specs/<family>/<name>.yaml) are the DSL operator's cases."""
-    specs = folder / "bench" / "specs"
-    if not specs.is_dir():
-        return ()
-    return tuple(
-        CaseChoice(name=p.stem, spec=p.relative_to(folder).as_posix())
-        for p in sorted(specs.rglob("*.yaml"))
-    )
-
-
 @dataclass
 class _Evidence:
-    """What a folder's own sources show: PTO-DSL kernels, PTO C++ and a CMake project."""
+    """What a folder's own sources show, read by each kind (in the registry's order)."""
 
-    dsl: list[str] = field(default_factory=list)
-    dsl_files: list[str] = field(default_factory=list)
-    cpp: list[str] = field(default_factory=list)
-    cpp_files: list[str] = field(default_factory=list)
-    tile_lib: bool = False
-    not_counted: list[str] = field(default_factory=list)  # "common.py: a shared helper module"
-    modules: set[str] = field(default_factory=set)  # what its kernel files import from
+    by_kind: dict[OperatorKind, KindEvidence]
+
+    @property
+    def lines(self) -> list[str]:
+        return [line for found in self.by_kind.values() for line in found.lines]
 
     @property
     def files(self) -> tuple[str, ...]:
-        return tuple(self.dsl_files + self.cpp_files)
+        return tuple(rel for found in self.by_kind.values() for rel in found.files)
 
+    @property
+    def not_counted(self) -> list[str]:
+        return [why for found in self.by_kind.values() for why in found.not_counted]
 
-def _add_python(found_in: _Evidence, path: Path, rel: str) -> None:
-    text = _read_head(path)
-    facts = python_facts(rel, text) if text else None
-    if facts is None or not facts.kernels:
-        return
-    if facts.provides:
-        found_in.not_counted.append(f"{rel}: defines the DSL's {facts.provides}(): a library")
-    elif reason := file_skip_reason(path.name):
-        found_in.not_counted.append(f"{rel}: {reason}")
-    elif facts.defines_kernel:
-        found_in.dsl.extend(facts.imports + facts.kernels)
-        found_in.dsl_files.append(rel)
-        found_in.modules.update(facts.modules)
+    @property
+    def modules(self) -> set[str]:
+        return {m for found in self.by_kind.values() for m in found.modules}
 
 
 def _gather_evidence(folder: Path) -> _Evidence:
-    found_in = _Evidence()
-    has_cmake = (folder / "CMakeLists.txt").is_file()
-    for path in _own_files(folder):
-        rel = path.relative_to(folder).as_posix()
-        if path.suffix in _PY_SUFFIXES and path.parent == folder:  # DSL kernels: own files only
-            _add_python(found_in, path, rel)
-        elif path.suffix in _CPP_SUFFIXES:
-            text = _read_head(path)
-            if text and (found := cpp_evidence(rel, text)):
-                found_in.cpp.extend(found)
-                found_in.cpp_files.append(rel)
-    found_in.tile_lib = has_cmake and bool(found_in.cpp)
-    if found_in.tile_lib:
-        found_in.cpp.insert(0, "CMakeLists.txt: CMake project")
-    return found_in
+    files = _own_files(folder)
+    return _Evidence({kind: spec.gather(folder, files) for kind, spec in SOURCE_KINDS.items()})
 
 
 def classify(folder: Path) -> Candidate | None:
@@ -135,7 +89,7 @@ def _declared_candidate(folder: Path, marker_data: dict[str, object], found: _Ev
     marker = folder / MARKER_FILE
     kind_text = marker_data.get("kind")
     evidence = [f"{MARKER_FILE}: declares kind = {kind_text}"] if kind_text else []
-    evidence += found.dsl + found.cpp
+    evidence += found.lines
     kind = OperatorKind(str(kind_text)) if kind_text else None
     return Candidate(
         path=folder,
@@ -144,7 +98,7 @@ def _declared_candidate(folder: Path, marker_data: dict[str, object], found: _Ev
         status="declared" if kind else "unclear",
         evidence=tuple(evidence),
         files=found.files,
-        cases=marker_cases(marker_data, marker) or _bench_spec_cases(folder),
+        cases=marker_cases(marker_data, marker) or bench_spec_cases(folder),
         demo=bool(marker_data.get("demo", False)),
         description=str(marker_data.get("description", "")),
         commands=marker_commands(marker_data, marker),
@@ -153,45 +107,39 @@ def _declared_candidate(folder: Path, marker_data: dict[str, object], found: _Ev
 
 
 def _detected_candidate(folder: Path, found: _Evidence) -> Candidate | None:
-    """A folder without a marker, classified by its sources alone."""
-    dsl, cpp = found.dsl, found.cpp
-    if dsl and found.tile_lib:
-        mixed = ["both PTO-DSL and PTO-tile-lib evidence: choose the kind yourself"]
+    """A folder without a marker, classified by its sources alone: one kind's evidence
+    decides; several kinds' make it mixed; evidence short of a kind makes it unclear."""
+    kinds = [kind for kind, evidence in found.by_kind.items() if evidence.found]
+    if len(kinds) > 1:
+        labels = " and ".join(project_kind(kind).label for kind in kinds)
         return Candidate(
             path=folder,
             name=folder.name,
             kind=None,
             status="mixed",
-            evidence=tuple(mixed + dsl + cpp),
+            evidence=tuple([f"both {labels} evidence: choose the kind yourself", *found.lines]),
             files=found.files,
         )
-    if dsl:
+    if kinds:
+        kind, evidence = kinds[0], found.by_kind[kinds[0]]
         return Candidate(
             path=folder,
             name=folder.name,
-            kind=OperatorKind.PTO_DSL,
+            kind=kind,
             status="detected",
-            evidence=tuple(dsl),
-            files=tuple(found.dsl_files),
-            cases=_bench_spec_cases(folder),
+            evidence=tuple(evidence.lines),
+            files=tuple(evidence.files),
+            cases=source_kind(kind).cases(folder),
         )
-    if found.tile_lib:
-        return Candidate(
-            path=folder,
-            name=folder.name,
-            kind=OperatorKind.PTO_TILE_LIB,
-            status="detected",
-            evidence=tuple(cpp),
-            files=tuple(found.cpp_files),
-        )
-    if cpp:  # PTO C++ without a CMake project: say so rather than guess
+    partial = next((evidence for evidence in found.by_kind.values() if evidence.unclear), None)
+    if partial is not None:
         return Candidate(
             path=folder,
             name=folder.name,
             kind=None,
             status="unclear",
-            evidence=tuple(["PTO C++ sources but no CMakeLists.txt"] + cpp),
-            files=tuple(found.cpp_files),
+            evidence=tuple([partial.unclear, *partial.lines]),
+            files=tuple(partial.files),
         )
     return None
 
@@ -214,7 +162,10 @@ def _own_files(folder: Path, depth: int = 2) -> list[Path]:
 
 
 def _is_own_operator(folder: Path) -> bool:
-    return (folder / MARKER_FILE).is_file() or (folder / "CMakeLists.txt").is_file()
+    """A sub-folder with a marker, or with a kind's project file (a CMakeLists.txt)."""
+    if (folder / MARKER_FILE).is_file():
+        return True
+    return any(spec.project_file and (folder / spec.project_file).is_file() for spec in SOURCE_KINDS.values())
 
 
 def _checked_root(root: Path) -> Path:
@@ -283,7 +234,8 @@ class _Walk:
                 )
             return False
         self.found.append(Found(candidate, frozenset(evidence.modules)))
-        return candidate.status in ("declared", "mixed") or candidate.kind is OperatorKind.PTO_TILE_LIB
+        owned = candidate.kind is not None and source_kind(candidate.kind).owns_subfolders
+        return candidate.status in ("declared", "mixed") or owned
 
 
 def _repository_gitignores(walk: _Walk) -> None:

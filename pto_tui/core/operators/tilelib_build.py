@@ -16,7 +16,9 @@ from pto_tui.core.operators.tilelib_knobs import (
     Knob,
     resolve_knobs,
 )
-from pto_tui.core.project.config import CPU_SIM, NPU, Scalar, Tunable
+from pto_tui.core.project.config import Scalar, Tunable
+from pto_tui.core.project.modes import DEFAULT_MODE, mode_spec
+from pto_tui.core.vocabulary import TargetMode
 
 GENERATED_HEADER = "generated_cases.h"
 GENERATED_JSON = "generated_cases.json"
@@ -46,7 +48,9 @@ def tilelib_tunables(root: Path) -> list[Tunable] | None:
     return [as_tunable(k) for k in knobs if k.live and k.value is not None]
 
 
-def tilelib_commands(root: Path, defaults: dict[str, str], mode: str = NPU) -> dict[str, tuple[str, str]]:
+def tilelib_commands(
+    root: Path, defaults: dict[str, str], mode: TargetMode = DEFAULT_MODE
+) -> dict[str, tuple[str, str]]:
     """The default build and benchmark commands made for this operator: the generator's
     arguments in place of the bare `--cases {case}`, so a round on a case field or a
     generator option reaches the generated case header (and the data generator, which
@@ -57,7 +61,7 @@ def tilelib_commands(root: Path, defaults: dict[str, str], mode: str = NPU) -> d
     if executable is not None and "{binary}" in defaults.get("benchmark", ""):
         run = executable.name
         origin = f"operator: {executable.where} builds {executable.name}"
-        tick = _tick_option(root) if mode == CPU_SIM else None
+        tick = _tick_option(root) if mode_spec(mode).cpu_simulation else None
         if tick is not None:
             # its ticks are nanoseconds of the CPU clock: scaled by 1, duration_us is CPU time
             run += f" {TICK_OPTION}=1"

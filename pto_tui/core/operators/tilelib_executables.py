@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pto_tui.core.operators.tilelib_repository import CMAKE_LISTS, strip_cmake_comments
-from pto_tui.core.project.config import CPU_SIM
+from pto_tui.core.project.modes import mode_spec
+from pto_tui.core.vocabulary import TargetMode
 
 CPU_SIM_OPTION = "PTO_CPU_SIM_STANDALONE"
 _ADD_EXECUTABLE = re.compile(r"\badd_executable\s*\(\s*([^\s)]+)", re.I)
@@ -57,10 +58,10 @@ def offers_cpu_sim(operator: Path) -> bool:
     return lists.is_file() and CPU_SIM_OPTION in lists.read_text(encoding="utf-8", errors="replace")
 
 
-def executable_for(operator: Path, mode: str) -> Executable | None:
+def executable_for(operator: Path, mode: TargetMode) -> Executable | None:
     """The executable a mode runs: a cpu-sim target the one named for the CPU simulation
     (`..._cpu_sim`), an NPU target the first other one; None when there is none."""
-    simulated = mode == CPU_SIM
+    simulated = mode_spec(mode).cpu_simulation
     for executable in cmake_executables(operator):
         if ("cpu_sim" in executable.name.lower()) == simulated:
             return executable

@@ -35,18 +35,6 @@ PLACEHOLDERS = {
     "compiler": "[target] compiler, the C++ compiler of a cpu-sim build",
     "cxx_flags": "[target] cxx_flags, compile and link flags of a cpu-sim build (one argument)",
 }
-# What each [target] mode means for probes, commands and records.
-TARGET_MODES_HELP = {
-    "npu": "an Ascend NPU host: probes Bisheng, CANN and npu-smi (PTO-DSL: the pto dialect, "
-    "torch_npu, ptoas); timings are NPU timings",
-    "cpu-sim": "pto-isa's CPU simulation (PTO-tile-lib operators whose CMake offers "
-    "PTO_CPU_SIM_STANDALONE): builds with [target] compiler and cxx_flags, probes that "
-    "toolchain by compiling, linking and running a C++20 program; timings are simulated, "
-    "labelled so on every screen, record and chart, and never compared with NPU timings",
-    "demo": "the built-in CPU demo operators: probes g++/numpy; timings are CPU timings",
-}
-
-
 def template_values(config: ProjectConfig, parameters: Mapping[str, Scalar]) -> dict[str, str]:
     """The placeholders a command template may use, with their values: the fixed ones
     (PLACEHOLDERS), then the case's shape and options, then the round's parameters (which
@@ -63,7 +51,7 @@ def template_values(config: ProjectConfig, parameters: Mapping[str, Scalar]) -> 
         "soc": str(case.options.get("soc", "Ascend910B1")),
         "binary": str(case.options.get("binary", "fa_performance")),
         "warmup": str(config.discipline.warmup),
-        "mode": config.target.mode,
+        "mode": config.target.mode.value,
         "compiler": config.target.compiler,
         "cxx_flags": config.target.cxx_flags,
     }

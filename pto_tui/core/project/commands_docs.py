@@ -3,17 +3,11 @@
 
 from __future__ import annotations
 
-from pto_tui.core.project.commands import PLACEHOLDERS, TARGET_MODES_HELP
-from pto_tui.core.project.config import CPU_SIM, NPU, command_texts, default_commands
+from pto_tui.core.project.command_table import command_texts
+from pto_tui.core.project.commands import PLACEHOLDERS
+from pto_tui.core.project.kinds.registry import PROJECT_KINDS
+from pto_tui.core.project.modes import MODES
 from pto_tui.core.project.sections import COMMANDS
-from pto_tui.core.vocabulary import OperatorKind
-
-# the defaults that differ: PTO-DSL on an NPU, PTO-tile-lib on an NPU and in CPU simulation
-_DEFAULTS = (
-    (OperatorKind.PTO_DSL, NPU),
-    (OperatorKind.PTO_TILE_LIB, NPU),
-    (OperatorKind.PTO_TILE_LIB, CPU_SIM),
-)
 
 
 def commands_markdown() -> list[str]:
@@ -29,9 +23,11 @@ def commands_markdown() -> list[str]:
     ]
     for key in COMMANDS.keys:
         lines += [f"### `{key.name}`", "", key.help, ""]
-        for kind, mode in _DEFAULTS:
-            text = command_texts(default_commands(kind, mode))[key.name]
-            lines.append(f"- {kind.value}, {mode}: " + (f"`{text}`" if text else "(empty)"))
+        # the defaults that differ: each kind's, in each mode that has its own
+        for kind, spec in PROJECT_KINDS.items():
+            for mode, commands in spec.commands.items():
+                text = command_texts(commands)[key.name]
+                lines.append(f"- {kind.value}, {mode.value}: " + (f"`{text}`" if text else "(empty)"))
         lines.append("")
     lines += [
         "### Placeholders",
@@ -47,6 +43,6 @@ def commands_markdown() -> list[str]:
         "",
         "### Target modes ([target] mode)",
         "",
-        *(f"- `{mode}`: {text}" for mode, text in TARGET_MODES_HELP.items()),
+        *(f"- `{mode.value}`: {spec.help}" for mode, spec in MODES.items()),
     ]
     return lines

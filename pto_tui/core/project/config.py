@@ -1,4 +1,4 @@
-"""project.toml's configuration as frozen dataclasses, with the per-kind defaults.
+"""project.toml's configuration as frozen dataclasses.
 
 The file's shape is declared in `sections.py`, read by `parse.py`, and kept on disk
 by `file.py` (`ProjectFile`); the workload fingerprint that makes rounds comparable
@@ -11,9 +11,12 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
-from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.core.project.command_table import Commands
+from pto_tui.core.project.kinds.registry import project_kind
+from pto_tui.core.project.modes import DEFAULT_MODE, mode_spec
+from pto_tui.core.vocabulary import OperatorKind, TargetKind, TargetMode
 
 PROJECT_FILE = "project.toml"
 SCHEMA_VERSION = 1
@@ -79,54 +82,44 @@ class Tunable:
 
 
 @dataclass(frozen=True)
-class Commands:
-    """Shell command templates. {name} placeholders are filled with quoted values."""
-
-    build: str
-    correctness: str
-    benchmark: str
-    reference: str = ""  # torch_npu (or CPU stand-in) reference benchmark
-    # where results appear, relative to where commands run (the operator folder, or the
-    # repository root): the runner's results folder (DSL: the newest report.json written
-    # by this run) or the tile-lib report.csv
-    results: str = ""
-
-
-NPU, CPU_SIM, DEMO = "npu", "cpu-sim", "demo"
-TARGET_MODES = (NPU, CPU_SIM, DEMO)
-
-
-@dataclass(frozen=True)
 class Target:
     """Where jobs run: this machine, or an SSH host named by an alias of the SSH config."""
 
-    kind: str = "local"  # local | ssh
+    kind: TargetKind = TargetKind.LOCAL
     host: str = ""  # SSH alias (HostName, User, Port, IdentityFile, ProxyJump come from config)
     work_dir: str = ""  # remote work dir; for local, empty means the project's workspace/
     env_setup: str = ""  # prefixed to every command, e.g. "source .../set_env.sh"
     npu_id: int = 0
     ssh_config: str = ""  # an SSH config file to use instead of ~/.ssh/config
     # What the target runs: the NPU, pto-isa's CPU simulation (timings are simulated, not
-    # NPU performance) or the built-in CPU demo operators.
-    mode: str = "npu"  # npu | cpu-sim | demo
+    # NPU performance) or the built-in CPU demo operators (modes.py says what each changes).
+    mode: TargetMode = DEFAULT_MODE
     compiler: str = "c++"  # the C++ compiler of a cpu-sim build ({compiler})
     cxx_flags: str = ""  # compile and link flags of a cpu-sim build ({cxx_flags})
     # SSH agent forwarding for jobs (off: the NPU host never reaches the user's ssh-agent,
     # whatever ForwardAgent says in the SSH config); X11 forwarding is always off
     forward_agent: bool = False
 
+    def __post_init__(self) -> None:
+        # the enums also when built from text (a front end's answer, a job record's JSON);
+        # an unknown value is a ValueError naming it
+        object.__setattr__(self, "kind", TargetKind(self.kind))
+        object.__setattr__(self, "mode", TargetMode(self.mode))
+
     @property
     def is_local(self) -> bool:
-        return self.kind == "local"
+        """This machine, reached without a host (jobs/targets.py says how each kind runs jobs)."""
+        return self.kind is TargetKind.LOCAL
 
     @property
     def label(self) -> str:
-        return "local" if self.is_local else f"ssh:{self.host}"
+        """How job records and screens name it: "local", or the kind and its host ("ssh:npu-box")."""
+        return self.kind.value if self.is_local or not self.host else f"{self.kind.value}:{self.host}"
 
     @property
     def simulated(self) -> bool:
-        """Timings on this target come from a CPU simulation, not from an NPU."""
-        return self.mode == CPU_SIM
+        """Timings on this target come from a simulation, not from an NPU."""
+        return mode_spec(self.mode).simulated
 
 
 @dataclass(frozen=True)
@@ -170,85 +163,38 @@ class ProjectConfig:
     editable: tuple[str, ...] = ()
 
 
-# ---------------------------------------------------------------- defaults
+# ---------------------------------------------------------------- per-kind defaults
 
 
-def default_commands(kind: OperatorKind, mode: str = NPU) -> Commands:
-    """Per-kind defaults (docs/workflow.md §12, §13); a tile-lib operator on a cpu-sim
-    target builds pto-isa's CPU-simulation runner instead. Placeholders: see
-    `template_values`; every value is shell-quoted when filled in."""
-    if kind is OperatorKind.PTO_TILE_LIB and mode == CPU_SIM:
-        return _cpu_sim_commands()
-    if kind is OperatorKind.PTO_DSL:
-        return Commands(
-            build="python3 -c 'import kernel; kernel.build_jit_wrapper(output_dir=\"build\")._build()'",
-            correctness="",  # read from the benchmark's report.json
-            benchmark="python3 -m pto_kernels.bench.runner bench/specs/{family}/{name}.yaml",
-            reference="",
-            results="bench/results",
-        )
-    return Commands(
-        build=(
-            "rm -rf build && mkdir build && cd build"
-            " && python3 ../scripts/generate_cases.py --cases {case}"
-            " && cmake -DRUN_MODE=npu -DSOC_VERSION={soc} .. && make -j16"
-        ),
-        correctness="",  # read from the binary's output ("test success")
-        benchmark=(
-            "cd build && python3 ../scripts/gen_data.py --cases {case}"
-            " && ./{binary} --npu={npu} --cases {case}"
-        ),
-        reference="",
-        results="build/report.csv",
-    )
-
-
-def command_texts(commands: Commands) -> dict[str, str]:
-    """Each command key with its text."""
-    return {f.name: str(getattr(commands, f.name)) for f in fields(commands)}
-
-
-def _cpu_sim_commands() -> Commands:
-    """pto-isa's CPU simulation (`-DPTO_CPU_SIM_STANDALONE=ON`), with the compiler and flags
-    of [target]. The case header is generated before make, so the CMake rule that would
-    generate the default cases finds it newer than the script and keeps it."""
-    return Commands(
-        build=(
-            "rm -rf build && mkdir build && cd build"
-            " && python3 ../scripts/generate_cases.py --cases {case}"
-            " && cmake -DPTO_CPU_SIM_STANDALONE=ON -DCMAKE_CXX_COMPILER={compiler}"
-            " -DCMAKE_CXX_FLAGS={cxx_flags} .. && make -j16"
-        ),
-        correctness="",  # read from the binary's output ("test success")
-        benchmark="cd build && python3 ../scripts/gen_data.py --cases {case} && ./{binary} --cases {case}",
-        reference="",
-        results="build/report.csv",
-    )
+def default_commands(kind: OperatorKind, mode: TargetMode = DEFAULT_MODE) -> Commands:
+    """The kind's default commands on a target of `mode` (core/project/kinds/). Placeholders:
+    see `template_values`; every value is shell-quoted when filled in."""
+    return project_kind(kind).commands_for(mode)
 
 
 def default_protected(kind: OperatorKind) -> tuple[str, ...]:
-    """Files a round may not change unless it is a declared bug fix (docs/workflow.md §11.2):
-    the benchmark and tests, and everything that defines the workload or the check (case
-    parsing, the reference, data and case generation, the operator's marker files)."""
-    common = (
-        "**/bench*.py",
-        "**/bench/**",
-        "**/test*.py",
-        "**/tests/**",
-        "**/*.yaml",
-        "**/*_case.py",
-        "**/*_cases.py",
-        "**/reference_*.py",
-        "**/reference.py",
-        "**/gen_data.py",
-        "**/generate_cases.py",
-        "**/golden*.py",
-        "**/pto-operator.toml",
-        "**/pto-tui.toml",
-    )
-    if kind is OperatorKind.PTO_DSL:
-        return common
-    return (*common, "**/main.cpp", "**/scripts/**", "**/run.sh", "**/CMakeLists.txt")
+    """Files a round may not change unless it is a declared bug fix (docs/workflow.md §11.2)."""
+    return project_kind(kind).protected
+
+
+def operator_folder(config: ProjectConfig) -> str:
+    """The operator's folder relative to the workspace: where commands run, results are
+    read and tunables are searched (a tile-lib operator copied with the repository
+    folders it reaches sits at its path inside that copy; a PTO-DSL one runs from the
+    repository's root)."""
+    operator = config.operator
+    spec = project_kind(operator.kind)
+    if operator.path and not spec.commands_from_root:
+        return f"{spec.workspace_subdir}/{operator.path}"
+    return spec.workspace_subdir
+
+
+def source_folder(config: ProjectConfig) -> str:
+    """The operator's own source folder relative to the workspace (its path inside its
+    repository's copy), whatever folder its commands run from."""
+    operator = config.operator
+    subdir = project_kind(operator.kind).workspace_subdir
+    return f"{subdir}/{operator.path}" if operator.path else subdir
 
 
 def parse_scalar(text: str) -> Scalar:
@@ -275,16 +221,6 @@ def valid_operator_name(name: str) -> bool:
     return bool(re.fullmatch(pattern, name)) and ".." not in name and len(name) <= MAX_NAME
 
 
-def operator_folder(config: ProjectConfig) -> str:
-    """The operator's folder relative to the workspace: where commands run, results are
-    read and tunables are searched (a tile-lib operator copied with the repository
-    folders it reaches sits at its path inside that copy)."""
-    operator = config.operator
-    if operator.kind is OperatorKind.PTO_TILE_LIB and operator.path:
-        return f"{operator.kind.workspace_subdir}/{operator.path}"
-    return operator.kind.workspace_subdir
-
-
 def workload_fingerprint(config: ProjectConfig) -> str:
     """A hash of everything that defines the workload: case, shapes and benchmark settings.
 
@@ -304,6 +240,6 @@ def workload_fingerprint(config: ProjectConfig) -> str:
     if case.knobs:  # only when present, so the fingerprints of older projects stay the same
         payload["knobs"] = dict(case.knobs)
     if config.target.simulated:  # simulated timings never compare with an NPU's
-        payload["target_mode"] = config.target.mode
+        payload["target_mode"] = config.target.mode.value
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:16]

@@ -14,25 +14,22 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.errors import ConfigError
+from pto_tui.core.project.command_table import Commands, command_texts
 from pto_tui.core.project.config import (
-    CPU_SIM,
-    DEMO,
-    NPU,
     SCHEMA_VERSION,
     CaseConfig,
-    Commands,
     CostmodelConfig,
     Discipline,
     OperatorConfig,
     ProjectConfig,
     Target,
     Tunable,
-    command_texts,
-    default_commands,
 )
+from pto_tui.core.project.kinds.registry import project_kind
+from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, mode_spec
 from pto_tui.core.project.schema import SCALAR, Check, Entries, Key, Section
 from pto_tui.core.project.sections import OPERATOR, SECTIONS, TOP_LEVEL_KEYS
-from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.core.vocabulary import OperatorKind, TargetMode
 
 _UNKNOWN_IN_SECTION = "unknown key '{key}' in [{table}]; known keys: {known}"
 _UNKNOWN_IN_ENTRY = "unknown key '{key}'; known: {known}"
@@ -150,33 +147,32 @@ class _Reader:
             )
 
     def target_mode(self, data: Mapping[str, Any], tables: dict[str, dict[str, Any]]) -> None:
-        """[target] mode: its default follows the operator (a demo operator runs in demo
-        mode), it must suit the operator, and a cpu-sim target's absent commands are the
-        CPU-simulation defaults."""
+        """[target] mode: its default follows the operator (a demo operator runs in the demo
+        mode), it must suit the operator and its kind, and the target's absent commands are
+        the kind's defaults for the mode."""
         operator, target = tables["operator"], tables["target"]
         written = data.get("target", {})
         if "mode" not in written:
-            target["mode"] = DEMO if operator["demo"] else NPU
-        mode, kind = target["mode"], OperatorKind(operator["kind"])
-        if (mode == DEMO) != bool(operator["demo"]):
+            target["mode"] = DEMO_MODE if operator["demo"] else DEFAULT_MODE
+        mode, kind = TargetMode(target["mode"]), OperatorKind(operator["kind"])
+        if (mode is DEMO_MODE) != bool(operator["demo"]):
             message = (
-                "mode 'demo' is for the built-in demo operators ([operator] demo = true)"
-                if mode == DEMO
-                else f"a demo operator runs in mode 'demo', not {mode!r}"
+                f"mode {mode.value!r} is for the built-in demo operators ([operator] demo = true)"
+                if mode is DEMO_MODE
+                else f"a demo operator runs in mode {DEMO_MODE.value!r}, not {mode.value!r}"
             )
             raise self.fail("target.mode", message)
-        if mode == CPU_SIM and kind is not OperatorKind.PTO_TILE_LIB:
+        spec = project_kind(kind)
+        if mode not in spec.modes:
             raise self.fail(
                 "target.mode",
-                f"mode 'cpu-sim' (pto-isa's CPU simulation) is not supported yet for {kind.value} operators; "
-                "use 'npu'",
+                f"mode {mode.value!r} ({mode_spec(mode).summary}) is not supported yet for {kind.value} "
+                f"operators; use {DEFAULT_MODE.value!r}",
             )
-        if mode == CPU_SIM:
-            written_commands = data.get("commands", {})
-            cpu_sim = command_texts(default_commands(kind, mode))
-            for key, text in cpu_sim.items():
-                if key not in written_commands:
-                    tables["commands"][key] = text
+        written_commands = data.get("commands", {})
+        for key, text in command_texts(spec.commands_for(mode)).items():
+            if key not in written_commands:
+                tables["commands"][key] = text
 
     def section(self, data: Mapping[str, Any], section: Section, kind: OperatorKind | None) -> dict[str, Any]:
         name = section.name

@@ -11,7 +11,6 @@ from typing import Any
 
 from pto_tui.core.project.config import (
     SCHEMA_VERSION,
-    TARGET_MODES,
     CaseConfig,
     CostmodelConfig,
     OperatorConfig,
@@ -36,7 +35,7 @@ from pto_tui.core.project.schema import (
     Written,
 )
 from pto_tui.core.project.sections_campaign import DISCIPLINE, PHASES, SCOPE, STATE, TOLERANCES
-from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.core.vocabulary import OperatorKind, TargetKind, TargetMode
 
 # The comment lines at the top of a fresh project.toml; the reference opens with them too.
 FILE_HEADER = (
@@ -56,6 +55,8 @@ SCHEMA_KEY = Key(
 )
 
 OPERATOR_KINDS = tuple(kind.value for kind in OperatorKind)
+TARGET_KINDS = tuple(kind.value for kind in TargetKind)
+TARGET_MODES = tuple(mode.value for mode in TargetMode)
 TUNABLE_KINDS = ("env", "constexpr", "template", "case")
 
 
@@ -268,8 +269,8 @@ TARGET = Section(
             STRING,
             "where jobs run: this machine, or an SSH host",
             Target.kind,
-            choices=("local", "ssh"),
-            choice_error="unknown target kind {value!r}; expected 'local' or 'ssh'",
+            choices=TARGET_KINDS,
+            choice_error="unknown target kind {value!r}; expected " + " or ".join(map(repr, TARGET_KINDS)),
         ),
         Key(
             "host",
@@ -338,12 +339,12 @@ TARGET = Section(
     checks=(
         Check(
             "host",
-            lambda t: t["kind"] != "ssh" or bool(t["host"]),
+            lambda t: t["kind"] != TargetKind.SSH or bool(t["host"]),
             "an ssh target needs 'host' (an alias from your SSH config)",
         ),
         Check(
             "work_dir",
-            lambda t: t["kind"] != "ssh" or bool(t["work_dir"]),
+            lambda t: t["kind"] != TargetKind.SSH or bool(t["work_dir"]),
             "an ssh target needs 'work_dir' (the remote work directory)",
         ),
     ),

@@ -18,10 +18,11 @@ import tomlkit
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError, read_regular_bytes
+from pto_tui.core.operators.kinds.registry import source_kind
 from pto_tui.core.operators.scan import classify
-from pto_tui.core.operators.tunables import discover
 from pto_tui.core.project.config import CaseConfig, CostmodelConfig, OperatorConfig, Scalar, Target
 from pto_tui.core.project.file import ProjectFile
+from pto_tui.core.project.kinds.registry import PROJECT_KINDS, project_kind
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import ProjectLock
 from pto_tui.core.project.writer import new_project_document
@@ -57,14 +58,14 @@ class ImportReport:
 
 
 def infer_kind(layout: ProjectLayout) -> OperatorKind | None:
-    """The kind the workspace shows: its folder (pto-kernels/ or kernel/), else the
-    classification of what the folder holds."""
-    folders = {k: (layout.workspace / k.workspace_subdir).is_dir() for k in OperatorKind}
+    """The kind the workspace shows: its folder (each kind's own, e.g. pto-kernels/ or
+    kernel/), else the classification of what the folder holds."""
+    folders = {k: (layout.workspace / spec.workspace_subdir).is_dir() for k, spec in PROJECT_KINDS.items()}
     present = [k for k, there in folders.items() if there]
     if len(present) == 1:
         return present[0]
-    for kind in present or list(OperatorKind):
-        candidate = classify(layout.workspace / kind.workspace_subdir) if kind in present else None
+    for kind in present:
+        candidate = classify(layout.workspace / project_kind(kind).workspace_subdir)
         if candidate is not None and candidate.kind is not None:
             return candidate.kind
     candidate = classify(layout.workspace) if layout.workspace.is_dir() else None
@@ -104,14 +105,15 @@ def case_from_requirements(path: Path) -> tuple[CaseConfig, int | None]:
 def _create_project_file(layout: ProjectLayout, kind: OperatorKind | None, report: ImportReport) -> None:
     kind = kind or infer_kind(layout)
     if kind is None:
+        folders = " or ".join(f"{spec.workspace_subdir}/" for spec in PROJECT_KINDS.values())
         raise InputError(
-            "cannot tell the operator kind from workspace/ (pto-kernels/ or kernel/)",
+            f"cannot tell the operator kind from workspace/ ({folders})",
             file=layout.workspace,
-            hint="pass --kind pto-dsl or --kind pto-tile-lib",
+            hint="pass " + " or ".join(f"--kind {k.value}" for k in OperatorKind),
         )
     case, line = case_from_requirements(layout.requirements)
-    source = layout.workspace / kind.workspace_subdir
-    tunables = discover(source) if source.is_dir() else []
+    source = layout.workspace / project_kind(kind).workspace_subdir
+    tunables = source_kind(kind).tunables(source) if source.is_dir() else []
     text = new_project_document(
         OperatorConfig(name=layout.root.name, kind=kind, source="(imported hand-written project)"),
         case,

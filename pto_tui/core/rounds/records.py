@@ -13,7 +13,8 @@ from enum import Enum
 from typing import Any, TypeVar
 
 from pto_tui.core.operators.workload_reads import WorkloadRead
-from pto_tui.core.project.config import CPU_SIM, Scalar
+from pto_tui.core.project.config import Scalar
+from pto_tui.core.project.modes import simulated_mode
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, ChangeKind, Verdict
 
 OPEN = "open"
@@ -182,8 +183,8 @@ class Round:
 
     @property
     def simulated(self) -> bool:
-        """Its timings come from a CPU simulation, not an NPU."""
-        return self.measurement.target_mode == CPU_SIM
+        """Its timings come from a simulation, not an NPU."""
+        return simulated_mode(self.measurement.target_mode)
 
     @property
     def leads(self) -> bool:

@@ -7,8 +7,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pto_tui.core.project.config import CPU_SIM
 from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.modes import recorded_mode
 from pto_tui.core.rounds.durations import duration_in, format_duration
 from pto_tui.core.rounds.interleaved import interleaved_text
 from pto_tui.core.rounds.records import (
@@ -282,8 +282,9 @@ def _performance_text(m: Measurement) -> str:
         if m.tflops is not None:
             perf += f", {m.tflops:.3f} TFLOPS"
         perf += ")"
-        if m.target_mode == CPU_SIM:
-            perf += "; simulated: pto-isa's CPU simulation (cpu-sim target), not NPU timings"
+        mode = recorded_mode(m.target_mode)
+        if mode is not None and mode.simulated:
+            perf += f"; simulated: {mode.timing_note}"
     if m.problem:
         perf = (perf + "; " if perf else "") + m.problem
     return perf

@@ -19,8 +19,8 @@ from textual.widgets.option_list import Option
 
 from pto_tui.core.errors import PtoError
 from pto_tui.core.operators.scan import Candidate, classify, scan
-from pto_tui.core.project.config import CPU_SIM, NPU
-from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.core.project.modes import DEFAULT_MODE, chosen_modes, mode_spec
+from pto_tui.core.vocabulary import OperatorKind, TargetMode
 from pto_tui.tui.compact import make_compact
 from pto_tui.tui.forms import FORM
 from pto_tui.tui.new_project import Answers, create, parse_pairs
@@ -74,9 +74,8 @@ class WizardScreen(Screen[Path | None]):
             yield Input("local", id="wz-target", placeholder="local or ssh:ALIAS")
             yield Input(id="wz-workdir", placeholder="remote work directory (ssh targets)")
             yield Input(id="wz-envsetup", placeholder="env set-up line, e.g. source set_env.sh")
-            yield Select([("npu: Bisheng, CANN and an NPU", NPU),
-                          ("cpu-sim: pto-isa's CPU simulation (tile-lib; simulated timings)", CPU_SIM)],
-                         value=NPU, id="wz-mode", allow_blank=False)
+            yield Select([(f"{m.value}: {mode_spec(m).choice}", m.value) for m in chosen_modes()],
+                         value=DEFAULT_MODE.value, id="wz-mode", allow_blank=False)
             with Horizontal(classes="buttons"):
                 yield Input(id="wz-compiler", placeholder="cpu-sim compiler (c++)")
                 yield Input(id="wz-cxxflags", placeholder="cpu-sim flags, e.g. -stdlib=libc++")
@@ -175,7 +174,7 @@ class WizardScreen(Screen[Path | None]):
             target=value("wz-target") or "local",
             work_dir=value("wz-workdir"),
             env_setup=value("wz-envsetup"),
-            mode=mode if isinstance(mode, str) else NPU,
+            mode=TargetMode(mode) if isinstance(mode, str) else DEFAULT_MODE,
             compiler=value("wz-compiler") or "c++",
             cxx_flags=value("wz-cxxflags"),
             engine=engine if isinstance(engine, str) else "builtin",

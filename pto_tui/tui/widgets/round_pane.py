@@ -21,6 +21,7 @@ from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Stati
 
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.config import Scalar
+from pto_tui.core.project.kinds.registry import project_kind
 from pto_tui.core.rounds.records import Measurement, Round
 from pto_tui.core.vocabulary import ChangeKind
 from pto_tui.tui.format import duration, iter_name, round_duration, verdict_text
@@ -288,7 +289,7 @@ class RoundPane(Vertical, ProjectPane):
         from pto_tui.tui.screens.editor import FilePicker, TextEditor, open_in_editor
 
         config = self.campaign.config
-        root = self.session.layout.workspace / config.operator.kind.workspace_subdir
+        root = self.session.layout.workspace / project_kind(config.operator.kind).workspace_subdir
 
         def picked(path: object) -> None:
             if path is None:

@@ -1,0 +1,75 @@
+"""The interface every operator kind's backend implements: build, check, benchmark once
+(each kind's in `backends/kinds/<kind>.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from pto_tui.backends.site import OperatorSite
+from pto_tui.core.project.config import Scalar
+from pto_tui.core.rules.rule import Finding
+
+BUILD_TIMEOUT = 3600.0
+BENCH_TIMEOUT = 3600.0
+
+
+@dataclass(frozen=True)
+class BenchOutcome:
+    """One benchmark run: either numbers (with correctness) or the reason there are none."""
+
+    correct: bool | None = None  # None: correctness could not be determined
+    duration_us: float | None = None
+    reference_us: float | None = None
+    tflops: float | None = None
+    problem: str = ""  # why the run failed or is invalid
+    report: str = ""  # the result file the numbers came from
+    reference_problem: str = ""  # why the report has no reference timing (e.g. a blocked baseline)
+    # the rule the problem breaks, when it is one (a report of another workload): a report
+    # given by hand is refused by it, a run's own makes the round invalid
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def valid(self) -> bool:
+        return not self.problem and self.correct is not None and self.duration_us is not None
+
+
+def exit_text(output_tail: str, code: int | None) -> str:
+    """How a command ended, with the last lines of its output."""
+    tail = output_tail.strip().splitlines()[-3:]
+    return f"exit code {code}" + (": " + " | ".join(tail) if tail else "")
+
+
+class Backend:
+    """Build and benchmark an operator on its site."""
+
+    def __init__(self, site: OperatorSite, flops: float | None = None) -> None:
+        self.site = site
+        self.flops = flops
+
+    async def build(self, parameters: Mapping[str, Scalar], step: str = "build") -> tuple[bool, str]:
+        """(ok, problem). A build is ok when its command exits 0."""
+        command = self.site.render(self.site.config.commands.build, parameters)
+        out = await self.site.run(step, command, parameters=parameters, timeout=BUILD_TIMEOUT)
+        if out.ok:
+            return True, ""
+        return False, "build failed: " + exit_text(out.tail(), out.record.exit_code)
+
+    async def correctness(self, parameters: Mapping[str, Scalar]) -> tuple[bool | None, str]:
+        """A separate correctness command when the project has one: exit 0 passes.
+        (None, "") when there is none: the first benchmark run's check counts instead."""
+        template = self.site.config.commands.correctness
+        if not template:
+            return None, ""
+        command = self.site.render(template, parameters)
+        out = await self.site.run("correctness", command, parameters=parameters, timeout=BENCH_TIMEOUT)
+        passed = self._correct_from_output(out.text, out.ok)
+        if passed:
+            return True, ""
+        return False, "correctness check failed: " + exit_text(out.tail(), out.record.exit_code)
+
+    def _correct_from_output(self, text: str, exit_ok: bool) -> bool:
+        return exit_ok
+
+    async def benchmark(self, step: str, parameters: Mapping[str, Scalar]) -> BenchOutcome:
+        raise NotImplementedError

@@ -1,0 +1,31 @@
+"""Probes several operator kinds share: Python, CMake, and the C++ toolchain of a build in
+pto-isa's CPU simulation (the compiler and flags of [target])."""
+
+from __future__ import annotations
+
+import shlex
+
+from pto_tui.core.project.config import Target
+from pto_tui.jobs.probes import Probe
+
+PYTHON = Probe("python", "command -v python3 && python3 --version", "python", version_line=-1)
+CMAKE = Probe("cmake", "cmake --version", "cmake")
+
+# a C++20 program compiled, linked and run with the build's compiler and flags
+_COMPILE = (
+    'd=$(mktemp -d) && printf \'#include <cstdio>\\nint main() {{ std::puts("ok"); }}\\n\' > "$d/probe.cpp"'
+    ' && {compiler} -std=c++20 {flags} "$d/probe.cpp" -o "$d/probe" && "$d/probe"; s=$?; rm -rf "$d"; exit $s'
+)
+
+
+def cpu_sim_probes(target: Target) -> list[Probe]:
+    """The compiler a CPU-simulation build uses, said so in the probe names."""
+    compiler = shlex.quote(target.compiler)
+    flags = " ".join(shlex.quote(f) for f in shlex.split(target.cxx_flags))
+    what = target.compiler + (f" {target.cxx_flags}" if target.cxx_flags else "")
+    return [
+        Probe(f"{target.compiler} (cpu-sim, instead of Bisheng)", f"{compiler} --version", target.compiler),
+        Probe(f"C++20 compile, link, run ({what})", _COMPILE.format(compiler=compiler, flags=flags)),
+        CMAKE,
+        PYTHON,
+    ]

@@ -1,0 +1,72 @@
+"""PTO-tile-lib operators in source: a CMakeLists.txt with C++ sources using
+<pto/pto-inst.hpp>, tile types and PTO instructions; the folder owns its sub-folders, its
+knobs are traced through the generated cases (tilelib_knobs.py), its build may reach
+folders of its repository (tilelib_repository.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from pto_tui.core.operators.evidence import cpp_evidence, read_head
+from pto_tui.core.operators.kinds.spec import KindEvidence, KindSource
+from pto_tui.core.operators.tilelib_build import tilelib_commands
+from pto_tui.core.operators.tilelib_executables import CPU_SIM_OPTION, offers_cpu_sim
+from pto_tui.core.operators.tilelib_repository import CMAKE_LISTS, TileLibRepository, find_tilelib_repository
+from pto_tui.core.operators.tunables import discover
+from pto_tui.core.project.modes import mode_spec
+from pto_tui.core.vocabulary import OperatorKind, TargetMode
+
+_CPP_SUFFIXES = {".cpp", ".hpp", ".h", ".cc", ".cxx", ".hh"}
+
+
+def gather(folder: Path, files: list[Path]) -> KindEvidence:
+    """PTO C++ in the folder's sources, and a CMake project that builds it."""
+    found = KindEvidence()
+    for path in files:
+        if path.suffix not in _CPP_SUFFIXES:
+            continue
+        rel = path.relative_to(folder).as_posix()
+        text = read_head(path)
+        if text and (lines := cpp_evidence(rel, text)):
+            found.lines.extend(lines)
+            found.files.append(rel)
+    found.found = (folder / CMAKE_LISTS).is_file() and bool(found.lines)
+    if found.found:
+        found.lines.insert(0, f"{CMAKE_LISTS}: CMake project")
+    elif found.lines:  # PTO C++ without a CMake project: say so rather than guess
+        found.unclear = f"PTO C++ sources but no {CMAKE_LISTS}"
+    return found
+
+
+def build_repository(source: Path) -> TileLibRepository | None:
+    return find_tilelib_repository(source) if source.is_dir() else None
+
+
+def found_commands(source: Path, defaults: Mapping[str, str], mode: TargetMode) -> dict[str, tuple[str, str]]:
+    """The build and benchmark made for this operator: its generator's arguments, the
+    executable its CMake builds for the mode."""
+    return tilelib_commands(source, dict(defaults), mode) if source.is_dir() else {}
+
+
+def mode_problem(source: Path, mode: TargetMode) -> str:
+    """A mode run in pto-isa's CPU simulation needs the operator's CMake to offer it."""
+    if mode_spec(mode).cpu_simulation and not offers_cpu_sim(source):
+        return (
+            f"{source / CMAKE_LISTS}: no {CPU_SIM_OPTION} option, so the {mode.value} build "
+            "(pto-isa's CPU simulation runner) cannot be configured"
+        )
+    return ""
+
+
+PTO_TILE_LIB = KindSource(
+    kind=OperatorKind.PTO_TILE_LIB,
+    gather=gather,
+    tunables=discover,
+    owns_subfolders=True,
+    project_file=CMAKE_LISTS,
+    case_reads_in_source=True,
+    build_repository=build_repository,
+    found_commands=found_commands,
+    mode_problem=mode_problem,
+)
