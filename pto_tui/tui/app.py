@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
@@ -30,6 +30,7 @@ from pto_tui.tui.keys import load_keymap
 from pto_tui.tui.screens.help import HelpScreen
 from pto_tui.tui.screens.leave import KEEP, STOP, LeaveScreen, describe_job
 from pto_tui.tui.session import Session
+from pto_tui.tui.typed_app import WorkbenchApp
 
 if TYPE_CHECKING:  # imported when first used: after the first frame
     from pto_tui.tui.widgets.run_pane import RunPane
@@ -39,7 +40,7 @@ if TYPE_CHECKING:  # imported when first used: after the first frame
 TEXTUAL_DUPLICATES = frozenset({"Quit", "Keys", "Maximize"})
 
 
-class PtoApp(App[int]):
+class PtoApp(WorkbenchApp):
     CSS_PATH = "app.tcss"
     TITLE = "pto-tui"
     ENABLE_COMMAND_PALETTE = True
@@ -186,15 +187,6 @@ class PtoApp(App[int]):
                         exclusive=True, exit_on_error=False)
 
     # ------------------------------------------------------------ errors
-
-    def report_error(self, error: BaseException, title: str = "") -> None:
-        """The one place errors become a visible notice (workers and panes call it)."""
-        if isinstance(error, PtoError):
-            text = error.render()
-            title = title or ("refused" if error.__class__.__name__ == "RuleViolation" else "")
-        else:
-            text = f"{error.__class__.__name__}: {error}"
-        self.notify(text, title=title or "error", severity="error", timeout=10)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.error is not None:

@@ -1,24 +1,43 @@
-"""The app as its own type, for widgets and screens: `pto_app(self).report_error(...)`.
+"""The app as widgets and screens reach it: `pto_app(self).report_error(...)`.
 
-Textual types `node.app` as any App; this checks once, here, that it is the PtoApp,
-instead of a `type: ignore` at every call of the app's own methods.
+Textual types `node.app` as any App. `WorkbenchApp` declares what widgets and screens call
+on the app, and `pto_app` checks once, here, that the app is one, instead of a
+`type: ignore` at every call. It lives apart from app.py (`PtoApp`, its one
+implementation), which imports the screens that call it: no import cycle.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
 
+from textual.app import App
 from textual.dom import DOMNode
 
-if TYPE_CHECKING:
-    from pto_tui.tui.app import PtoApp
+from pto_tui.core.errors import PtoError
 
 
-def pto_app(node: DOMNode) -> PtoApp:
-    """The PtoApp this node runs in (a TypeError in any other app: a bug, not an input)."""
-    from pto_tui.tui.app import PtoApp  # app.py imports the screens that call this
+class WorkbenchApp(App[int]):
+    """What the panes and screens ask of the application."""
 
+    def report_error(self, error: BaseException, title: str = "") -> None:
+        """The one place errors become a visible notice (workers and panes call it)."""
+        if isinstance(error, PtoError):
+            text = error.render()
+            title = title or ("refused" if error.__class__.__name__ == "RuleViolation" else "")
+        else:
+            text = f"{error.__class__.__name__}: {error}"
+        self.notify(text, title=title or "error", severity="error", timeout=10)
+
+    def open_project(self, root: Path) -> None:
+        raise NotImplementedError
+
+    async def close_project(self) -> None:
+        raise NotImplementedError
+
+
+def pto_app(node: DOMNode) -> WorkbenchApp:
+    """The application this node runs in (a TypeError in any other app: a bug, not an input)."""
     app = node.app
-    if not isinstance(app, PtoApp):
-        raise TypeError(f"{type(node).__name__} runs in {type(app).__name__}, not in PtoApp")
+    if not isinstance(app, WorkbenchApp):
+        raise TypeError(f"{type(node).__name__} runs in {type(app).__name__}, not in pto-tui's app")
     return app
