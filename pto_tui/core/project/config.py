@@ -147,6 +147,20 @@ class Discipline:
 
 
 @dataclass(frozen=True)
+class StepLimits:
+    """[limits]: the seconds each kind of step may run; 0 derives the limit from the
+    baseline's own time (`limits.py` says how)."""
+
+    build: float = 0.0
+    correctness: float = 0.0
+    benchmark: float = 0.0  # each benchmark run (and warm-up run)
+
+    def configured(self, kind: str) -> float:
+        """The seconds set for `kind` (a name of limits.STEP_KINDS); 0 when derived."""
+        return float(getattr(self, kind))
+
+
+@dataclass(frozen=True)
 class ProjectConfig:
     operator: OperatorConfig
     case: CaseConfig
@@ -161,6 +175,7 @@ class ProjectConfig:
     # path patterns (relative to workspace/) of the files a round may edit; when set, every
     # other workspace file is protected too
     editable: tuple[str, ...] = ()
+    limits: StepLimits = StepLimits()
 
 
 # ---------------------------------------------------------------- per-kind defaults

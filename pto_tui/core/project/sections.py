@@ -34,7 +34,7 @@ from pto_tui.core.project.schema import (
     Section,
     Written,
 )
-from pto_tui.core.project.sections_campaign import DISCIPLINE, PHASES, SCOPE, STATE, TOLERANCES
+from pto_tui.core.project.sections_campaign import DISCIPLINE, LIMITS, PHASES, SCOPE, STATE, TOLERANCES
 from pto_tui.core.vocabulary import OperatorKind, TargetKind, TargetMode
 
 # The comment lines at the top of a fresh project.toml; the reference opens with them too.
@@ -385,6 +385,7 @@ SECTIONS: tuple[Section, ...] = (
     TARGET,
     COSTMODEL,
     DISCIPLINE,
+    LIMITS,
     PHASES,
     SCOPE,
     TOLERANCES,
