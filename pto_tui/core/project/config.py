@@ -91,8 +91,9 @@ class Target:
     env_setup: str = ""  # prefixed to every command, e.g. "source .../set_env.sh"
     npu_id: int = 0
     ssh_config: str = ""  # an SSH config file to use instead of ~/.ssh/config
-    # What the target runs: the NPU, pto-isa's CPU simulation (timings are simulated, not
-    # NPU performance) or the built-in CPU demo operators (modes.py says what each changes).
+    # What the target runs: the NPU, pto-isa's CPU simulation (timings are the host's
+    # wall-clock time of the simulation, not NPU time) or the built-in CPU demo operators
+    # (modes.py says what each changes).
     mode: TargetMode = DEFAULT_MODE
     compiler: str = "c++"  # the C++ compiler of a cpu-sim build ({compiler})
     cxx_flags: str = ""  # compile and link flags of a cpu-sim build ({cxx_flags})
