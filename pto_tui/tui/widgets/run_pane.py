@@ -181,6 +181,7 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         self.post_run.ask_for(None)
         self.query_one(StepTable).clear()
         self._step_started.clear()
+        self.silence = Silence()  # a step a cancelled run left is no longer running
         self._show_verdict(None)
         self.log_pane.begin(title, cancel=self.action_cancel)
         self.add_class("-running")  # the log gets most of the pane while a job runs
