@@ -22,8 +22,8 @@ from pto_tui.backends.environment_checks import (
 )
 from pto_tui.backends.kinds.registry import backend_for, runtime_kind
 from pto_tui.backends.loop import case_flops, site_for
-from pto_tui.backends.runs import HeldFinish
-from pto_tui.backends.site import EventSink, OperatorSite, StepInterrupted
+from pto_tui.backends.runs import HeldFinish, benchmark_step, build_step
+from pto_tui.backends.site import EventSink, OperatorSite, StepInterrupted, StepTimedOut
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.operators.script_imports import command_scripts, third_party_imports
@@ -65,7 +65,7 @@ def _module_probes(config: ProjectConfig, operator: Path) -> list[Probe]:
 async def _probe(site: OperatorSite, probe: Probe, notes: EnvironmentNotes, cwd: str = "") -> bool:
     try:
         out = await site.run(probe_step(probe.name), probe.command, cwd=cwd, timeout=PROBE_TIMEOUT)
-    except StepInterrupted as error:
+    except (StepInterrupted, StepTimedOut) as error:
         notes.problems.append(error.render())
         return False
     ok = out.ok
@@ -119,14 +119,14 @@ async def _first_result(campaign: Campaign, site: OperatorSite, notes: Environme
     """One full build and one valid result (for DSL: baseline and PTO both ok)."""
     backend = backend_for(site, case_flops(campaign.config.case, campaign.config.operator))
     parameters = {name: t.value for name, t in campaign.config.tunables.items()}
-    ok, problem = await backend.build(parameters, BUILD_STEP)
+    ok, problem = await build_step(backend, parameters, BUILD_STEP)
     notes.build_outcome = "build succeeded" if ok else problem
     notes.probes[FULL_BUILD] = ok
     if not ok:
         notes.problems.append(problem)
         return
     with HeldFinish(site, FIRST_RESULT_STEP) as finish:
-        outcome = await backend.benchmark(FIRST_RESULT_STEP, parameters)
+        outcome = await benchmark_step(backend, FIRST_RESULT_STEP, parameters)
         valid = outcome.valid and bool(outcome.correct)
         needs_reference = runtime_kind(campaign.config.operator.kind).needs_reference
         no_baseline = needs_reference and outcome.reference_us is None

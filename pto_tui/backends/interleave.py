@@ -30,7 +30,16 @@ from pathlib import Path
 
 from pto_tui.backends.kinds.backend import Backend
 from pto_tui.backends.kinds.registry import backend_for
-from pto_tui.backends.runs import RunPlan, more_runs, one_run, say, take_run, take_warm_up, warm_up_step
+from pto_tui.backends.runs import (
+    RunPlan,
+    build_step,
+    more_runs,
+    one_run,
+    say,
+    take_run,
+    take_warm_up,
+    warm_up_step,
+)
 from pto_tui.backends.site import OperatorSite, StepEvent
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.campaign.campaign import Campaign
@@ -82,7 +91,7 @@ class Interleave:
             return
         say(site, f"building the frontier {self.name} for interleaved runs, in {where}", "frontier build")
         self.built_file.unlink(missing_ok=True)
-        ok, problem = await self.backend.build(self.parameters, "frontier build")
+        ok, problem = await build_step(self.backend, self.parameters, "frontier build")
         if not ok:
             raise self.unavailable(problem)
         record = {"round": self.number, "built_in": where, "at": time.time()}

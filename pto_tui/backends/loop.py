@@ -4,8 +4,9 @@ A round run: record the changes (files and diff as they are now) -> sync -> buil
 correctness -> only then the benchmark, repeated per the project's discipline ->
 verdict -> records. After the minimum of runs, a round measures on while its verdict is
 undecided, up to the discipline's max_repeats; with `interleave` on, in pairs with runs of
-the frontier's own build on the same target (`interleave.py`). A cancelled or lost step raises and
-leaves the round open with nothing half-written: measurements are recorded only once
+the frontier's own build on the same target (`interleave.py`). A step past its limit
+([limits]) is stopped and fails the round ("build timed out after 1800 s"). A cancelled or
+lost step raises and leaves the round open with nothing half-written: measurements are recorded only once
 every step has finished (each run's sample is kept in the round's sample journal as it
 ends, so none is lost).
 """
@@ -18,9 +19,9 @@ from collections.abc import Callable
 from pto_tui.backends.interleave import Interleave, interleaved_frontier
 from pto_tui.backends.kinds.backend import Backend
 from pto_tui.backends.kinds.registry import backend_for
-from pto_tui.backends.runs import HeldFinish, RunPlan, benchmark_runs
+from pto_tui.backends.runs import HeldFinish, RunPlan, benchmark_runs, build_step
 from pto_tui.backends.sample_journal import SampleJournal
-from pto_tui.backends.site import EventSink, OperatorSite
+from pto_tui.backends.site import EventSink, OperatorSite, StepTimedOut
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.opening import check_environment_passed
 from pto_tui.core.operators.case_strings import workload_shape
@@ -80,7 +81,7 @@ async def measure(
     m = copy.deepcopy(so_far) if so_far is not None else Measurement()
     keep = journal or (lambda _m: None)
     if m.build != "ok":
-        ok, problem = await backend.build(parameters)
+        ok, problem = await build_step(backend, parameters)
         m.build = "ok" if ok else "failed"
         if not ok:
             m.problem = problem
@@ -88,7 +89,11 @@ async def measure(
         keep(m)
     if m.correctness != "pass":
         with HeldFinish(backend.site, "correctness") as finish:
-            passed, problem = await backend.correctness(parameters)
+            try:
+                passed, problem = await backend.correctness(parameters)
+            except StepTimedOut as error:  # no verdict on the numbers: the round is invalid
+                m.problem = error.render()
+                return m
             finish.release(problem if passed is False else "")
         if passed is False:
             m.correctness, m.problem = "fail", problem

@@ -15,6 +15,7 @@ from pto_tui.backends.site import EventSink
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.operators.case_strings import workload_shape
+from pto_tui.core.project.limits import BENCHMARK
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.jobs.runner import JobRunner
 
@@ -141,7 +142,8 @@ async def _reference(campaign: Campaign, runner: JobRunner, on_event: EventSink 
     await site.sync()
     template = campaign.config.commands.reference
     command = site.render(template, {}) if template else sdpa_command(campaign)
-    out = await site.run("torch_npu baseline", command, timeout=3600)
+    # a benchmark of its own: under the benchmark limit (timing out raises, naming it)
+    out = await site.run("torch_npu baseline", command, timeout=await site.limit(BENCHMARK))
     if not out.ok:
         raise PtoError(f"the reference benchmark failed (exit code {out.record.exit_code}): {out.tail(4)}")
     baseline = parse_reference_output(out.stdout)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from pto_tui.backends.kinds.backend import Backend, BenchOutcome
-from pto_tui.backends.site import OperatorSite, StepEvent
+from pto_tui.backends.site import OperatorSite, StepEvent, StepTimedOut
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.reports.fields import tflops_at_median
 from pto_tui.core.rounds.records import Measurement
@@ -144,9 +144,27 @@ def _clear_runs(m: Measurement) -> None:
 
 async def one_run(backend: Backend, step: str, parameters: dict[str, Scalar]) -> BenchOutcome:
     with HeldFinish(backend.site, step) as finish:
-        outcome = await backend.benchmark(step, parameters)
+        outcome = await benchmark_step(backend, step, parameters)
         finish.release("" if outcome.valid and outcome.correct else outcome.problem or "invalid result")
     return outcome
+
+
+async def benchmark_step(backend: Backend, step: str, parameters: dict[str, Scalar]) -> BenchOutcome:
+    """One benchmark run; a run past its limit ([limits]) is a failed run that says so."""
+    try:
+        return await backend.benchmark(step, parameters)
+    except StepTimedOut as error:
+        return BenchOutcome(problem=error.after)
+
+
+async def build_step(
+    backend: Backend, parameters: dict[str, Scalar], step: str = "build"
+) -> tuple[bool, str]:
+    """(ok, problem) of a build; one past its limit failed: "build timed out after 1800 s"."""
+    try:
+        return await backend.build(parameters, step)
+    except StepTimedOut as error:
+        return False, error.render()
 
 
 def warm_up_step(index: int, plan: RunPlan) -> str:

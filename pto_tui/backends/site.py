@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from pto_tui.backends.step_times import baseline_step_seconds
 from pto_tui.core.errors import PtoError
 from pto_tui.core.project.commands import (
     check_value,
@@ -29,6 +30,7 @@ from pto_tui.core.project.commands import (
 )
 from pto_tui.core.project.config import ProjectConfig, Scalar, Target, operator_folder
 from pto_tui.core.project.layout import ProjectLayout, round_dir_name
+from pto_tui.core.project.limits import step_limit
 from pto_tui.jobs.errors import FetchError
 from pto_tui.jobs.job import Job
 from pto_tui.jobs.logfile import read_log
@@ -50,7 +52,17 @@ EventSink = Callable[[StepEvent], None]
 
 
 class StepInterrupted(PtoError):
-    """A step was cancelled, timed out or lost: its outcome is unknown, nothing is recorded."""
+    """A step was cancelled or lost: its outcome is unknown, nothing is recorded."""
+
+
+class StepTimedOut(PtoError):
+    """A step ran past its limit ([limits]) and was stopped, its process tree killed. Its
+    outcome is known: the step failed, `after` says how ("timed out after 600 s")."""
+
+    def __init__(self, step: str, after: str) -> None:
+        self.step = step
+        self.after = after
+        super().__init__(f"{step} {after}")
 
 
 @dataclass
@@ -86,10 +98,13 @@ def take_line(step: str, line: LogLine, output: StepOutput, emit: EventSink) -> 
 
 
 def finished(step: str, output: StepOutput, emit: EventSink) -> StepOutput:
-    """The step's end: a cancelled, timed-out or lost job raises StepInterrupted."""
+    """The step's end: a cancelled or lost job raises StepInterrupted, a timed-out one
+    StepTimedOut (the caller records the step as failed)."""
     emit(StepEvent(step, "finished", record=output.record))
     state = output.record.state
-    if state in (JobState.CANCELLED, JobState.TIMED_OUT, JobState.LOST):
+    if state is JobState.TIMED_OUT:
+        raise StepTimedOut(step, output.record.error or state.value)
+    if state in (JobState.CANCELLED, JobState.LOST):
         why = output.record.error or state.value
         raise StepInterrupted(f"step '{step}' {state.value}: {why}")
     return output
@@ -123,6 +138,7 @@ class OperatorSite:
         # prefixed to job names so a round's logs can be found again (e.g. "iter-003")
         self.label = ""
         self.round_number: int | None = None  # the round its jobs run steps of (for_round)
+        self._baseline_seconds: dict[str, float] | None = None  # read once, when first needed
 
     def for_round(self, number: int, label: str = "") -> None:
         """Run this site's jobs for round `number`: their records say so, and their names
@@ -139,6 +155,14 @@ class OperatorSite:
         other.target = replace(self.target, work_dir=work_dir or str(workspace))
         other.current = None
         return other
+
+    async def limit(self, kind: str) -> float:
+        """The seconds a step of `kind` (build, correctness, benchmark) may run: [limits],
+        or derived from the baseline's own time when it says 0 (core/project/limits.py)."""
+        configured = self.config.limits.configured(kind)
+        if configured <= 0 and self._baseline_seconds is None:
+            self._baseline_seconds = await asyncio.to_thread(baseline_step_seconds, self.runner.log_dir)
+        return step_limit(kind, configured, (self._baseline_seconds or {}).get(kind))
 
     @property
     def synced(self) -> bool:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from pto_tui.core.errors import PtoError
+from pto_tui.core.project.limits import timed_out_text
 from pto_tui.jobs import shell
 from pto_tui.jobs.errors import JobError
 from pto_tui.jobs.executor import Executor, ExitInfo, Process
@@ -105,7 +106,7 @@ class Follower:
         why: Ending = "stop" if self.events.stop.is_set() else "timeout"
         if why == "timeout":
             self.events.stop_reason = JobState.TIMED_OUT
-            await self.output.meta(f"timeout after {self.spec.timeout:g} s")
+            await self.output.meta(f"{timed_out_text(self.spec.timeout or 0)}: stopping it")
         info = await self._terminate(process, finished, pumps)
         return info, why
 

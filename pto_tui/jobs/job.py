@@ -15,6 +15,7 @@ from typing import Any
 
 from pto_tui.core.errors import PtoError
 from pto_tui.core.project.config import Target
+from pto_tui.core.project.limits import timed_out_text
 from pto_tui.jobs.errors import JobError
 from pto_tui.jobs.executor import Executor, ExitInfo, OutStream
 from pto_tui.jobs.follow import Ending, JobEvents
@@ -202,6 +203,8 @@ class Job:
             return
         if why in ("stop", "timeout"):
             state = self._events.stop_reason or JobState.CANCELLED
+            if state is JobState.TIMED_OUT:  # the step's failure, in words
+                changes["error"] = timed_out_text(self.spec.timeout or 0)
             self._update(state=state, **changes)
             await meta(f"{state.value} ({describe_exit(info)})")
         elif not info.known:

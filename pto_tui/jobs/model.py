@@ -97,6 +97,7 @@ class JobRecord:
     client_start: str = ""  # that process's start time (tells a reused pid apart)
     orphan: bool = False  # lost, and what may survive of it on the target not yet killed
     round_number: int | None = None  # the round the job ran a step of (None: no round's)
+    timeout: float | None = None  # the seconds it may run (JobSpec.timeout), None: no limit
 
     def __post_init__(self) -> None:
         # a frozen record must not share a dict someone else may mutate

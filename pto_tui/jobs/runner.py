@@ -90,6 +90,7 @@ class JobRunner:
             target=target.label,
             name=spec.name,
             round_number=spec.round_number,
+            timeout=spec.timeout,
             cwd=cwd,
             env=dict(spec.env),
             detached=spec.detached,

@@ -8,10 +8,8 @@ from dataclasses import dataclass
 
 from pto_tui.backends.site import OperatorSite
 from pto_tui.core.project.config import Scalar
+from pto_tui.core.project.limits import BUILD, CORRECTNESS
 from pto_tui.core.rules.rule import Finding
-
-BUILD_TIMEOUT = 3600.0
-BENCH_TIMEOUT = 3600.0
 
 
 @dataclass(frozen=True)
@@ -50,7 +48,7 @@ class Backend:
     async def build(self, parameters: Mapping[str, Scalar], step: str = "build") -> tuple[bool, str]:
         """(ok, problem). A build is ok when its command exits 0."""
         command = self.site.render(self.site.config.commands.build, parameters)
-        out = await self.site.run(step, command, parameters=parameters, timeout=BUILD_TIMEOUT)
+        out = await self.site.run(step, command, parameters=parameters, timeout=await self.site.limit(BUILD))
         if out.ok:
             return True, ""
         return False, "build failed: " + exit_text(out.tail(), out.record.exit_code)
@@ -62,7 +60,8 @@ class Backend:
         if not template:
             return None, ""
         command = self.site.render(template, parameters)
-        out = await self.site.run("correctness", command, parameters=parameters, timeout=BENCH_TIMEOUT)
+        limit = await self.site.limit(CORRECTNESS)
+        out = await self.site.run("correctness", command, parameters=parameters, timeout=limit)
         passed = self._correct_from_output(out.text, out.ok)
         if passed:
             return True, ""

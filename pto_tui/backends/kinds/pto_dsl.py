@@ -9,10 +9,11 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 
-from pto_tui.backends.kinds.backend import BENCH_TIMEOUT, Backend, BenchOutcome, exit_text
+from pto_tui.backends.kinds.backend import Backend, BenchOutcome, exit_text
 from pto_tui.backends.kinds.spec import KindRuntime
 from pto_tui.backends.probes import PYTHON
 from pto_tui.core.project.config import CaseConfig, ProjectConfig, Scalar, Target
+from pto_tui.core.project.limits import BENCHMARK
 from pto_tui.core.reports.fields import tflops_from
 from pto_tui.core.reports.parsers import ReportError, parse_report_json
 from pto_tui.core.rules.workload import case_timing, timing_findings
@@ -27,7 +28,7 @@ class DslBackend(Backend):
         clock = await site.run(f"{step}: clock", "date +%s.%N", quiet=True)
         started = clock.text.strip() or "0"
         command = site.render(site.config.commands.benchmark, parameters)
-        out = await site.run(step, command, parameters=parameters, timeout=BENCH_TIMEOUT)
+        out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK))
         listing = await site.run(
             f"{step}: find report",
             f"find {shlex.quote(results)} -name report.json -newermt @{shlex.quote(started)}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pto_tui.backends.kinds.backend import BENCH_TIMEOUT, Backend, BenchOutcome, exit_text
+from pto_tui.backends.kinds.backend import Backend, BenchOutcome, exit_text
 from pto_tui.backends.kinds.spec import KindRuntime
 from pto_tui.backends.probes import CMAKE, PYTHON, cpu_sim_probes
 from pto_tui.backends.site import StepOutput
@@ -21,6 +21,7 @@ from pto_tui.core.operators.tilelib_build import (
 )
 from pto_tui.core.operators.tilelib_knobs import resolve_knobs
 from pto_tui.core.project.config import ProjectConfig, Scalar, Target
+from pto_tui.core.project.limits import BENCHMARK, CORRECTNESS
 from pto_tui.core.reports.fields import tflops_from
 from pto_tui.core.reports.parsers import (
     ReportError,
@@ -88,7 +89,8 @@ class TileLibBackend(Backend):
         if not template:
             return None, ""
         command = self.site.render(template, parameters)
-        out = await self.site.run("correctness", command, parameters=parameters, timeout=BENCH_TIMEOUT)
+        limit = await self.site.limit(CORRECTNESS)
+        out = await self.site.run("correctness", command, parameters=parameters, timeout=limit)
         correct, problem = tilelib_verdict(out, None)
         return (True, "") if correct else (False, "correctness check failed: " + problem)
 
@@ -101,7 +103,7 @@ class TileLibBackend(Backend):
             return BenchOutcome(problem=error.render())
         before = await site.read_text(csv_rel, f"{step}: read report.csv")
         command = site.render(site.config.commands.benchmark, parameters)
-        out = await site.run(step, command, parameters=parameters, timeout=BENCH_TIMEOUT)
+        out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK))
         correct, problem = tilelib_verdict(out, len(cases) if cases else None)
         if not correct:
             return BenchOutcome(correct=correct, problem=problem)

@@ -13,6 +13,7 @@ from pto_tui.core.campaign.checks import (
 )
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.status import frontier_of
+from pto_tui.core.project.limits import timed_out
 from pto_tui.core.rounds.interleaved import frontier_runs
 from pto_tui.core.rounds.records import CLOSED, Measurement, Round
 from pto_tui.core.rules.measurement import verdict_input_findings
@@ -92,6 +93,8 @@ class RoundClosing:
         """The verdict the verdict rule gives `record`'s measurements against `frontier`."""
         m = record.measurement
         refuse(verdict_input_findings(m))
+        if m.build == "failed" and timed_out(m.problem):  # the build ran past its limit: say so
+            return VerdictResult(Verdict.FAILURE, m.problem, "")
         if m.build == "ok" and m.correctness != "fail" and m.problem and not m.samples_us:
             # the run produced no usable result (missing or malformed report, no
             # "test success" line, blocked benchmark): an invalid round

@@ -87,7 +87,8 @@ def tilelib_commands(
 
 
 # pto-isa's manual kernels scale their tick counts to time by this factor (20 for the
-# A2/A3 50 MHz counter); in CPU simulation a tick is one nanosecond of the CPU clock
+# A2/A3 50 MHz counter); in CPU simulation a tick is one nanosecond of the host's wall
+# clock (pto-isa's get_sys_cnt() reads std::chrono::steady_clock there)
 TICK_OPTION = "--sys_cnt_multiple"
 
 

@@ -91,8 +91,9 @@ class Target:
     env_setup: str = ""  # prefixed to every command, e.g. "source .../set_env.sh"
     npu_id: int = 0
     ssh_config: str = ""  # an SSH config file to use instead of ~/.ssh/config
-    # What the target runs: the NPU, pto-isa's CPU simulation (timings are simulated, not
-    # NPU performance) or the built-in CPU demo operators (modes.py says what each changes).
+    # What the target runs: the NPU, pto-isa's CPU simulation (timings are the host's
+    # wall-clock time of the simulation, not NPU time) or the built-in CPU demo operators
+    # (modes.py says what each changes).
     mode: TargetMode = DEFAULT_MODE
     compiler: str = "c++"  # the C++ compiler of a cpu-sim build ({compiler})
     cxx_flags: str = ""  # compile and link flags of a cpu-sim build ({cxx_flags})
@@ -147,6 +148,20 @@ class Discipline:
 
 
 @dataclass(frozen=True)
+class StepLimits:
+    """[limits]: the seconds each kind of step may run; 0 derives the limit from the
+    baseline's own time (`limits.py` says how)."""
+
+    build: float = 0.0
+    correctness: float = 0.0
+    benchmark: float = 0.0  # each benchmark run (and warm-up run)
+
+    def configured(self, kind: str) -> float:
+        """The seconds set for `kind` (a name of limits.STEP_KINDS); 0 when derived."""
+        return float(getattr(self, kind))
+
+
+@dataclass(frozen=True)
 class ProjectConfig:
     operator: OperatorConfig
     case: CaseConfig
@@ -161,6 +176,7 @@ class ProjectConfig:
     # path patterns (relative to workspace/) of the files a round may edit; when set, every
     # other workspace file is protected too
     editable: tuple[str, ...] = ()
+    limits: StepLimits = StepLimits()
 
 
 # ---------------------------------------------------------------- per-kind defaults

@@ -44,13 +44,16 @@ MODES: dict[TargetMode, ModeSpec] = {
     TargetMode.CPU_SIM: ModeSpec(
         TargetMode.CPU_SIM,
         summary="pto-isa's CPU simulation",
-        choice="pto-isa's CPU simulation (tile-lib; simulated timings)",
+        choice="pto-isa's CPU simulation (tile-lib; host wall-clock timings, not NPU time)",
         help="pto-isa's CPU simulation (PTO-tile-lib operators whose CMake offers "
         "PTO_CPU_SIM_STANDALONE): builds with [target] compiler and cxx_flags, probes that "
-        "toolchain by compiling, linking and running a C++20 program; timings are simulated, "
-        "labelled so on every screen, record and chart, and never compared with NPU timings",
+        "toolchain by compiling, linking and running a C++20 program; timings are the host's "
+        "wall-clock time of the simulation (noisy, not NPU time, no ranking of variants on the "
+        "NPU: the perf-sim mode counts cycles), labelled so on every screen, record and chart, "
+        "and never compared with NPU timings",
         simulated=True,
-        timing_note="pto-isa's CPU simulation (cpu-sim target), not NPU timings",
+        timing_note="host wall-clock time of pto-isa's CPU simulation (cpu-sim target): noisy, "
+        "not NPU time, not a ranking of variants on the NPU",
         cpu_simulation=True,
     ),
     TargetMode.DEMO: ModeSpec(

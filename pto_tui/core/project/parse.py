@@ -22,6 +22,7 @@ from pto_tui.core.project.config import (
     Discipline,
     OperatorConfig,
     ProjectConfig,
+    StepLimits,
     Target,
     Tunable,
 )
@@ -112,6 +113,7 @@ def _assemble(tables: Mapping[str, dict[str, Any]]) -> ProjectConfig:
         protected=tuple(tables["scope"]["protected"]),
         tolerances=tables["tolerances"],
         editable=tuple(tables["scope"]["editable"]),
+        limits=StepLimits(**tables["limits"]),
     )
 
 

@@ -34,7 +34,7 @@ from pto_tui.core.project.schema import (
     Section,
     Written,
 )
-from pto_tui.core.project.sections_campaign import DISCIPLINE, PHASES, SCOPE, STATE, TOLERANCES
+from pto_tui.core.project.sections_campaign import DISCIPLINE, LIMITS, PHASES, SCOPE, STATE, TOLERANCES
 from pto_tui.core.vocabulary import OperatorKind, TargetKind, TargetMode
 
 # The comment lines at the top of a fresh project.toml; the reference opens with them too.
@@ -305,8 +305,8 @@ TARGET = Section(
             "mode",
             STRING,
             "what the target runs: npu (Bisheng, CANN, an NPU), cpu-sim (pto-isa's CPU simulation, "
-            "tile-lib only: timings are simulated) or demo (the built-in CPU demo operators); "
-            "default demo for a demo operator, else npu",
+            "tile-lib only: timings are the host's wall-clock time of the simulation) or demo (the "
+            "built-in CPU demo operators); default demo for a demo operator, else npu",
             Target.mode,
             choices=TARGET_MODES,
             choice_error="unknown target mode {value!r}; expected one of: " + ", ".join(TARGET_MODES),
@@ -385,6 +385,7 @@ SECTIONS: tuple[Section, ...] = (
     TARGET,
     COSTMODEL,
     DISCIPLINE,
+    LIMITS,
     PHASES,
     SCOPE,
     TOLERANCES,

@@ -1,5 +1,5 @@
 """The tables of project.toml about the campaign's discipline: how measurements become
-verdicts, the phases, the editable scope, tolerances and pto-tui's own state.
+verdicts, how long a step may run, the phases, the editable scope, tolerances and pto-tui's own state.
 
 Declared like the tables in `sections.py`, which lists them in file order.
 """
@@ -12,6 +12,7 @@ from pto_tui.core.numbers import MAX_US
 from pto_tui.core.paths.patterns import pattern_problem
 from pto_tui.core.project.config import Discipline, default_protected
 from pto_tui.core.project.layout import MAX_ROUND
+from pto_tui.core.project.limits import BENCHMARK, BUILD, CORRECTNESS, LIMIT_FACTOR, MAX_LIMIT, derived_text
 from pto_tui.core.project.schema import (
     ANY,
     BOOLEAN,
@@ -143,6 +144,35 @@ DISCIPLINE = Section(
             "frontier and twice the runs)",
             Discipline.interleave,
         ),
+    ),
+    commented=True,
+)
+
+
+
+def _limit(name: str, what: str) -> Key:
+    return Key(
+        name,
+        NUMBER,
+        f"seconds {what} may run; 0: {derived_text(name)}",
+        0,
+        range=Range(
+            low=0,
+            high=MAX_LIMIT,
+            high_open=False,
+            message=f"limits.{name} must be a number of seconds, 0 (derived) to {MAX_LIMIT:g}",
+        ),
+    )
+
+
+LIMITS = Section(
+    "limits",
+    "Seconds a step may run before it is stopped (its process tree killed) and fails as "
+    f"'timed out after N s'; 0: a floor, or {LIMIT_FACTOR:g}x the baseline's own time if longer.",
+    keys=(
+        _limit(BUILD, "a build"),
+        _limit(CORRECTNESS, "the correctness command"),
+        _limit(BENCHMARK, "each benchmark run (a warm-up run too)"),
     ),
     commented=True,
 )

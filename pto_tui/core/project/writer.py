@@ -31,6 +31,7 @@ from pto_tui.core.project.sections import (
     DISCIPLINE,
     EFFECTIVE_COMMANDS,
     FILE_HEADER,
+    LIMITS,
     OPERATOR,
     PHASES,
     SCHEMA_KEY,
@@ -72,6 +73,7 @@ def new_project_document(
     doc.add(TARGET.name, _table(TARGET, _record(target)))
     doc.add(COSTMODEL.name, _table(COSTMODEL, _record(costmodel)))
     doc.add(DISCIPLINE.name, _table(DISCIPLINE, _defaults(DISCIPLINE)))
+    doc.add(LIMITS.name, _table(LIMITS, _defaults(LIMITS)))
     doc.add(PHASES.name, _table(PHASES, _defaults(PHASES)))
     if scope:
         table = tomlkit.table()

@@ -23,8 +23,10 @@ from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, PRE_EDIT_FIELDS
 
 ITERATIONS_TITLE = "# 迭代记录"
 SIMULATED_NOTE = (
-    "Timings marked (sim) were measured in pto-isa's CPU simulation (a cpu-sim target), "
-    "not on an NPU: they rank variants, they are not NPU performance."
+    "Timings marked (sim) were measured in pto-isa's CPU simulation (a cpu-sim target): "
+    "the host's wall-clock time of a multi-threaded simulation of the kernel, noisy, not NPU "
+    "time and not a ranking of variants on the NPU (a variant faster here may be slower there). "
+    "Cycle counts that decide come from the perf-sim mode."
 )
 TABLE_HEADER = "| Iter | Hypothesis | Changes | Baseline | PTO | Correct | Result |"
 TABLE_RULE = "|------|------------|---------|----------|-----|---------|--------|"

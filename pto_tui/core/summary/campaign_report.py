@@ -150,7 +150,8 @@ def _kept_section(rounds: Sequence[Round], initial_us: float) -> list[str]:
         if r.stability:
             result += f"; {r.stability}"
         if r.simulated:
-            result += "; kept from simulated timings (cpu-sim), to be confirmed on an NPU"
+            result += ("; kept from the CPU simulation's wall-clock timings (cpu-sim), no ranking "
+                       "on the NPU: to be confirmed there, or by the perf-sim mode's cycles")
         lines += [
             _heading(r),
             "",

@@ -76,7 +76,7 @@ def draw(model: ChartModel, fonts: ChartFonts | None = None) -> Figure:
     operator = clean_text(model.operator, fonts, fallback="operator")
     title = f"{operator}: PTO optimisation summary"
     if model.simulated:
-        title += " (simulated timings: CPU simulation, not NPU)"
+        title += " (simulated timings: CPU-simulation wall-clock, not NPU time)"
     fig.suptitle(title, fontsize=14, y=0.975, gid="title", **fonts.bold(title))
     width_in = fig.get_figwidth()
     fig.text(

@@ -27,6 +27,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
+from pto_tui.backends.silence import Silence
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.records import EnvironmentNotes, Round
@@ -63,6 +64,9 @@ from pto_tui.tui.widgets.run_outcome import (
 )
 from pto_tui.tui.widgets.step_table import StepTable
 
+# seconds a running step prints nothing before its row says so ("no output for 30 s")
+SILENCE_AFTER = 30.0
+
 
 class RunPane(Vertical, ProjectPane, can_focus=True):
     BINDINGS = [
@@ -86,6 +90,8 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         self.worker: Worker[None] | None = None
         self.running = ""  # the loop step running now
         self._step_started: dict[str, float] = {}
+        self.silence = Silence()  # the running step's silence, shown after silence_after s
+        self.silence_after = SILENCE_AFTER
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-hint")
@@ -100,6 +106,7 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
 
     def on_mount(self) -> None:
         self._draw()
+        self.set_interval(1.0, self._show_silence)
 
     def show_loaded(self, loaded: LoadedProject) -> None:
         self._draw()
@@ -174,6 +181,7 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         self.post_run.ask_for(None)
         self.query_one(StepTable).clear()
         self._step_started.clear()
+        self.silence = Silence()  # a step a cancelled run left is no longer running
         self._show_verdict(None)
         self.log_pane.begin(title, cancel=self.action_cancel)
         self.add_class("-running")  # the log gets most of the pane while a job runs
@@ -223,8 +231,14 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
             self.app.notify(warning, title="warning", severity="warning")
         campaign.warnings.clear()
 
+    def _show_silence(self) -> None:
+        self.query_one(StepTable).show_silence(self.silence.silent(self.silence_after))
+
     def _on_event(self, event: Any) -> None:  # StepEvent (backends are imported lazily)
+        self.silence.see(event)
         table = self.query_one(StepTable)
+        if event.kind == "line" and table.silent_step:
+            self._show_silence()  # it printed: the note goes at once
         now = asyncio.get_running_loop().time()
         if event.kind == "line" and event.line is not None:
             self.log_pane.write(event.line.stream, event.line.text)
