@@ -29,6 +29,7 @@ from pto_tui.backends.site import (
     take_line,
 )
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.requests import CloseRequest
 from pto_tui.core.errors import PtoError
 from pto_tui.core.project.layout import round_dir_name
 from pto_tui.core.rounds.records import Round
@@ -135,4 +136,4 @@ async def _resume(campaign: Campaign, runner: JobRunner, record: Round, on_event
     journal.finished()
     if not close:
         return measured
-    return campaign.close_round(record.number, analysis=analysis, next_step=next_step)
+    return campaign.close_round(CloseRequest(record.number, analysis=analysis, next_step=next_step))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from pto_tui.cli.common import add_json_flag, finish, open_campaign
+from pto_tui.core.campaign.requests import RerunRequest
 from pto_tui.core.rounds.record_toml import round_to_dict
 
 
@@ -30,7 +31,7 @@ def add_rerun(rsub: argparse._SubParsersAction) -> None:
 def cmd_rerun(args: argparse.Namespace) -> int:
     with open_campaign(args, write=True, command="pto-tui round rerun") as campaign:
         record = campaign.rerun_round(
-            args.number, bottleneck_recheck=args.recheck, new_direction=args.new_direction
+            RerunRequest(args.number, bottleneck_recheck=args.recheck, new_direction=args.new_direction)
         )
         folder = campaign.layout.round_dir(record.number)
         warnings = campaign.warnings

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pto_tui.core.campaign.checks import check_integrity, check_open_record, check_workload_reads
 from pto_tui.core.campaign.context import CampaignContext
+from pto_tui.core.campaign.requests import ChangesRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.tunables import apply_parameter, discover
 from pto_tui.core.project.config import Scalar, Tunable, operator_folder
@@ -34,24 +35,13 @@ class ChangeRecorder:
         # parsing every source file is the costliest step of recording changes
         self._discovered: tuple[object, list[Tunable]] | None = None
 
-    def record_changes(
-        self,
-        number: int | None = None,
-        *,
-        kind: ChangeKind | None = None,
-        description: str = "",
-        parameters: dict[str, Scalar] | None = None,
-        bug_fix: str = "",
-        risk_justification: str = "",
-        tolerance_approval: str = "",
-        discipline_approval: str = "",
-    ) -> Round:
+    def record_changes(self, request: ChangesRequest) -> Round:
         """Detect the files changed against the round's base, apply parameter changes to
         the source and project.toml, check the editable scope, and write files.txt and
         patch.diff. Refusals happen before anything is written."""
         campaign = self.campaign
         campaign.require_write()
-        record = campaign.open_record(number)
+        record = campaign.open_record(request.number)
         # --set writes the source: never under another owner's build
         campaign.check_owner(
             record.number, workspace=True, doing=f"recording iter-{record.number:03d}'s changes"
@@ -59,12 +49,12 @@ class ChangeRecorder:
         check_open_record(campaign, record)  # hand edits of round.toml since it started
         changes = record.changes
         given_kind = changes.kind if changes.kind != self._inferred_kind(changes) else None
-        refuse(bug_fix_findings(bug_fix))
-        changes.bug_fix = bug_fix or changes.bug_fix
-        changes.risk_justification = risk_justification or changes.risk_justification
-        changes.tolerance_approval = tolerance_approval or changes.tolerance_approval
-        changes.discipline_approval = discipline_approval or changes.discipline_approval
-        requested = dict(parameters or {})
+        refuse(bug_fix_findings(request.bug_fix))
+        changes.bug_fix = request.bug_fix or changes.bug_fix
+        changes.risk_justification = request.risk_justification or changes.risk_justification
+        changes.tolerance_approval = request.tolerance_approval or changes.tolerance_approval
+        changes.discipline_approval = request.discipline_approval or changes.discipline_approval
+        requested = dict(request.parameters)
         self._check_requested(requested)
         # hand edits so far: protected files and the declared scope are checked first
         check_integrity(campaign, record)
@@ -75,8 +65,8 @@ class ChangeRecorder:
         changes.files = campaign.snapshots.changed_files(base) if base else []
         diff_text = campaign.snapshots.diff(base) if base else ""
         # a kind given earlier (by an agent, a person) stands until another is given
-        changes.kind = kind or given_kind or self._inferred_kind(changes)
-        changes.description = description or changes.description
+        changes.kind = request.kind or given_kind or self._inferred_kind(changes)
+        changes.description = request.description or changes.description
         changes.high_risk = diff_risks(diff_text) + parameter_risks(
             (p.name, p.old, p.new) for p in changes.parameters
         )

@@ -8,11 +8,12 @@ import tomlkit
 
 from pto_tui.core.campaign.checks import current_workload_reads, discipline_in_force, tolerances_in_force
 from pto_tui.core.campaign.context import CampaignContext, now_text
+from pto_tui.core.campaign.requests import StartRequest
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar, workload_fingerprint
 from pto_tui.core.project.layout import MAX_ROUND
-from pto_tui.core.rounds.records import CLOSED, EnvironmentNotes, Measurement, PreEdit, Round
+from pto_tui.core.rounds.records import CLOSED, EnvironmentNotes, Measurement, Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.rules.history import baseline_rewrite_findings, environment_rewrite_findings
 from pto_tui.core.rules.measurement import baseline_findings
@@ -102,16 +103,7 @@ class RoundOpening:
 
     # -------------------------------------------------------------- tuning rounds
 
-    def start_round(
-        self,
-        pre: PreEdit,
-        *,
-        phase: str | None = None,
-        based_on: int | None = None,
-        title: str = "",
-        restore: bool = False,
-        rerun_of: int | None = None,
-    ) -> Round:
+    def start_round(self, request: StartRequest) -> Round:
         """Open the next round once every gate passes. `restore` resets the workspace
         to the base round's snapshot first (start again from the best); `rerun_of` links
         it to the inconclusive round it measures again (see `rerun`)."""
@@ -119,23 +111,23 @@ class RoundOpening:
         campaign.require_write()
         campaign.check_owner(None, workspace=True, doing="starting a round")
         rounds = campaign.current_rounds()
-        refuse(start_findings(pre, rounds))
-        if phase is not None:
-            self._check_phase(phase)
-        base = _base_round(rounds, based_on, campaign.reads.derived(frontier_of))
-        if restore:
+        refuse(start_findings(request.pre, rounds))
+        if request.phase is not None:
+            self._check_phase(request.phase)
+        base = _base_round(rounds, request.based_on, campaign.reads.derived(frontier_of))
+        if request.restore:
             self._restore(base)
         else:
             self._warn_leftover(base)
         number = self._claim_number()
         record = Round(
             number=number,
-            phase=phase or self._current_phase(),
+            phase=request.phase or self._current_phase(),
             opened_at=now_text(),
-            title=title,
-            pre_edit=pre,
+            title=request.title,
+            pre_edit=request.pre,
             base_snapshot=base.snapshot,
-            rerun_of=rerun_of,
+            rerun_of=request.rerun_of,
         )
         record.changes.based_on = base.number
         record.changes.snapshot = dict(base.changes.snapshot) or campaign.parameter_snapshot()

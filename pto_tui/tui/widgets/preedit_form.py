@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
 from pto_tui.core.campaign.prefill import draft_answers, prefill_source
+from pto_tui.core.campaign.requests import StartRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit
 from pto_tui.core.rules.rule import Finding
@@ -345,6 +346,8 @@ class PreEditForm(VerticalScroll, can_focus=False):
                 self.call_after_refresh(self.scroll_to_widget, widget, animate=False)
             return
         self.post_message(
-            StartRequested(self.pre_edit(), self.title_text, self.phase, self.restore)
+            StartRequested(StartRequest(
+                self.pre_edit(), phase=self.phase, title=self.title_text, restore=self.restore
+            ))
         )
 
