@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict, fields
+from dataclasses import asdict
 
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json, print_json_table
 from pto_tui.cli.plain import PlainConsole, Printer
+from pto_tui.core import payloads
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError, read_utf8_inside
 from pto_tui.core.rounds.durations import duration_unit, format_duration
-from pto_tui.core.rounds.export import ExportRow, export_rows
-from pto_tui.core.rounds.record_toml import round_to_dict
+from pto_tui.core.rounds.export import export_rows
 from pto_tui.core.rounds.records import verdict_label, verdict_rule_of
 from pto_tui.core.rounds.render import SIMULATED_NOTE, timing_text
 from pto_tui.core.rounds.reruns import reruns_of
@@ -116,10 +116,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
         journals = [j for j in unfinished(campaign.layout) if not _closed(campaign, j["round"])]
     if args.json:
-        from pto_tui.mcp import payloads  # loads the new-project and scan modules: only here
-
-        print_json({**st.to_json(), "commands": commands, "unfinished_measurements": journals,
-                    "last_write": payloads.last_write(campaign.layout)})
+        print_json(payloads.status_of(st, commands, campaign.layout, journals))
         return 0
     console = PlainConsole()
     print_status(console, st)
@@ -140,19 +137,7 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         st = campaign.status(rounds)
     rows = export_rows(rounds, st.torch)
     if args.json:
-        names = [f.name for f in fields(ExportRow)]  # the row's fields are plain values, lists, dicts
-        print_json_table(
-            {
-                "rounds": [
-                    {**{n: getattr(row, n) for n in names}, "tampered": st.tampered.get(row.round, [])}
-                    for row in rows
-                ],
-                "missing": st.problems.missing,
-                "unreadable": st.problems.unreadable,
-                "notices": st.problems.notices,
-            },
-            "rounds",
-        )
+        print_json_table(payloads.rounds_of(rows, st), "rounds")
         return 0
     from rich.table import Table  # rich loads for the table only: `rounds --json` starts without it
 
@@ -193,16 +178,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         tampered = campaign.status(rounds).tampered.get(args.number, record.tampered)
     notes = folder / "notes.md"
     if args.json:
-        print_json(
-            {
-                "record": round_to_dict(record),
-                "folder": str(folder),
-                "tampered": tampered,
-                "rerun_of": record.rerun_of,
-                "reruns": reruns,
-                "verdict_rule": verdict_rule_of(record),
-            }
-        )
+        print_json(payloads.shown(record, folder, tampered, reruns))
         return 0
     if record.verdict is not None:
         print(f"verdict rule: {verdict_rule_of(record)}")

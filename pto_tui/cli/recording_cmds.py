@@ -8,13 +8,13 @@ import argparse
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, finish, key_values, open_campaign, print_json
 from pto_tui.cli.measurement_args import add_measurement_args, measurement_from_args
+from pto_tui.core import payloads
 from pto_tui.core.campaign.requests import AmendRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.records import EnvironmentNotes
 from pto_tui.core.rounds.render import TorchBaseline
-from pto_tui.mcp import payloads
 
 
 def register(sub: argparse._SubParsersAction) -> None:

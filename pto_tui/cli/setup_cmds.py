@@ -17,6 +17,7 @@ from pto_tui.cli.common import (
     print_json,
     project_layout,
 )
+from pto_tui.core import payloads
 from pto_tui.core.campaign.project_arguments import COMMAND_KEYS, ProjectArguments, project_answers
 from pto_tui.core.campaign.scaffold import NewProject, create_project, plan_project
 from pto_tui.core.errors import InputError
@@ -24,7 +25,6 @@ from pto_tui.core.operators.scan import Candidate, ScanResult, scan
 from pto_tui.core.project.config import CPU_SIM, NPU
 from pto_tui.core.rounds.importer import import_project
 from pto_tui.core.vocabulary import OperatorKind
-from pto_tui.mcp import payloads
 
 NEW_DESCRIPTION = (
     "Create a project: classify the operator, copy it into the workspace, "

@@ -13,10 +13,10 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 
+from pto_tui.core import payloads
 from pto_tui.core.campaign.requests import AmendRequest, RerunRequest
 from pto_tui.core.campaign.what_changed import PREVIOUS, round_diff
 from pto_tui.core.rounds.record_toml import round_to_dict
-from pto_tui.mcp import payloads
 from pto_tui.mcp.envelope import ok
 from pto_tui.mcp.projects import Projects, guarded
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 
+from pto_tui.core import payloads
 from pto_tui.core.campaign.project_arguments import ProjectArguments, project_answers
 from pto_tui.core.campaign.scaffold import create_project, plan_project
 from pto_tui.core.errors import InputError
@@ -13,7 +14,6 @@ from pto_tui.core.operators.scan import scan as scan_tree
 from pto_tui.core.project.config import NPU, Scalar
 from pto_tui.core.rounds.importer import import_project
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, OperatorKind
-from pto_tui.mcp import payloads
 from pto_tui.mcp.envelope import ok
 from pto_tui.mcp.inputs import PreEditAnswers
 from pto_tui.mcp.projects import Projects, guarded
