@@ -13,8 +13,7 @@ from pto_tui.core.campaign.requests import AmendRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.record_toml import round_to_dict
-from pto_tui.core.rounds.records import EnvironmentNotes
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import EnvironmentNotes, TorchBaseline
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -21,8 +21,7 @@ from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRe
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.rounds.record_toml import round_to_dict
-from pto_tui.core.rounds.records import EnvironmentNotes
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import EnvironmentNotes, TorchBaseline
 from pto_tui.core.vocabulary import ChangeKind, Verdict
 from pto_tui.mcp.envelope import ok
 from pto_tui.mcp.inputs import MeasurementInput, PreEditAnswers

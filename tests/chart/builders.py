@@ -11,8 +11,8 @@ from pto_tui.core.rounds.records import (
     ParamChange,
     PreEdit,
     Round,
+    TorchBaseline,
 )
-from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.vocabulary import ChangeKind, Verdict
 
 PHASES = ("baseline", "costmodel-guided", "parameter validation", "fine-tune")

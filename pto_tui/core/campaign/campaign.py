@@ -33,8 +33,8 @@ from pto_tui.core.campaign.status import (
     summarize,
     with_missing,
 )
-from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round
-from pto_tui.core.rounds.render import TorchBaseline, rows_differing, rows_missing, torch_section
+from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round, TorchBaseline
+from pto_tui.core.rounds.render import rows_differing, rows_missing, torch_section
 from pto_tui.core.rules.rule import Finding
 from pto_tui.core.rules.sequence import start_findings
 

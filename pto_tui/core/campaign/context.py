@@ -25,8 +25,7 @@ from pto_tui.core.project.lock import ProjectLock
 from pto_tui.core.project.run_claim import blocking_claim, drop_claim, take_claim
 from pto_tui.core.rounds.hashes import torch_hash
 from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger, LedgerProblems
-from pto_tui.core.rounds.records import CLOSED, Round, copy_record
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import CLOSED, Round, TorchBaseline, copy_record
 from pto_tui.core.rules.history import closed_round_findings
 from pto_tui.core.rules.ownership import owner_findings
 from pto_tui.core.rules.rule import refuse

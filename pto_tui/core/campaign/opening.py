@@ -13,8 +13,7 @@ from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar, workload_fingerprint
 from pto_tui.core.project.layout import MAX_ROUND
-from pto_tui.core.rounds.records import CLOSED, EnvironmentNotes, Measurement, Round
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import CLOSED, EnvironmentNotes, Measurement, Round, TorchBaseline
 from pto_tui.core.rules.history import baseline_rewrite_findings, environment_rewrite_findings
 from pto_tui.core.rules.measurement import baseline_findings
 from pto_tui.core.rules.rule import refuse

@@ -11,8 +11,7 @@ from pto_tui.core.project.layout import MAX_ROUND_GAP
 from pto_tui.core.rounds.counts import UNVERIFIED, counted_as, verdict_counts
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.ledger import LedgerProblems
-from pto_tui.core.rounds.records import CLOSED, Round
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import CLOSED, Round, TorchBaseline
 from pto_tui.core.rules.sequence import rounds_without_gain, three_round_rule_applies
 from pto_tui.core.vocabulary import Verdict
 

@@ -19,8 +19,8 @@ from pto_tui.core.rounds import closed_log
 from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, torch_hash
 from pto_tui.core.rounds.history import compare, read_anchor
 from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger
-from pto_tui.core.rounds.records import CLOSED
-from pto_tui.core.rounds.render import TorchBaseline, table_rows, torch_section
+from pto_tui.core.rounds.records import CLOSED, TorchBaseline
+from pto_tui.core.rounds.render import table_rows, torch_section
 
 
 @dataclass

@@ -25,8 +25,8 @@ from typing import Any
 
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.durations import format_duration
-from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import TorchBaseline, changes_summary
+from pto_tui.core.rounds.records import Round, TorchBaseline
+from pto_tui.core.rounds.render import changes_summary
 
 FORMATS = ("csv", "md", "json")
 UNKNOWN = "unknown"

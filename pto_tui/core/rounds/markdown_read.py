@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pto_tui.core.errors import InputError, read_regular_bytes
 from pto_tui.core.numbers import duration_problem, tflops_problem
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import TorchBaseline
 
 HEADER = ["iter", "hypothesis", "changes", "baseline", "pto", "correct", "result"]
 # a duration, optionally marked as simulated: "12.5 us (sim)"

@@ -108,6 +108,20 @@ class Amendment:
     new: str
 
 
+@dataclass(frozen=True)
+class TorchBaseline:
+    """The torch_npu reference (or its CPU stand-in on the demo), durations in microseconds."""
+
+    avg_us: float
+    min_us: float
+    max_us: float
+    tflops: float | None = None
+    label: str = "torch_npu"  # e.g. "CPU reference (numpy) standing in for torch_npu"
+    warmup: int = 0
+    runs: int = 0
+    measured_at: str = ""
+
+
 @dataclass
 class EnvironmentNotes:
     """The environment round's extra record (docs/workflow.md §6), kept on iter-000."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 from pto_tui.core.project.config import CPU_SIM
 from pto_tui.core.project.layout import round_dir_name
@@ -17,6 +16,7 @@ from pto_tui.core.rounds.records import (
     Measurement,
     PreEdit,
     Round,
+    TorchBaseline,
     verdict_label,
 )
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, PRE_EDIT_FIELDS
@@ -40,20 +40,6 @@ _CHANGE_KIND_ZH = {
     "environment variable": "环境变量",
     "build config": "构建配置",
 }
-
-
-@dataclass(frozen=True)
-class TorchBaseline:
-    """The torch_npu reference (or its CPU stand-in on the demo), durations in microseconds."""
-
-    avg_us: float
-    min_us: float
-    max_us: float
-    tflops: float | None = None
-    label: str = "torch_npu"  # e.g. "CPU reference (numpy) standing in for torch_npu"
-    warmup: int = 0
-    runs: int = 0
-    measured_at: str = ""
 
 
 def format_tflops(value: float | None) -> str:

@@ -23,8 +23,8 @@ from pto_tui.core.rounds.counts import UNVERIFIED, counted_as
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.export import export_rows, markdown_reproducibility, markdown_table
 from pto_tui.core.rounds.ledger import ROUND_FILE
-from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import SIMULATED_NOTE, TorchBaseline, changes_summary
+from pto_tui.core.rounds.records import Round, TorchBaseline
+from pto_tui.core.rounds.render import SIMULATED_NOTE, changes_summary
 from pto_tui.core.summary.chart_model import BASELINE, ChartModel, build_model
 from pto_tui.core.vocabulary import Verdict
 

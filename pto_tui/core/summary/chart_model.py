@@ -32,8 +32,7 @@ from dataclasses import dataclass, field
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.counts import UNVERIFIED, verdict_counts
 from pto_tui.core.rounds.durations import MS_FROM_US, format_duration
-from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import Round, TorchBaseline
 from pto_tui.core.vocabulary import Verdict
 
 BASELINE = "baseline"
