@@ -31,7 +31,7 @@ from pto_tui.backends.site import (
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.requests import CloseRequest
 from pto_tui.core.errors import PtoError
-from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Round
 from pto_tui.jobs.logfile import read_log
 from pto_tui.jobs.model import JobRecord, JobState, job_name, list_records
@@ -106,7 +106,7 @@ async def resume_round(
     left running; by default the one found in the job records) for the step it ran, and
     close it as `run_round` does (close=False: measured, left open for its Post-Run)."""
     record = campaign.open_round()
-    label = round_dir_name(record.number)
+    label = round_name(record.number)
     if kept is not None and not kept.name.startswith(f"{label} "):
         raise PtoError(f"job {kept.id} ({kept.name or 'unnamed'}) is not a step of {label}")
     with campaign.running(record.number, "round run (resumed)"):
@@ -116,7 +116,7 @@ async def resume_round(
 
 async def _resume(campaign: Campaign, runner: JobRunner, record: Round, on_event: EventSink | None,
                   *, kept: JobRecord | None, close: bool, analysis: str, next_step: str) -> Round:
-    label = round_dir_name(record.number)
+    label = round_name(record.number)
     campaign.preflight(record)
     plan = run_plan(campaign.config, undecided_after(campaign, record.number))
     journal, so_far = SampleJournal.resume(campaign.layout, record.number, plan.repeats)

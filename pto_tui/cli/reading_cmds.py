@@ -12,6 +12,7 @@ from pto_tui.core import payloads
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError, read_utf8_inside
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.durations import duration_unit, format_duration
 from pto_tui.core.rounds.export import export_rows
 from pto_tui.core.rounds.records import verdict_label, verdict_rule_of
@@ -58,7 +59,7 @@ def print_status(console: Printer, st: CampaignStatus) -> None:
         console.print(f"{st.torch.label}: avg {format_duration(st.torch.avg_us)}")
     else:
         console.print("torch_npu baseline: not measured")
-    best = f"iter-{st.frontier_round:03d}" if st.frontier_round is not None else "-"
+    best = round_name(st.frontier_round) if st.frontier_round is not None else "-"
     console.print(
         f"frontier: {best} {format_duration(st.frontier_us)}"
         f"  speedup vs initial {_speed(st.speedup_vs_initial)}"
@@ -75,9 +76,9 @@ def print_status(console: Printer, st: CampaignStatus) -> None:
             "the next round must re-check the bottleneck and state a new direction"
         )
     for number, hypothesis, reason in st.recent_failures:
-        console.print(f"  recent: iter-{number:03d} {hypothesis} — {reason}")
+        console.print(f"  recent: {round_name(number)} {hypothesis} — {reason}")
     for missing in st.problems.missing:
-        console.print(f"[bold]missing on disk[/]: runs/iter-{missing:03d}")
+        console.print(f"[bold]missing on disk[/]: runs/{round_name(missing)}")
     for problem in st.problems.unreadable:
         console.print(f"[bold]unreadable[/]: {problem}")
     print_tampered(console, st)
@@ -90,7 +91,7 @@ def print_tampered(console: Printer, st: CampaignStatus) -> None:
         counted = ("counted as unverified, not as its verdict" if number in st.unverified
                    else "counted as it was closed")
         console.print(
-            f"[bold]!tampered[/] iter-{number:03d} ({counted}): " + "; ".join(why),
+            f"[bold]!tampered[/] {round_name(number)} ({counted}): " + "; ".join(why),
             markup=True,
             highlight=False,
         )
@@ -163,7 +164,7 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     if simulated:
         console.print(SIMULATED_NOTE)
     for missing in st.problems.missing:
-        console.print(f"missing on disk: runs/iter-{missing:03d}")
+        console.print(f"missing on disk: runs/{round_name(missing)}")
     print_tampered(console, st)
     return 0
 
@@ -184,15 +185,15 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"verdict rule: {verdict_rule_of(record)}")
     # the link both ways: the original's notes were written before its rerun existed
     if record.rerun_of is not None:
-        print(f"rerun of iter-{record.rerun_of:03d}")
+        print(f"rerun of {round_name(record.rerun_of)}")
     if reruns:
-        print("rerun as " + ", ".join(f"iter-{n:03d}" for n in reruns))
+        print("rerun as " + ", ".join(round_name(n) for n in reruns))
     if record.unverified and record.is_closed:
         print(f"unverified: the history does not vouch for its verdict ({verdict_label(record)}); "
               "counted apart, never the frontier")
     if tampered:
         # the notes on disk may be what was changed: the record as closed is shown too
-        print(f"!tampered iter-{record.number:03d}: " + "; ".join(tampered))
+        print(f"!tampered {round_name(record.number)}: " + "; ".join(tampered))
         print(f"as closed: {record.effective_verdict() or record.status} — {record.verdict_reason}")
     # a notes.md linked to a file outside the project is refused, never printed
     print(read_utf8_inside(notes, campaign.layout.root) if notes.exists() else f"(no notes.md in {folder})")

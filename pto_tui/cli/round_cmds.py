@@ -18,6 +18,7 @@ from pto_tui.cli.rerun_cmd import add_rerun
 from pto_tui.core.campaign.prefill import LEFT_FOR_THE_USER, Prefill, prefill
 from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRequest
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, ChangeKind, Verdict
@@ -194,7 +195,7 @@ def cmd_start(args: argparse.Namespace) -> int:
         args,
         round_to_dict(record),
         warnings,
-        f"round {record.number} started (based on iter-{record.changes.based_on:03d}); "
+        f"round {record.number} started (based on {round_name(record.changes.based_on or 0)}); "
         f"edit the workspace, then `pto-tui round changes`\n  {folder}",
     )
     return 0
@@ -225,7 +226,7 @@ def _print_prefill(args: argparse.Namespace, drafted: Prefill, listed: list[dict
     if args.json:
         print_json({"schema_version": 1, **drafted.to_json(), "findings": listed})
         return
-    print(f"prefilled from iter-{drafted.source:03d}: " + (", ".join(drafted.filled) or "nothing"))
+    print(f"prefilled from {round_name(drafted.source)}: " + (", ".join(drafted.filled) or "nothing"))
     print("left for you: " + ", ".join(LEFT_FOR_THE_USER))
 
 

@@ -33,6 +33,7 @@ from pto_tui.core.campaign.status import (
     summarize,
     with_missing,
 )
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round, TorchBaseline
 from pto_tui.core.rounds.render import rows_differing, rows_missing, torch_section
 from pto_tui.core.rules.rule import Finding
@@ -161,14 +162,14 @@ class Campaign(CampaignContext):
         notices = []
         # an unverified round's record is what may have been forged, not its row
         for n in rows_differing(text, [r for r in rounds if not r.unverified]):
-            notices.append(f"ITERATIONS.md row of iter-{n:03d} differs from its record "
+            notices.append(f"ITERATIONS.md row of {round_name(n)} differs from its record "
                            "(edited by hand); the record stands")
             tampered.setdefault(n, []).append("its ITERATIONS.md row was edited by hand")
         logged, _problems = self.ledger.closed_log.latest()
         ours = [r for r in rounds if r.number in logged and logged[r.number].hashes.get("row")
                 and not r.imported and not r.unlogged]
         for n in (r.number for r in rows_missing(text, ours)):
-            notices.append(f"ITERATIONS.md row of iter-{n:03d} is gone (removed by hand); "
+            notices.append(f"ITERATIONS.md row of {round_name(n)} is gone (removed by hand); "
                            "the record stands")
             tampered.setdefault(n, []).append("its ITERATIONS.md row was removed by hand")
         torch = self.torch_baseline()

@@ -12,6 +12,7 @@ from pto_tui.core.campaign.requests import ChangesRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.tunables import apply_parameter, discover
 from pto_tui.core.project.config import Scalar, Tunable, operator_folder
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Changes, ParamChange, Round
 from pto_tui.core.rules.pre_edit import scope_findings
 from pto_tui.core.rules.protected import bug_fix_findings
@@ -44,7 +45,7 @@ class ChangeRecorder:
         record = campaign.open_record(request.number)
         # --set writes the source: never under another owner's build
         campaign.check_owner(
-            record.number, workspace=True, doing=f"recording iter-{record.number:03d}'s changes"
+            record.number, workspace=True, doing=f"recording {round_name(record.number)}'s changes"
         )
         check_open_record(campaign, record)  # hand edits of round.toml since it started
         changes = record.changes

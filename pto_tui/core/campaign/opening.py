@@ -12,7 +12,7 @@ from pto_tui.core.campaign.requests import StartRequest
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar, workload_fingerprint
-from pto_tui.core.project.layout import MAX_ROUND
+from pto_tui.core.project.layout import MAX_ROUND, round_name
 from pto_tui.core.rounds.records import CLOSED, EnvironmentNotes, Measurement, Round, TorchBaseline
 from pto_tui.core.rules.history import baseline_rewrite_findings, environment_rewrite_findings
 from pto_tui.core.rules.measurement import baseline_findings
@@ -138,7 +138,7 @@ class RoundOpening:
         """Reset the workspace and the tunables to the base round's."""
         if not base.snapshot:
             raise InputError(
-                f"iter-{base.number:03d} has no workspace snapshot (imported from Markdown): "
+                f"{round_name(base.number)} has no workspace snapshot (imported from Markdown): "
                 "it cannot be restored; start without --restore"
             )
         project = self.campaign.project
@@ -154,7 +154,7 @@ class RoundOpening:
         leftover = self.campaign.snapshots.changed_files(base.snapshot)
         if leftover:
             self.campaign.warnings.append(
-                f"the workspace differs from iter-{base.number:03d} (the base) in "
+                f"the workspace differs from {round_name(base.number)} (the base) in "
                 f"{', '.join(leftover)}: these count as this round's changes; "
                 "start with --restore to begin from the base"
             )

@@ -16,6 +16,7 @@ from typing import Protocol
 from pto_tui.core.campaign.requests import ChangesRequest, RerunRequest, StartRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import ProjectConfig
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.reruns import rerun_title
 from pto_tui.core.rules.history import rerun_findings
@@ -48,7 +49,7 @@ _NOT_IN_SOURCE = ("env", "case")
 
 def _check_restorable(original: Round) -> int:
     """The base round of `original`; refused when its measured state cannot be rebuilt."""
-    name = f"iter-{original.number:03d}"
+    name = round_name(original.number)
     if not original.snapshot:
         raise InputError(
             f"{name} has no workspace snapshot (imported from Markdown): its change cannot be "

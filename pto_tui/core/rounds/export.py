@@ -24,6 +24,7 @@ from operator import attrgetter
 from typing import Any
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.records import Round, TorchBaseline
 from pto_tui.core.rounds.render import changes_summary
@@ -329,7 +330,7 @@ def markdown_reproducibility(rows: Sequence[ExportRow]) -> str:
                     params,
                     _scalars(r.snapshot),
                     ", ".join(r.files),
-                    f"iter-{r.based_on:03d}" if r.based_on is not None else "",
+                    round_name(r.based_on) if r.based_on is not None else "",
                     r.fingerprint,
                     r.workspace_snapshot,
                     _scalars(r.toolchain) if r.toolchain else UNKNOWN,

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from pto_tui.core.project.config import CPU_SIM
-from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.durations import duration_in, format_duration
 from pto_tui.core.rounds.interleaved import interleaved_text
 from pto_tui.core.rounds.records import (
@@ -185,7 +185,7 @@ def render_param_block(record: Round) -> str:
     for p in record.changes.parameters:
         lines.append(f"-  {p.name}={p.old if p.old is not None else ''}")
         lines.append(f"+  {p.name}={p.new}")
-    lines.append(f"# 基于 {round_dir_name(based) if based is not None else 'iter-000'} 的配置")
+    lines.append(f"# 基于 {round_name(based if based is not None else 0)} 的配置")
     return "\n".join(lines) + "\n"
 
 
@@ -244,7 +244,7 @@ def _changes_lines(ch: Changes) -> list[str]:
     lines.append(_bullet("具体变更 (changes)", "\n".join(concrete)))
     lines.append(
         _bullet(
-            "基于哪一轮 (based on)", round_dir_name(ch.based_on) if ch.based_on is not None else ""
+            "基于哪一轮 (based on)", round_name(ch.based_on) if ch.based_on is not None else ""
         )
     )
     lines.append(_bullet("本轮完整参数快照 (parameter snapshot)", _snapshot_text(ch.snapshot)))
@@ -319,7 +319,7 @@ def render_notes(record: Round) -> str:
         lines += [f"Phase: {record.phase}", ""]
     if record.rerun_of is not None:
         lines += [
-            f"Rerun of: {round_dir_name(record.rerun_of)} (inconclusive; the same change "
+            f"Rerun of: {round_name(record.rerun_of)} (inconclusive; the same change "
             "measured again)",
             "",
         ]

@@ -16,6 +16,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static, Text
 from pto_tui.core.campaign.prefill import draft_answers, prefill_source
 from pto_tui.core.campaign.requests import StartRequest
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit
 from pto_tui.core.rules.rule import Finding
 from pto_tui.core.rules.sequence import start_findings
@@ -201,7 +202,7 @@ class PreEditForm(VerticalScroll, can_focus=False):
         self.prefilled_from = source.number
         line = self.query_one("#pe-prefilled", Static)
         line.update(Text.assemble(
-            (f"Pre-filled from iter-{source.number:03d}: ", "bold"),
+            (f"Pre-filled from {round_name(source.number)}: ", "bold"),
             (", ".join(filled) or "nothing blank to fill") + ". Check each; tick the "
             "checklist items you confirm (space). ctrl+o fills blanks again."))
         line.remove_class("hidden")
