@@ -56,7 +56,7 @@ class Interleave:
     """The frontier round's build on the target, run alternately with the round's."""
 
     number: int  # the frontier round
-    parameters: dict[str, Scalar]  # its parameter snapshot, as it was measured
+    parameters: dict[str, Scalar]  # its parameter values, as it was measured
     backend: Backend  # on a site of its own: its copy, its work dir, the same target
     built_file: Path  # where its build was made, once made
 
@@ -170,7 +170,7 @@ async def interleaved_frontier(
             f"the frontier {name} cannot be re-measured for interleaved runs: it has no workspace "
             "snapshot (imported from Markdown, or closed by hand), so its files are not known", hint=HINT
         )
-    parameters = dict(frontier.changes.snapshot)
+    parameters = dict(frontier.changes.parameter_values)
     key = frontier_key(frontier, site.render(campaign.config.commands.build, parameters))
     folder = campaign.layout.state_dir / FOLDER
     try:
@@ -193,7 +193,7 @@ async def interleaved_frontier(
 def frontier_key(frontier: Round, build_command: str) -> str:
     """The name of the frontier's copy and work dir: its round, and a hash of what its
     build depends on (its files, its parameters, the build command)."""
-    what = json.dumps([frontier.snapshot, frontier.changes.snapshot, build_command], sort_keys=True)
+    what = json.dumps([frontier.snapshot, frontier.changes.parameter_values, build_command], sort_keys=True)
     return f"{round_name(frontier.number)}-{hashlib.sha256(what.encode()).hexdigest()[:12]}"
 
 

@@ -142,7 +142,7 @@ async def run_round(
         backend = backend_for(site, flops)
         plan = run_plan(campaign.config, undecided_after(campaign, record.number))
         journal = SampleJournal.begin(campaign.layout, record.number, plan.repeats)
-        measurement = await measure(backend, dict(record.changes.snapshot), plan, journal.write,
+        measurement = await measure(backend, dict(record.changes.parameter_values), plan, journal.write,
                                     frontier=frontier)
         measured = campaign.record_measurement(measurement, record.number)
         journal.finished()

@@ -130,7 +130,7 @@ async def _resume(campaign: Campaign, runner: JobRunner, record: Round, on_event
     frontier = await interleaved_frontier(campaign, site, flops)  # shares `adopt`: its kept job too
     await site.sync()
     backend = backend_for(site, flops)
-    measurement = await measure(backend, dict(record.changes.snapshot), plan, journal.write,
+    measurement = await measure(backend, dict(record.changes.parameter_values), plan, journal.write,
                                 so_far.measurement, frontier)
     measured = campaign.record_measurement(measurement, record.number)
     journal.finished()

@@ -143,7 +143,7 @@ class ChangeRecorder:
 
     def _edited_parameters(self, changes: Changes) -> dict[str, Scalar]:
         """Constants and template arguments whose value in the source differs from the
-        round's parameter snapshot (edited by hand, or applied by --set)."""
+        round's parameter values (edited by hand, or applied by --set)."""
         edited: dict[str, Scalar] = {}
         # only the operator's own folder: a repository copy's shared headers hold no tunables
         operator_root = self.campaign.layout.workspace / operator_folder(self.campaign.config)
@@ -155,7 +155,7 @@ class ChangeRecorder:
             # them is a default, never a hand edit (it would undo the round's --set)
             if known is None or known.kind != found.kind or found.kind in ("env", "case"):
                 continue
-            if changes.snapshot.get(found.name, known.value) != found.value:
+            if changes.parameter_values.get(found.name, known.value) != found.value:
                 edited[found.name] = found.value
         return edited
 
@@ -194,11 +194,11 @@ class ChangeRecorder:
         ]
 
     def _note_parameter(self, changes: Changes, name: str, value: Scalar) -> None:
-        """Record old -> new against the base snapshot and keep project.toml current."""
-        old = changes.snapshot.get(name, self.campaign.config.tunables[name].value)
+        """Record old -> new against the round's parameter values and keep project.toml current."""
+        old = changes.parameter_values.get(name, self.campaign.config.tunables[name].value)
         previous = next((p.old for p in changes.parameters if p.name == name), old)
         changes.parameters = [p for p in changes.parameters if p.name != name]
         if previous != value:
             changes.parameters.append(ParamChange(name=name, old=previous, new=value))
-        changes.snapshot[name] = value
+        changes.parameter_values[name] = value
         self.campaign.project.set(f"tunables.{name}.value", value)

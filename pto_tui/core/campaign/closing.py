@@ -59,7 +59,7 @@ class RoundClosing:
         campaign.publish(record)
         # the next round starts from the frontier (this round, when kept): so do the values
         frontier = campaign.reads.derived(frontier_of)
-        if frontier is not None and campaign.note_start_values(frontier.changes.snapshot):
+        if frontier is not None and campaign.note_start_values(frontier.changes.parameter_values):
             campaign.project.save()
         return record
 

@@ -212,19 +212,20 @@ class CampaignContext:
             record, self.current_rounds, self.torch_baseline()
         )
 
-    def note_start_values(self, snapshot: dict[str, Scalar]) -> bool:
-        """[tunables] values as the next round starts from `snapshot`; True when one
+    def note_start_values(self, values: dict[str, Scalar]) -> bool:
+        """[tunables] values as the next round starts from `values`; True when one
         changed (call save() then). Only the knobs outside the source (env, case): a
         source knob's value is the workspace's, which a restore or the round's recorded
         changes write back."""
         tunables = self.config.tunables
         changed = False
-        for name, value in snapshot.items():
+        for name, value in values.items():
             known = tunables.get(name)
             if known is not None and known.kind in ("env", "case") and known.value != value:
                 self.project.set(f"tunables.{name}.value", value)
                 changed = True
         return changed
 
-    def parameter_snapshot(self) -> dict[str, Scalar]:
+    def parameter_values(self) -> dict[str, Scalar]:
+        """Every tunable's value as project.toml holds it now."""
         return {name: t.value for name, t in self.config.tunables.items()}

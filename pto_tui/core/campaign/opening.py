@@ -61,7 +61,7 @@ class RoundOpening:
         measurement.workload_reads = current_workload_reads(campaign)  # what later rounds keep
         measurement.target_mode = config.target.mode
         record.measurement = measurement
-        record.changes.snapshot = campaign.parameter_snapshot()
+        record.changes.parameter_values = campaign.parameter_values()
         record.pre_edit.kernel = record.pre_edit.kernel or self._kernel_text()
         # honest from the samples: a noisy baseline is recorded (and shown) as noisy
         record.stability, spread = stability_of(measurement.samples_us, config.discipline.max_spread)
@@ -129,9 +129,9 @@ class RoundOpening:
             rerun_of=request.rerun_of,
         )
         record.changes.based_on = base.number
-        record.changes.snapshot = dict(base.changes.snapshot) or campaign.parameter_snapshot()
+        record.changes.parameter_values = dict(base.changes.parameter_values) or campaign.parameter_values()
         campaign.publish(record)
-        self._keep_number(number, record.changes.snapshot)
+        self._keep_number(number, record.changes.parameter_values)
         return record
 
     def _restore(self, base: Round) -> None:
@@ -143,7 +143,7 @@ class RoundOpening:
             )
         project = self.campaign.project
         self.campaign.snapshots.restore(base.snapshot)
-        for name, value in base.changes.snapshot.items():
+        for name, value in base.changes.parameter_values.items():
             if name in self.campaign.config.tunables:
                 project.set(f"tunables.{name}.value", value)
         project.save()

@@ -30,7 +30,7 @@ FRONTIER = "frontier"
 @dataclass(frozen=True)
 class ParamDiff:
     name: str
-    before: Scalar | None  # None: the parameter is not in that round's snapshot
+    before: Scalar | None  # None: the parameter is not in that round's parameter values
     after: Scalar | None
 
 
@@ -161,7 +161,7 @@ def duration_delta(
 
 def parameter_diffs(record: Round, reference: Round) -> list[ParamDiff]:
     """Parameters whose value differs between the two rounds' full snapshots."""
-    before, after = reference.changes.snapshot, record.changes.snapshot
+    before, after = reference.changes.parameter_values, record.changes.parameter_values
     names = sorted(set(before) | set(after))
     return [ParamDiff(n, before.get(n), after.get(n)) for n in names if before.get(n) != after.get(n)]
 

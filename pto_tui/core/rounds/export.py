@@ -112,7 +112,7 @@ def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | 
         change_kind=record.changes.kind.value if record.changes.kind else "",
         changes=changes_summary(record),
         parameters=[{"name": p.name, "old": p.old, "new": p.new} for p in record.changes.parameters],
-        snapshot=dict(record.changes.snapshot),
+        snapshot=dict(record.changes.parameter_values),
         files=list(record.changes.files),
         based_on=record.changes.based_on,
         fingerprint=m.fingerprint,

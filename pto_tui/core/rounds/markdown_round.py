@@ -179,9 +179,9 @@ def changes_from(notes: Notes, folder: Path, problems: list[str]) -> Changes:
     based = notes.value("Changes", "基于哪一轮", "based on")
     match = re.search(r"iter-?(\d+)", based.value if based else "")
     changes.based_on = int(match.group(1)) if match else None
-    snapshot = notes.value("Changes", "参数快照", "snapshot")
-    if snapshot:
-        changes.snapshot = {k: parse_scalar(v) for k, v in _ASSIGN.findall(snapshot.value)}
+    values = notes.value("Changes", "参数快照", "snapshot")
+    if values:
+        changes.parameter_values = {k: parse_scalar(v) for k, v in _ASSIGN.findall(values.value)}
     changes.files = _files(folder / "files.txt")
     changes.parameters = _param_block(folder / "patch.diff") or _arrows(changes.description)
     if changes.parameters:

@@ -58,7 +58,8 @@ class Changes:
     files: list[str] = field(default_factory=list)  # relative to the project root
     description: str = ""
     parameters: list[ParamChange] = field(default_factory=list)
-    snapshot: dict[str, Scalar] = field(default_factory=dict)  # full parameter snapshot
+    # every tunable's value in this round (本轮完整参数快照; round.toml's changes.snapshot)
+    parameter_values: dict[str, Scalar] = field(default_factory=dict)
     based_on: int | None = None
     bug_fix: str = ""  # reason, when a protected file is changed as a declared bug fix
     risk_justification: str = ""  # written justification for a high-risk change

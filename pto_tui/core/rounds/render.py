@@ -204,8 +204,8 @@ def _bullet(label: str, value: str) -> str:
     return f"- **{label}**: {value}"
 
 
-def _snapshot_text(snapshot: Mapping[str, object]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in snapshot.items()) or "-"
+def _values_text(values: Mapping[str, object]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in values.items()) or "-"
 
 
 def _pre_edit_lines(pre: PreEdit) -> list[str]:
@@ -247,7 +247,7 @@ def _changes_lines(ch: Changes) -> list[str]:
             "基于哪一轮 (based on)", round_name(ch.based_on) if ch.based_on is not None else ""
         )
     )
-    lines.append(_bullet("本轮完整参数快照 (parameter snapshot)", _snapshot_text(ch.snapshot)))
+    lines.append(_bullet("本轮完整参数快照 (parameter snapshot)", _values_text(ch.parameter_values)))
     if ch.high_risk:
         lines.append(_bullet("High-risk change", "; ".join(ch.high_risk)))
         lines.append(_bullet("Justification", ch.risk_justification))

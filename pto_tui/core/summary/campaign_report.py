@@ -254,14 +254,14 @@ def render_report(
     lines += _kept_section(closed, model.initial_us)
     lines += _failures_section(closed)
     lines += _unverified_section(closed)
-    snapshot = ", ".join(f"{k}={v}" for k, v in best.changes.snapshot.items()) or "-"
+    values = ", ".join(f"{k}={v}" for k, v in best.changes.parameter_values.items()) or "-"
     lines += [
         "## Reproducibility",
         "",
         f"Best round: {round_name(best.number)}"
         + (" (the baseline)" if model.best.verdict == BASELINE else ""),
         "",
-        f"- **Parameter snapshot**: {snapshot}",
+        f"- **Parameter snapshot**: {values}",
         f"- **Workload fingerprint**: {best.measurement.fingerprint or '-'}",
         f"- **Workspace snapshot**: {best.snapshot or '-'}",
         f"- **Result files**: {', '.join(best.measurement.reports) or '-'}",
