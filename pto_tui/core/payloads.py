@@ -7,7 +7,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pto_tui.core.costmodel.results import CycleResult, best_result
+from pto_tui.core.cycles.results import CycleResult, best_result
 from pto_tui.core.project.config import Tunable
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import last_writer

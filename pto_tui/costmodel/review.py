@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pto_tui.core.costmodel.review import KnobChange, KnobReview, review
+from pto_tui.core.cycles.review import KnobChange, KnobReview, review
 from pto_tui.core.project.config import ProjectConfig
 from pto_tui.core.rounds.records import Round
 from pto_tui.costmodel.cache import CostmodelCache

@@ -11,9 +11,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
 
 from pto_tui.core import payloads
-from pto_tui.core.costmodel.query import Query
-from pto_tui.core.costmodel.results import CycleResult, sort_results
-from pto_tui.core.costmodel.sweep import expand_sweep
+from pto_tui.core.cycles.query import Query
+from pto_tui.core.cycles.results import CycleResult, sort_results
+from pto_tui.core.cycles.sweep import expand_sweep
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import CostmodelConfig, ProjectConfig
 from pto_tui.core.project.file import ProjectFile
