@@ -78,28 +78,11 @@ def register(server: MCPServer, projects: Projects) -> None:
             if path:
                 projects.within(path, key)
         arguments = ProjectArguments(
-            source=source_dir,
-            kind=_kind(kind),
-            name=name or None,
-            case=case,
-            case_spec=case_spec,
-            shape=dict(shape or {}),
-            dtype=dtype,
-            causal=causal,
-            options=dict(options or {}),
-            target=target,
-            work_dir=work_dir,
-            ssh_config=ssh_config,
-            env_setup=env_setup,
-            npu=npu,
-            mode=mode,
-            compiler=compiler,
-            cxx_flags=cxx_flags,
-            engine=engine,
-            pto_isa=pto_isa,
-            costmodel_tool=costmodel_tool,
-            requirements=requirements,
-            commands=dict(commands or {}),
+            source=source_dir, kind=_kind(kind), name=name or None, case=case, case_spec=case_spec,
+            shape=dict(shape or {}), dtype=dtype, causal=causal, options=dict(options or {}),
+            target=target, work_dir=work_dir, ssh_config=ssh_config, env_setup=env_setup, npu=npu,
+            mode=mode, compiler=compiler, cxx_flags=cxx_flags, engine=engine, pto_isa=pto_isa,
+            costmodel_tool=costmodel_tool, requirements=requirements, commands=dict(commands or {}),
             related=tuple(related or ()),
         )
         spec, candidate = plan_project(project_answers(arguments))
