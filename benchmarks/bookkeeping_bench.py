@@ -33,6 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from pto_tui.core.campaign.campaign import Campaign  # noqa: E402
+from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRequest  # noqa: E402
 from pto_tui.core.rounds.records import (  # noqa: E402
     CLOSED,
     ChecklistItem,
@@ -106,11 +107,11 @@ def one_round(campaign: Campaign) -> tuple[float, float]:
     """Seconds of one round's bookkeeping through the calls the CLI and the TUI make: wall
     clock (the goal) and this process's CPU time (what a busy shared machine leaves alone)."""
     start, cpu = time.perf_counter(), time.process_time()
-    campaign.start_round(pre_edit(), title="bigger tiles")
-    campaign.record_changes(description="nothing changed yet")
+    campaign.start_round(StartRequest(pre_edit(), title="bigger tiles"))
+    campaign.record_changes(ChangesRequest(description="nothing changed yet"))
     campaign.record_measurement(Measurement(build="ok", correctness="pass",
                                             samples_us=[99.0, 99.1, 98.9]))
-    campaign.close_round(analysis="see numbers", next_step="continue")
+    campaign.close_round(CloseRequest(analysis="see numbers", next_step="continue"))
     return time.perf_counter() - start, time.process_time() - cpu
 
 

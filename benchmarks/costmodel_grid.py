@@ -29,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pto_tui.core.costmodel.results import CycleResult  # noqa: E402
-from pto_tui.core.costmodel.sweep import expand_sweep  # noqa: E402
+from pto_tui.core.cycles.results import CycleResult  # noqa: E402
+from pto_tui.core.cycles.sweep import expand_sweep  # noqa: E402
 from pto_tui.costmodel import BuiltinEngine, CostmodelCache, run_queries  # noqa: E402
 from pto_tui.costmodel.toolchain import default_jobs  # noqa: E402
 

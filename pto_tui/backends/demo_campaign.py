@@ -15,6 +15,7 @@ from pto_tui.backends.loop import run_baseline, run_round
 from pto_tui.backends.reference import run_reference
 from pto_tui.backends.site import EventSink
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.requests import ChangesRequest, StartRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar, operator_folder
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit, Round
@@ -181,20 +182,24 @@ async def run_demo_campaign(
     if tuning and not tuning[-1].is_closed and len(tuning) <= len(all_steps):
         # an earlier run stopped inside this round (cancelled, or refused): finish it
         step = all_steps[len(tuning) - 1]
-        campaign.record_changes(risk_justification=step.justification or "demo script")
+        campaign.record_changes(ChangesRequest(risk_justification=step.justification or "demo script"))
         await run_round(campaign, runner, on_event)
     done = len(tuning)
     script = all_steps[done : None if rounds is None else done + rounds]
     for step in script:
-        campaign.start_round(pre_edit_for(campaign, step), title=step.title, restore=True, phase=step.phase)
+        campaign.start_round(
+            StartRequest(pre_edit_for(campaign, step), title=step.title, restore=True, phase=step.phase)
+        )
         if step.edit:
             rel, old, new = step.edit
             path = campaign.layout.workspace / operator_folder(campaign.config) / rel
             path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
         campaign.record_changes(
-            parameters=dict(step.parameters),
-            description=step.title,
-            risk_justification=step.justification,
+            ChangesRequest(
+                parameters=dict(step.parameters),
+                description=step.title,
+                risk_justification=step.justification,
+            )
         )
         await run_round(campaign, runner, on_event)
     return campaign.rounds()

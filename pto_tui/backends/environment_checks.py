@@ -7,12 +7,12 @@ Light on purpose (no job runner, no SSH): a pane imports it while the app is dra
 
 from __future__ import annotations
 
-from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import EnvironmentNotes
 from pto_tui.jobs.model import job_name
 from pto_tui.jobs.probes import REACHABLE
 
-JOB_LABEL = f"{round_dir_name(0)} environment"  # its jobs: "iter-000 environment probe: python"
+JOB_LABEL = f"{round_name(0)} environment"  # its jobs: "iter-000 environment probe: python"
 
 # checked before the probes of the operator's kind and the target's mode (probes_for)...
 TARGET_REACHABLE = REACHABLE.name  # the target kind's own first probe

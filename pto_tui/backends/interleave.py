@@ -45,7 +45,7 @@ from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import PtoError
 from pto_tui.core.project.config import Scalar
-from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Measurement, Round
 from pto_tui.core.workspace.snapshots import SnapshotStore
 from pto_tui.jobs.errors import SyncError
@@ -66,13 +66,13 @@ class Interleave:
     """The frontier round's build on the target, run alternately with the round's."""
 
     number: int  # the frontier round
-    parameters: dict[str, Scalar]  # its parameter snapshot, as it was measured
+    parameters: dict[str, Scalar]  # its parameter values, as it was measured
     backend: Backend  # on a site of its own: its copy, its work dir, the same target
     built_file: Path  # where its build was made, once made
 
     @property
     def name(self) -> str:
-        return round_dir_name(self.number)
+        return round_name(self.number)
 
     def unavailable(self, why: str) -> FrontierUnavailable:
         return FrontierUnavailable(
@@ -174,13 +174,13 @@ async def interleaved_frontier(
     frontier = campaign.frontier_of(campaign.rounds())
     if frontier is None:
         return None
-    name = round_dir_name(frontier.number)
+    name = round_name(frontier.number)
     if not frontier.snapshot:
         raise FrontierUnavailable(
             f"the frontier {name} cannot be re-measured for interleaved runs: it has no workspace "
             "snapshot (imported from Markdown, or closed by hand), so its files are not known", hint=HINT
         )
-    parameters = dict(frontier.changes.snapshot)
+    parameters = dict(frontier.changes.parameter_values)
     key = frontier_key(frontier, site.render(campaign.config.commands.build, parameters))
     folder = campaign.layout.state_dir / FOLDER
     try:
@@ -203,8 +203,8 @@ async def interleaved_frontier(
 def frontier_key(frontier: Round, build_command: str) -> str:
     """The name of the frontier's copy and work dir: its round, and a hash of what its
     build depends on (its files, its parameters, the build command)."""
-    what = json.dumps([frontier.snapshot, frontier.changes.snapshot, build_command], sort_keys=True)
-    return f"{round_dir_name(frontier.number)}-{hashlib.sha256(what.encode()).hexdigest()[:12]}"
+    what = json.dumps([frontier.snapshot, frontier.changes.parameter_values, build_command], sort_keys=True)
+    return f"{round_name(frontier.number)}-{hashlib.sha256(what.encode()).hexdigest()[:12]}"
 
 
 def _write_copy(store: SnapshotStore, snap_id: str, dest: Path) -> bool:

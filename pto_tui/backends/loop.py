@@ -24,6 +24,7 @@ from pto_tui.backends.sample_journal import SampleJournal
 from pto_tui.backends.site import EventSink, OperatorSite, StepTimedOut
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.opening import check_environment_passed
+from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest
 from pto_tui.core.operators.case_strings import workload_shape
 from pto_tui.core.project.config import CaseConfig, OperatorConfig, ProjectConfig, Scalar
 from pto_tui.core.reports.parsers import attention_flops
@@ -137,7 +138,7 @@ async def run_round(
     (Campaign.preview shows the verdict it would get) before Campaign.close_round."""
     record = campaign.open_round()
     with campaign.running(record.number, "round run"):  # no other writer, no second build
-        record = campaign.record_changes(record.number)  # files and diff as measured
+        record = campaign.record_changes(ChangesRequest(record.number))  # files and diff as measured
         campaign.preflight(record)
         site = site_for(campaign, runner, on_event)
         site.for_round(record.number)
@@ -147,13 +148,13 @@ async def run_round(
         backend = backend_for(site, flops)
         plan = run_plan(campaign.config, undecided_after(campaign, record.number))
         journal = SampleJournal.begin(campaign.layout, record.number, plan.repeats)
-        measurement = await measure(backend, dict(record.changes.snapshot), plan, journal.write,
+        measurement = await measure(backend, dict(record.changes.parameter_values), plan, journal.write,
                                     frontier=frontier)
         measured = campaign.record_measurement(measurement, record.number)
         journal.finished()
         if not close:
             return measured
-        return campaign.close_round(record.number, analysis=analysis, next_step=next_step)
+        return campaign.close_round(CloseRequest(record.number, analysis=analysis, next_step=next_step))
 
 
 async def run_baseline(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None) -> Round:

@@ -16,7 +16,7 @@ from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.operators.case_strings import workload_shape
 from pto_tui.core.project.limits import BENCHMARK
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import TorchBaseline
 from pto_tui.jobs.runner import JobRunner
 
 MIN_WARMUP = 5

@@ -29,8 +29,9 @@ from pto_tui.backends.site import (
     take_line,
 )
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.requests import CloseRequest
 from pto_tui.core.errors import PtoError
-from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Round
 from pto_tui.jobs.logfile import read_log
 from pto_tui.jobs.model import JobRecord, JobState, job_name, list_records
@@ -105,7 +106,7 @@ async def resume_round(
     left running; by default the one found in the job records) for the step it ran, and
     close it as `run_round` does (close=False: measured, left open for its Post-Run)."""
     record = campaign.open_round()
-    label = round_dir_name(record.number)
+    label = round_name(record.number)
     if kept is not None and not kept.name.startswith(f"{label} "):
         raise PtoError(f"job {kept.id} ({kept.name or 'unnamed'}) is not a step of {label}")
     with campaign.running(record.number, "round run (resumed)"):
@@ -115,7 +116,7 @@ async def resume_round(
 
 async def _resume(campaign: Campaign, runner: JobRunner, record: Round, on_event: EventSink | None,
                   *, kept: JobRecord | None, close: bool, analysis: str, next_step: str) -> Round:
-    label = round_dir_name(record.number)
+    label = round_name(record.number)
     campaign.preflight(record)
     plan = run_plan(campaign.config, undecided_after(campaign, record.number))
     journal, so_far = SampleJournal.resume(campaign.layout, record.number, plan.repeats)
@@ -129,10 +130,10 @@ async def _resume(campaign: Campaign, runner: JobRunner, record: Round, on_event
     frontier = await interleaved_frontier(campaign, site, flops)  # shares `adopt`: its kept job too
     await site.sync()
     backend = backend_for(site, flops)
-    measurement = await measure(backend, dict(record.changes.snapshot), plan, journal.write,
+    measurement = await measure(backend, dict(record.changes.parameter_values), plan, journal.write,
                                 so_far.measurement, frontier)
     measured = campaign.record_measurement(measurement, record.number)
     journal.finished()
     if not close:
         return measured
-    return campaign.close_round(record.number, analysis=analysis, next_step=next_step)
+    return campaign.close_round(CloseRequest(record.number, analysis=analysis, next_step=next_step))

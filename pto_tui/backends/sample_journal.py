@@ -17,7 +17,7 @@ from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError, bounded_json, read_text
-from pto_tui.core.project.layout import ProjectLayout, round_dir_name
+from pto_tui.core.project.layout import ProjectLayout, round_name
 from pto_tui.core.rounds.records import Measurement
 
 FOLDER = "measuring"
@@ -31,7 +31,7 @@ class SampleJournal:
 
     @classmethod
     def begin(cls, layout: ProjectLayout, number: int, planned: int) -> SampleJournal:
-        path = layout.state_dir / FOLDER / f"{round_dir_name(number)}.json"
+        path = layout.state_dir / FOLDER / f"{round_name(number)}.json"
         if path.exists():  # an earlier run that did not finish: keep its samples
             path.rename(path.with_name(f"{path.stem}.{time.strftime('%Y%m%dT%H%M%S')}.json"))
         return cls(path, number, planned)
@@ -40,7 +40,7 @@ class SampleJournal:
     def resume(cls, layout: ProjectLayout, number: int, planned: int) -> tuple[SampleJournal, Kept]:
         """The round's journal, to go on from it: what it holds (nothing when there is
         none or it cannot be read, so every step runs)."""
-        journal = cls(layout.state_dir / FOLDER / f"{round_dir_name(number)}.json", number, planned)
+        journal = cls(layout.state_dir / FOLDER / f"{round_name(number)}.json", number, planned)
         return journal, read_kept(journal.path, number)
 
     def write(self, measurement: Measurement) -> None:
@@ -60,7 +60,7 @@ class SampleJournal:
 def discard(layout: ProjectLayout, number: int) -> Path | None:
     """Set the round's unfinished journal aside (measuring/discarded/, never deleted), so
     its next run starts over; the file it went to, None when there was none."""
-    path = layout.state_dir / FOLDER / f"{round_dir_name(number)}.json"
+    path = layout.state_dir / FOLDER / f"{round_name(number)}.json"
     if not path.exists():
         return None
     dest = path.parent / "discarded" / f"{path.stem}.{time.strftime('%Y%m%dT%H%M%S')}.json"

@@ -29,7 +29,7 @@ from pto_tui.core.project.commands import (
     template_values,
 )
 from pto_tui.core.project.config import ProjectConfig, Scalar, Target, operator_folder
-from pto_tui.core.project.layout import ProjectLayout, round_dir_name
+from pto_tui.core.project.layout import ProjectLayout, round_name
 from pto_tui.core.project.limits import step_limit
 from pto_tui.jobs.errors import FetchError
 from pto_tui.jobs.job import Job
@@ -144,7 +144,7 @@ class OperatorSite:
         """Run this site's jobs for round `number`: their records say so, and their names
         start with `label` (by default the round's folder name: "iter-003 build")."""
         self.round_number = number
-        self.label = label or round_dir_name(number)
+        self.label = label or round_name(number)
 
     def elsewhere(self, workspace: Path, work_dir: str) -> OperatorSite:
         """This site (same target, runner, events and label) for another copy of the

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from pto_tui.backends.environment_checks import BUILD_STEP, FIRST_RESULT_STEP, JOB_LABEL
-from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.project.limits import BENCHMARK, BUILD, CORRECTNESS
 from pto_tui.jobs.model import JobState, list_records
 
 # the labels of the baseline's jobs: the environment round's ("iter-000 environment build")
 # and iter-000's own ("iter-000 benchmark 2/5"), the longer first
-BASELINE_LABELS = (JOB_LABEL, round_dir_name(0))
+BASELINE_LABELS = (JOB_LABEL, round_name(0))
 # the steps that run as benchmark runs, by the start of their names
 BENCHMARK_STEPS = ("benchmark ", "warm-up ")
 

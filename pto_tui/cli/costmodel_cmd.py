@@ -1,6 +1,6 @@
 """`pto-tui costmodel`: cycles of PTO instructions from the costmodel, one query or a sweep.
 
-The query words are parsed by pto_tui.core.costmodel.query, not by argparse
+The query words are parsed by pto_tui.core.cycles.query, not by argparse
 sub-commands: argparse only collects the positional words (instruction, dtypes,
 an optional leading `sweep`) and the dimension options, so the tool's own
 command line can be pasted as is.
@@ -16,8 +16,8 @@ from pathlib import Path
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import load_project_file, print_json, project_layout
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.costmodel.query import Query
-from pto_tui.core.costmodel.results import (
+from pto_tui.core.cycles.query import Query
+from pto_tui.core.cycles.results import (
     SORT_COLUMNS,
     TABLE_COLUMNS,
     CycleResult,
@@ -28,7 +28,7 @@ from pto_tui.core.costmodel.results import (
     to_csv,
     to_markdown,
 )
-from pto_tui.core.costmodel.sweep import SWEEP_HELP, expand_sweep
+from pto_tui.core.cycles.sweep import SWEEP_HELP, expand_sweep
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import CostmodelConfig
 from pto_tui.core.project.file import ProjectFile
@@ -136,7 +136,7 @@ class _WordsParser(argparse.ArgumentParser):
 def split_options(args: argparse.Namespace) -> argparse.Namespace:
     """The options found among the query's words, merged into args; args.words keeps
     only the query's own words. One grammar: the words then go to the same parser the
-    console uses (pto_tui.core.costmodel.sweep)."""
+    console uses (pto_tui.core.cycles.sweep)."""
     if any(w in ("-h", "--help") for w in args.words):
         raise InputError("put --help before the query: pto-tui costmodel --help")
     parser = _WordsParser(add_help=False, allow_abbrev=False)

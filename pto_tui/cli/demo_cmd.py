@@ -10,7 +10,7 @@ from pathlib import Path
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, print_json
 from pto_tui.core.campaign.demo import DEMO_KINDS, create_demo_project
-from pto_tui.core.project.layout import is_project_dir
+from pto_tui.core.project.layout import is_project_dir, round_name
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -70,7 +70,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print_status(out, status)
     for r in rounds:
         verdict = "baseline" if r.is_baseline else (r.verdict.value if r.verdict else r.status)
-        out.print(f"  iter-{r.number:03d}  {verdict:12s} {r.short_hypothesis(40):40s} {r.verdict_reason}")
+        out.print(f"  {round_name(r.number)}  {verdict:12s} {r.short_hypothesis(40):40s} {r.verdict_reason}")
     if chart:
         out.print(f"summary chart: {chart.png}")
     out.print(f"next: pto-tui --project {root}   (or: pto-tui demo to open it)")

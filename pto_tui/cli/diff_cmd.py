@@ -7,6 +7,7 @@ import argparse
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, open_campaign, print_json
 from pto_tui.core.campaign.what_changed import PREVIOUS, DurationDelta, RoundDiff, Side, round_diff
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.durations import format_durations
 from pto_tui.core.rounds.render import format_tflops
 
@@ -42,9 +43,9 @@ def _percent(value: float | None) -> str:
 
 def _side_line(side: Side) -> str:
     if side.median_us is None:
-        return f"  iter-{side.round:03d}: no valid samples"
+        return f"  {round_name(side.round)}: no valid samples"
     return (
-        f"  iter-{side.round:03d}: {side.runs} run(s), spread {_percent(side.spread)}"
+        f"  {round_name(side.round)}: {side.runs} run(s), spread {_percent(side.spread)}"
         f" ({side.stability})"
     )
 
@@ -61,7 +62,7 @@ def _duration_lines(d: DurationDelta) -> list[str]:
 
 
 def render(diff: RoundDiff) -> str:
-    lines = [f"iter-{diff.round:03d} against iter-{diff.against:03d} ({_HOW[diff.against_how]})"]
+    lines = [f"{round_name(diff.round)} against {round_name(diff.against)} ({_HOW[diff.against_how]})"]
     if diff.verdict:
         lines.append(f"verdict: {diff.verdict} — {diff.verdict_reason}")
     lines.append("parameters:" if diff.parameters else "parameters: none differ")
@@ -72,7 +73,7 @@ def render(diff: RoundDiff) -> str:
         shown = [format_tflops(t) for t in (diff.tflops_before, diff.tflops_after)]
         delta = f" ({diff.tflops_delta:+.1%})" if diff.tflops_delta is not None else ""
         lines.append(f"TFLOPS: {shown[0]} -> {shown[1]}{delta}")
-    base = f"iter-{diff.patch_against:03d}" if diff.patch_against is not None else "its base"
+    base = round_name(diff.patch_against) if diff.patch_against is not None else "its base"
     if diff.patch.strip():
         lines += [f"patch (the round's patch.diff, against {base}):", diff.patch.rstrip("\n")]
     else:

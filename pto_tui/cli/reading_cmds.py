@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict, fields
+from dataclasses import asdict
 
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json, print_json_table
 from pto_tui.cli.plain import PlainConsole, Printer
+from pto_tui.core import payloads
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError, read_utf8_inside
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.durations import duration_unit, format_duration
-from pto_tui.core.rounds.export import ExportRow, export_rows
-from pto_tui.core.rounds.record_toml import round_to_dict
+from pto_tui.core.rounds.export import export_rows
 from pto_tui.core.rounds.records import verdict_label, verdict_rule_of
 from pto_tui.core.rounds.render import SIMULATED_NOTE, timing_text
 from pto_tui.core.rounds.reruns import reruns_of
@@ -58,7 +59,7 @@ def print_status(console: Printer, st: CampaignStatus) -> None:
         console.print(f"{st.torch.label}: avg {format_duration(st.torch.avg_us)}")
     else:
         console.print("torch_npu baseline: not measured")
-    best = f"iter-{st.frontier_round:03d}" if st.frontier_round is not None else "-"
+    best = round_name(st.frontier_round) if st.frontier_round is not None else "-"
     console.print(
         f"frontier: {best} {format_duration(st.frontier_us)}"
         f"  speedup vs initial {_speed(st.speedup_vs_initial)}"
@@ -75,9 +76,9 @@ def print_status(console: Printer, st: CampaignStatus) -> None:
             "the next round must re-check the bottleneck and state a new direction"
         )
     for number, hypothesis, reason in st.recent_failures:
-        console.print(f"  recent: iter-{number:03d} {hypothesis} — {reason}")
+        console.print(f"  recent: {round_name(number)} {hypothesis} — {reason}")
     for missing in st.problems.missing:
-        console.print(f"[bold]missing on disk[/]: runs/iter-{missing:03d}")
+        console.print(f"[bold]missing on disk[/]: runs/{round_name(missing)}")
     for problem in st.problems.unreadable:
         console.print(f"[bold]unreadable[/]: {problem}")
     print_tampered(console, st)
@@ -90,7 +91,7 @@ def print_tampered(console: Printer, st: CampaignStatus) -> None:
         counted = ("counted as unverified, not as its verdict" if number in st.unverified
                    else "counted as it was closed")
         console.print(
-            f"[bold]!tampered[/] iter-{number:03d} ({counted}): " + "; ".join(why),
+            f"[bold]!tampered[/] {round_name(number)} ({counted}): " + "; ".join(why),
             markup=True,
             highlight=False,
         )
@@ -116,10 +117,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
         journals = [j for j in unfinished(campaign.layout) if not _closed(campaign, j["round"])]
     if args.json:
-        from pto_tui.mcp import payloads  # loads the new-project and scan modules: only here
-
-        print_json({**st.to_json(), "commands": commands, "unfinished_measurements": journals,
-                    "last_write": payloads.last_write(campaign.layout)})
+        print_json(payloads.status_of(st, commands, campaign.layout, journals))
         return 0
     console = PlainConsole()
     print_status(console, st)
@@ -140,19 +138,7 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         st = campaign.status(rounds)
     rows = export_rows(rounds, st.torch)
     if args.json:
-        names = [f.name for f in fields(ExportRow)]  # the row's fields are plain values, lists, dicts
-        print_json_table(
-            {
-                "rounds": [
-                    {**{n: getattr(row, n) for n in names}, "tampered": st.tampered.get(row.round, [])}
-                    for row in rows
-                ],
-                "missing": st.problems.missing,
-                "unreadable": st.problems.unreadable,
-                "notices": st.problems.notices,
-            },
-            "rounds",
-        )
+        print_json_table(payloads.rounds_of(rows, st), "rounds")
         return 0
     from rich.table import Table  # rich loads for the table only: `rounds --json` starts without it
 
@@ -178,7 +164,7 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     if simulated:
         console.print(SIMULATED_NOTE)
     for missing in st.problems.missing:
-        console.print(f"missing on disk: runs/iter-{missing:03d}")
+        console.print(f"missing on disk: runs/{round_name(missing)}")
     print_tampered(console, st)
     return 0
 
@@ -193,30 +179,21 @@ def cmd_show(args: argparse.Namespace) -> int:
         tampered = campaign.status(rounds).tampered.get(args.number, record.tampered)
     notes = folder / "notes.md"
     if args.json:
-        print_json(
-            {
-                "record": round_to_dict(record),
-                "folder": str(folder),
-                "tampered": tampered,
-                "rerun_of": record.rerun_of,
-                "reruns": reruns,
-                "verdict_rule": verdict_rule_of(record),
-            }
-        )
+        print_json(payloads.shown(record, folder, tampered, reruns))
         return 0
     if record.verdict is not None:
         print(f"verdict rule: {verdict_rule_of(record)}")
     # the link both ways: the original's notes were written before its rerun existed
     if record.rerun_of is not None:
-        print(f"rerun of iter-{record.rerun_of:03d}")
+        print(f"rerun of {round_name(record.rerun_of)}")
     if reruns:
-        print("rerun as " + ", ".join(f"iter-{n:03d}" for n in reruns))
+        print("rerun as " + ", ".join(round_name(n) for n in reruns))
     if record.unverified and record.is_closed:
         print(f"unverified: the history does not vouch for its verdict ({verdict_label(record)}); "
               "counted apart, never the frontier")
     if tampered:
         # the notes on disk may be what was changed: the record as closed is shown too
-        print(f"!tampered iter-{record.number:03d}: " + "; ".join(tampered))
+        print(f"!tampered {round_name(record.number)}: " + "; ".join(tampered))
         print(f"as closed: {record.effective_verdict() or record.status} — {record.verdict_reason}")
     # a notes.md linked to a file outside the project is refused, never printed
     print(read_utf8_inside(notes, campaign.layout.root) if notes.exists() else f"(no notes.md in {folder})")

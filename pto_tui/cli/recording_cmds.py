@@ -8,12 +8,12 @@ import argparse
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, finish, key_values, open_campaign, print_json
 from pto_tui.cli.measurement_args import add_measurement_args, measurement_from_args
+from pto_tui.core import payloads
+from pto_tui.core.campaign.requests import AmendRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.record_toml import round_to_dict
-from pto_tui.core.rounds.records import EnvironmentNotes
-from pto_tui.core.rounds.render import TorchBaseline
-from pto_tui.mcp import payloads
+from pto_tui.core.rounds.records import EnvironmentNotes, TorchBaseline
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -224,7 +224,7 @@ def cmd_amend(args: argparse.Namespace) -> int:
     from pto_tui.core.rules.review import HELD_AMENDMENT
 
     with open_campaign(args, write=True) as campaign:
-        record = campaign.amend(args.number, args.field, args.value, args.why, args.who)
+        record = campaign.amend(AmendRequest(args.number, args.field, args.value, args.why, args.who))
         warnings = campaign.warnings
     held = record.held_for_review and not record.review_confirmation and any(
         HELD_AMENDMENT in flag for flag in record.flags)

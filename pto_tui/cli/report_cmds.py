@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, open_campaign, path_arg, print_json
+from pto_tui.core import payloads
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.rounds.export import FORMATS, export_rows, render_export
 
@@ -50,19 +51,8 @@ def cmd_chart(args: argparse.Namespace) -> int:
 
     with open_campaign(args, write=False) as campaign:
         result = write_campaign_chart(campaign, args.output, svg=args.svg)
-    model = result.model
     if args.json:
-        print_json(
-            {
-                "png": str(result.png),
-                "svg": str(result.svg) if result.svg else None,
-                "x_axis": [{"round": s.shown, "covers": list(s.covers)} for s in model.slots],
-                "milestones": model.milestones,
-                "units": model.units.name,
-                "log_scale": model.log_scale,
-                "best_round": model.best.number,
-            }
-        )
+        print_json(payloads.chart(result))
         return 0
     print(f"chart written: {result.png}")
     if result.svg:
@@ -97,13 +87,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         result = write_campaign_report(campaign, args.output)
     if args.json:
-        print_json(
-            {
-                "report": str(result.path),
-                "chart": str(result.chart),
-                "chart_drawn": result.chart_drawn,
-            }
-        )
+        print_json(payloads.report(result))
         return 0
     print(f"report written: {result.path}")
     if result.chart_drawn:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 from pto_tui.cli.common import add_json_flag, finish, open_campaign
+from pto_tui.core.campaign.requests import RerunRequest
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.record_toml import round_to_dict
 
 
@@ -30,7 +32,7 @@ def add_rerun(rsub: argparse._SubParsersAction) -> None:
 def cmd_rerun(args: argparse.Namespace) -> int:
     with open_campaign(args, write=True, command="pto-tui round rerun") as campaign:
         record = campaign.rerun_round(
-            args.number, bottleneck_recheck=args.recheck, new_direction=args.new_direction
+            RerunRequest(args.number, bottleneck_recheck=args.recheck, new_direction=args.new_direction)
         )
         folder = campaign.layout.round_dir(record.number)
         warnings = campaign.warnings
@@ -40,8 +42,8 @@ def cmd_rerun(args: argparse.Namespace) -> int:
         args,
         round_to_dict(record),
         warnings,
-        f"round {record.number} started as a rerun of iter-{args.number:03d} (based on "
-        f"iter-{record.changes.based_on:03d}); changes: {files}"
+        f"round {record.number} started as a rerun of {round_name(args.number)} (based on "
+        f"{round_name(record.changes.based_on or 0)}); changes: {files}"
         + (f"; parameters {params}" if params else "")
         + f"\n  run it with `pto-tui round run`\n  {folder}",
     )

@@ -16,7 +16,9 @@ from pto_tui.cli.pre_edit_args import (
 )
 from pto_tui.cli.rerun_cmd import add_rerun
 from pto_tui.core.campaign.prefill import LEFT_FOR_THE_USER, Prefill, prefill
+from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRequest
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, ChangeKind, Verdict
@@ -185,7 +187,7 @@ def cmd_start(args: argparse.Namespace) -> int:
         if args.prefill is not None:
             pre = prefill(campaign.current_rounds(), pre, prefill_number(args)).pre_edit
         record = campaign.start_round(
-            pre, phase=args.phase, based_on=args.based_on, title=title, restore=args.restore
+            StartRequest(pre, phase=args.phase, based_on=args.based_on, title=title, restore=args.restore)
         )
         folder = campaign.layout.round_dir(record.number)
         warnings = campaign.warnings
@@ -193,7 +195,7 @@ def cmd_start(args: argparse.Namespace) -> int:
         args,
         round_to_dict(record),
         warnings,
-        f"round {record.number} started (based on iter-{record.changes.based_on:03d}); "
+        f"round {record.number} started (based on {round_name(record.changes.based_on or 0)}); "
         f"edit the workspace, then `pto-tui round changes`\n  {folder}",
     )
     return 0
@@ -224,7 +226,7 @@ def _print_prefill(args: argparse.Namespace, drafted: Prefill, listed: list[dict
     if args.json:
         print_json({"schema_version": 1, **drafted.to_json(), "findings": listed})
         return
-    print(f"prefilled from iter-{drafted.source:03d}: " + (", ".join(drafted.filled) or "nothing"))
+    print(f"prefilled from {round_name(drafted.source)}: " + (", ".join(drafted.filled) or "nothing"))
     print("left for you: " + ", ".join(LEFT_FOR_THE_USER))
 
 
@@ -237,14 +239,16 @@ def cmd_changes(args: argparse.Namespace) -> int:
         params[key.strip()] = parse_scalar(value.strip())
     with open_campaign(args, write=True, command="pto-tui round changes") as campaign:
         record = campaign.record_changes(
-            args.number,
-            kind=ChangeKind(args.kind) if args.kind else None,
-            description=args.describe,
-            parameters=params,
-            bug_fix=args.bug_fix,
-            risk_justification=args.justify,
-            tolerance_approval=args.approve_tolerance,
-            discipline_approval=args.approve_discipline,
+            ChangesRequest(
+                args.number,
+                kind=ChangeKind(args.kind) if args.kind else None,
+                description=args.describe,
+                parameters=params,
+                bug_fix=args.bug_fix,
+                risk_justification=args.justify,
+                tolerance_approval=args.approve_tolerance,
+                discipline_approval=args.approve_discipline,
+            )
         )
         warnings = campaign.warnings
     files = ", ".join(record.changes.files) or "no files"
@@ -274,10 +278,12 @@ def cmd_measure(args: argparse.Namespace) -> int:
 def cmd_close(args: argparse.Namespace) -> int:
     with open_campaign(args, write=True, command="pto-tui round close") as campaign:
         record = campaign.close_round(
-            args.number,
-            analysis=args.analysis,
-            next_step=args.next_step,
-            claimed=Verdict(args.verdict) if args.verdict else None,
+            CloseRequest(
+                args.number,
+                analysis=args.analysis,
+                next_step=args.next_step,
+                claimed=Verdict(args.verdict) if args.verdict else None,
+            )
         )
         warnings = campaign.warnings
     verdict = record.verdict.value if record.verdict else "-"

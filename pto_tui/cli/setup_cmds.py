@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -18,19 +17,14 @@ from pto_tui.cli.common import (
     print_json,
     project_layout,
 )
-from pto_tui.core.campaign.scaffold import (
-    NewProject,
-    ProjectAnswers,
-    create_project,
-    parse_target,
-    plan_project,
-)
+from pto_tui.core import payloads
+from pto_tui.core.campaign.project_arguments import COMMAND_KEYS, ProjectArguments, project_answers
+from pto_tui.core.campaign.scaffold import NewProject, create_project, plan_project
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import Candidate, ScanResult, scan
 from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, chosen_modes, mode_spec
 from pto_tui.core.rounds.importer import import_project
-from pto_tui.core.vocabulary import OperatorKind, TargetMode
-from pto_tui.mcp import payloads
+from pto_tui.core.vocabulary import OperatorKind
 
 NEW_DESCRIPTION = (
     "Create a project: classify the operator, copy it into the workspace, "
@@ -165,51 +159,49 @@ def cmd_scan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _answers_from_args(args: argparse.Namespace) -> ProjectAnswers:
+def _arguments(args: argparse.Namespace) -> ProjectArguments:
     for flag, value in (("--case", args.case_name), ("--case-spec", args.case_spec)):
         if value is not None and not value.strip():
             raise InputError(f"{flag} is empty; leave it out or give a value")
-    return ProjectAnswers(
+    return ProjectArguments(
         source=args.source,
         kind=OperatorKind(args.kind) if args.kind else None,
         name=args.name,
-        case_name=args.case_name or "",
+        case=args.case_name or "",
+        case_spec=args.case_spec or "",
         shape={k: parse_scalar(v) for k, v in key_values(args.shape, "--shape").items()},
         dtype=args.dtype or "",
         causal=args.causal,
-        case_spec=args.case_spec or "",
         options={k: parse_scalar(v) for k, v in key_values(args.option, "--option").items()},
-        target=replace(
-            parse_target(args.target, args.work_dir, args.env_setup, args.npu),
-            ssh_config=args.ssh_config,
-            mode=TargetMode(args.mode),
-            compiler=args.compiler,
-            cxx_flags=args.cxx_flags,
-        ),
+        target=args.target,
+        work_dir=args.work_dir,
+        ssh_config=args.ssh_config,
+        env_setup=args.env_setup,
+        npu=args.npu,
+        mode=args.mode,
+        compiler=args.compiler,
+        cxx_flags=args.cxx_flags,
         pto_isa=args.pto_isa,
         costmodel_tool=args.costmodel_tool,
         requirements=args.requirements,
         commands=_commands_from_args(args.command),
-        related=list(args.related),
+        related=tuple(args.related),
     )
-
-
-_COMMAND_KEYS = ("build", "correctness", "benchmark", "reference", "results")
 
 
 def _commands_from_args(items: list[str]) -> dict[str, str]:
     commands: dict[str, str] = {}
     for item in items:
         key, sep, value = item.partition("=")
-        if not sep or key not in _COMMAND_KEYS:
-            keys = ", ".join(_COMMAND_KEYS)
+        if not sep or key not in COMMAND_KEYS:
+            keys = ", ".join(COMMAND_KEYS)
             raise InputError(f"--command expects KEY=CMD with KEY one of {keys}, got {item!r}")
         commands[key] = value
     return commands
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    spec, candidate = plan_project(_answers_from_args(args))
+    spec, candidate = plan_project(project_answers(_arguments(args)))
     root = create_project(spec, args.projects_root, overwrite=args.overwrite)
     if args.json:
         print_json(payloads.new(root, spec, candidate))

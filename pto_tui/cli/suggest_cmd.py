@@ -8,7 +8,7 @@ import sys
 
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import load_project_file, open_campaign, print_json
-from pto_tui.core.costmodel.review import review_text
+from pto_tui.core.cycles.review import review_text
 from pto_tui.core.project.config import ProjectConfig
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.records import PreEdit

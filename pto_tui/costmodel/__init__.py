@@ -1,7 +1,7 @@
 """Costmodel services: engines (built-in, external tool), the result cache, the runner.
 
 The query language, result records and exports are pure and live in
-pto_tui.core.costmodel.
+pto_tui.core.cycles.
 """
 
 from pto_tui.costmodel.builtin import BuiltinEngine

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.costmodel.query import Query
-from pto_tui.core.costmodel.results import VersionStamp
+from pto_tui.core.cycles.query import Query
+from pto_tui.core.cycles.results import VersionStamp
 from pto_tui.core.paths import app_home
 
 CACHE_FORMAT = 1

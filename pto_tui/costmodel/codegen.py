@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pto_tui.core.costmodel.query import DTYPE_SIZES, Family, Query, ceil_align, matmul_align
+from pto_tui.core.cycles.query import DTYPE_SIZES, Family, Query, ceil_align, matmul_align
 
 CPP_TYPES: dict[str, str] = {
     "float": "float", "half": "half", "bf16": "bfloat16_t", "int32": "int32_t",

@@ -6,9 +6,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from pto_tui.core.costmodel.capacity import Capacities
-from pto_tui.core.costmodel.query import Query
-from pto_tui.core.costmodel.results import VersionStamp
+from pto_tui.core.cycles.capacity import Capacities
+from pto_tui.core.cycles.query import Query
+from pto_tui.core.cycles.results import VersionStamp
 
 
 @dataclass(frozen=True)

@@ -17,15 +17,15 @@ import hashlib
 import posixpath
 from collections.abc import Callable, Sequence
 
-from pto_tui.core.costmodel.capacity import (
+from pto_tui.core.cycles.capacity import (
     CONSTANTS_FILE,
     LIMITS_FILE,
     Capacities,
     capacities_from,
 )
-from pto_tui.core.costmodel.cycle_lines import parse_cycle_lines
-from pto_tui.core.costmodel.query import Query
-from pto_tui.core.costmodel.results import VersionStamp
+from pto_tui.core.cycles.cycle_lines import parse_cycle_lines
+from pto_tui.core.cycles.query import Query
+from pto_tui.core.cycles.results import VersionStamp
 from pto_tui.costmodel.compiled import (
     checkout_identity,
     clean_commit,

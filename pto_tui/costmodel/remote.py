@@ -7,8 +7,8 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from pto_tui.core.costmodel.query import Query
-from pto_tui.core.costmodel.results import CycleResult
+from pto_tui.core.cycles.query import Query
+from pto_tui.core.cycles.results import CycleResult
 from pto_tui.core.project.config import ProjectConfig, Target
 from pto_tui.costmodel.cache import CostmodelCache
 from pto_tui.costmodel.engine import ProgressFn, Runner

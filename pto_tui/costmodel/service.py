@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pto_tui.core.costmodel.capacity import check_fit
-from pto_tui.core.costmodel.query import Query
-from pto_tui.core.costmodel.results import CycleResult
+from pto_tui.core.cycles.capacity import check_fit
+from pto_tui.core.cycles.query import Query
+from pto_tui.core.cycles.results import CycleResult
 from pto_tui.core.project.config import CostmodelConfig
 from pto_tui.costmodel.builtin import BuiltinEngine
 from pto_tui.costmodel.cache import CostmodelCache

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pto_tui.core.costmodel.guidance import (
+from pto_tui.core.cycles.guidance import (
     Candidate,
     Plan,
     Step,
@@ -23,8 +23,8 @@ from pto_tui.core.costmodel.guidance import (
     rank,
     suggestion_text,
 )
-from pto_tui.core.costmodel.query import QueryError
-from pto_tui.core.costmodel.stages import matmul_stage_plans
+from pto_tui.core.cycles.query import QueryError
+from pto_tui.core.cycles.stages import matmul_stage_plans
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.case_strings import workload_shape
 from pto_tui.core.project.config import ProjectConfig

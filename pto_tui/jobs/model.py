@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.layout import round_name
 
 Stream = Literal["stdout", "stderr", "meta"]
 
@@ -142,7 +142,7 @@ def named_round(name: str) -> int | None:
         return 0
     first = name.split(" ", 1)[0]
     digits = first.removeprefix("iter-")
-    if first == name or not digits.isdigit() or round_dir_name(int(digits)) != first:
+    if first == name or not digits.isdigit() or round_name(int(digits)) != first:
         return None
     return int(digits)
 

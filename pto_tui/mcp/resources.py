@@ -9,6 +9,7 @@ import re
 from mcp.server.mcpserver import MCPServer
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.mcp.projects import Projects
 
@@ -47,7 +48,7 @@ def register(server: MCPServer, projects: Projects) -> None:
         """The round folders on disk, each with the resources it holds."""
         ledger = Ledger(projects.layout())
         return [
-            f"pto-tui://project/runs/iter-{n:03d}/{name}"
+            f"pto-tui://project/runs/{round_name(n)}/{name}"
             for n in ledger.round_numbers()
             for name in ROUND_FILES
             if (ledger.layout.round_dir(n) / name).is_file()

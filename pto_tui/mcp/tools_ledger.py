@@ -13,9 +13,10 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 
+from pto_tui.core import payloads
+from pto_tui.core.campaign.requests import AmendRequest, RerunRequest
 from pto_tui.core.campaign.what_changed import PREVIOUS, round_diff
 from pto_tui.core.rounds.record_toml import round_to_dict
-from pto_tui.mcp import payloads
 from pto_tui.mcp.envelope import ok
 from pto_tui.mcp.projects import Projects, guarded
 
@@ -31,7 +32,7 @@ def register(server: MCPServer, projects: Projects) -> None:
         warning says so) until the user confirms it with round_confirm. A round without
         valid samples cannot be kept. Downgrades with a reason are allowed."""
         with projects.campaign(project, write=True, command="amend") as campaign:
-            record = campaign.amend(number, field, value, why, who)
+            record = campaign.amend(AmendRequest(number, field, value, why, who))
             return ok(round_to_dict(record), campaign.warnings)
 
     @guarded
@@ -63,7 +64,7 @@ def register(server: MCPServer, projects: Projects) -> None:
         the three-round rule does, give bottleneck_recheck and new_direction."""
         with projects.campaign(project, write=True, command="round rerun") as campaign:
             record = campaign.rerun_round(
-                number, bottleneck_recheck=bottleneck_recheck, new_direction=new_direction
+                RerunRequest(number, bottleneck_recheck=bottleneck_recheck, new_direction=new_direction)
             )
             return ok(round_to_dict(record), campaign.warnings)
 

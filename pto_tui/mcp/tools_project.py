@@ -3,30 +3,21 @@ gates, classes."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 
-from pto_tui.core.campaign.scaffold import ProjectAnswers, create_project, parse_target, plan_project
+from pto_tui.core import payloads
+from pto_tui.core.campaign.project_arguments import ProjectArguments, project_answers
+from pto_tui.core.campaign.scaffold import create_project, plan_project
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import scan as scan_tree
 from pto_tui.core.project.config import Scalar
-from pto_tui.core.project.modes import DEFAULT_MODE, chosen_modes
+from pto_tui.core.project.modes import DEFAULT_MODE
 from pto_tui.core.rounds.importer import import_project
-from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, OperatorKind, TargetMode
-from pto_tui.mcp import payloads
+from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, OperatorKind
 from pto_tui.mcp.envelope import ok
 from pto_tui.mcp.inputs import PreEditAnswers
 from pto_tui.mcp.projects import Projects, guarded
-
-
-def _mode(text: str) -> TargetMode:
-    try:
-        return TargetMode(text)
-    except ValueError:
-        known = ", ".join(m.value for m in chosen_modes())
-        raise InputError(f"unknown mode {text!r}; one of {known}", key="mode") from None
 
 
 def _kind(text: str) -> OperatorKind | None:
@@ -60,28 +51,42 @@ def register(server: MCPServer, projects: Projects) -> None:
         shape: dict[str, Scalar] | None = None,
         dtype: str = "",
         causal: bool = False,
+        options: dict[str, Scalar] | None = None,
         target: str = "local",
         work_dir: str = "",
+        ssh_config: str = "",
         env_setup: str = "",
+        npu: int = 0,
         mode: str = DEFAULT_MODE.value,
+        compiler: str = "c++",
+        cxx_flags: str = "",
+        engine: str = "",
+        pto_isa: str = "",
+        costmodel_tool: str = "",
+        requirements: str = "",
+        commands: dict[str, str] | None = None,
+        related: list[str] | None = None,
     ) -> CallToolResult:
-        """Create projects/<op>/ from an operator source (docs/workflow.md §1-§4), as `pto-tui new`.
-        An existing project is never replaced. source and projects_root must lie inside
-        the server's roots."""
+        """Create projects/<op>/ from an operator source (docs/workflow.md §1-§4), as `pto-tui new`
+        with the same answers (commands: build, correctness, benchmark, reference, results).
+        An existing project is never replaced. source, projects_root and the files named
+        (ssh_config, pto_isa, costmodel_tool) must lie inside the server's roots."""
         source_dir = projects.within(source, "source")
         projects_dir = projects.within(projects_root, "projects_root")
-        answers = ProjectAnswers(
-            source=source_dir,
-            kind=_kind(kind),
-            name=name or None,
-            case_name=case,
-            shape=dict(shape or {}),
-            dtype=dtype,
-            causal=causal,
-            case_spec=case_spec,
-            target=replace(parse_target(target, work_dir, env_setup), mode=_mode(mode)),
+        # an SSH config may run commands (ProxyCommand); a costmodel tool or checkout builds code
+        named = {"ssh_config": ssh_config, "pto_isa": pto_isa, "costmodel_tool": costmodel_tool}
+        for key, path in named.items():
+            if path:
+                projects.within(path, key)
+        arguments = ProjectArguments(
+            source=source_dir, kind=_kind(kind), name=name or None, case=case, case_spec=case_spec,
+            shape=dict(shape or {}), dtype=dtype, causal=causal, options=dict(options or {}),
+            target=target, work_dir=work_dir, ssh_config=ssh_config, env_setup=env_setup, npu=npu,
+            mode=mode, compiler=compiler, cxx_flags=cxx_flags, engine=engine, pto_isa=pto_isa,
+            costmodel_tool=costmodel_tool, requirements=requirements, commands=dict(commands or {}),
+            related=tuple(related or ()),
         )
-        spec, candidate = plan_project(answers)
+        spec, candidate = plan_project(project_answers(arguments))
         root = create_project(spec, projects_dir, overwrite=False)
         return ok(payloads.new(root, spec, candidate))
 

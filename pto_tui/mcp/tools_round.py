@@ -17,11 +17,11 @@ from pto_tui.backends.environment import run_environment
 from pto_tui.backends.loop import run_baseline, run_round
 from pto_tui.backends.reference import run_reference
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.rounds.record_toml import round_to_dict
-from pto_tui.core.rounds.records import EnvironmentNotes
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import EnvironmentNotes, TorchBaseline
 from pto_tui.core.vocabulary import ChangeKind, Verdict
 from pto_tui.mcp.envelope import ok
 from pto_tui.mcp.inputs import MeasurementInput, PreEditAnswers
@@ -157,7 +157,8 @@ def _register_round(server: MCPServer, projects: Projects) -> None:
         """Open the next round with its Pre-Edit answers; refused until every gate passes."""
         pre = pre_edit.to_record()
         with projects.campaign(project, write=True, command="round start") as campaign:
-            record = campaign.start_round(pre, phase=phase, based_on=based_on, title=title, restore=restore)
+            request = StartRequest(pre, phase=phase, based_on=based_on, title=title, restore=restore)
+            record = campaign.start_round(request)
             return ok(round_to_dict(record), campaign.warnings)
 
     @guarded
@@ -175,7 +176,7 @@ def _register_round(server: MCPServer, projects: Projects) -> None:
         """Record the open round's changes: the files edited in the workspace (detected),
         the tunables set (parameters), the justification of a high-risk change."""
         with projects.campaign(project, write=True, command="round changes") as campaign:
-            record = campaign.record_changes(
+            request = ChangesRequest(
                 number,
                 kind=_enum(ChangeKind, kind, "kind"),
                 description=description,
@@ -185,6 +186,7 @@ def _register_round(server: MCPServer, projects: Projects) -> None:
                 tolerance_approval=approve_tolerance,
                 discipline_approval=approve_discipline,
             )
+            record = campaign.record_changes(request)
             return ok(round_to_dict(record), campaign.warnings)
 
     @guarded
@@ -221,9 +223,8 @@ def _register_round(server: MCPServer, projects: Projects) -> None:
         """Close the round with the verdict its measurements give; a claimed verdict the
         numbers do not support is refused."""
         with projects.campaign(project, write=True, command="round close") as campaign:
-            record = campaign.close_round(
-                number, analysis=analysis, next_step=next_step, claimed=_enum(Verdict, verdict, "verdict")
-            )
+            claimed = _enum(Verdict, verdict, "verdict")
+            record = campaign.close_round(CloseRequest(number, analysis, next_step, claimed))
             return ok(round_to_dict(record), campaign.warnings)
 
     for tool in (round_start, round_changes, round_measure, round_run, round_close):

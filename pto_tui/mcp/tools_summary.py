@@ -10,9 +10,10 @@ from pathlib import Path
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
 
-from pto_tui.core.costmodel.query import Query
-from pto_tui.core.costmodel.results import CycleResult, sort_results
-from pto_tui.core.costmodel.sweep import expand_sweep
+from pto_tui.core import payloads
+from pto_tui.core.cycles.query import Query
+from pto_tui.core.cycles.results import CycleResult, sort_results
+from pto_tui.core.cycles.sweep import expand_sweep
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import CostmodelConfig, ProjectConfig
 from pto_tui.core.project.file import ProjectFile
@@ -20,7 +21,6 @@ from pto_tui.costmodel import CostmodelCache, Progress, default_cache_path, make
 from pto_tui.costmodel.remote import run_for_project
 from pto_tui.costmodel.service import resolve_settings
 from pto_tui.costmodel.suggest import suggest as suggest_knobs
-from pto_tui.mcp import payloads
 from pto_tui.mcp.envelope import ok
 from pto_tui.mcp.projects import Projects, guarded
 
@@ -130,18 +130,7 @@ def register(server: MCPServer, projects: Projects) -> None:
 
         with projects.campaign(project, write=False, command="chart") as campaign:
             result = write_campaign_chart(campaign, None, svg=svg)
-        model = result.model
-        return ok(
-            {
-                "png": str(result.png),
-                "svg": str(result.svg) if result.svg else None,
-                "x_axis": [{"round": s.shown, "covers": list(s.covers)} for s in model.slots],
-                "milestones": model.milestones,
-                "units": model.units.name,
-                "log_scale": model.log_scale,
-                "best_round": model.best.number,
-            }
-        )
+        return ok(payloads.chart(result))
 
     @guarded
     def report(project: str = "") -> CallToolResult:
@@ -150,7 +139,7 @@ def register(server: MCPServer, projects: Projects) -> None:
 
         with projects.campaign(project, write=False, command="report") as campaign:
             result = write_campaign_report(campaign, None)
-        return ok({"report": str(result.path), "chart": str(result.chart), "chart_drawn": result.chart_drawn})
+        return ok(payloads.report(result))
 
     for tool in (costmodel_query, costmodel_sweep, suggest, chart, report):
         server.add_tool(tool)

@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.worker import get_current_worker
 
 from pto_tui.core.campaign.stamps import DiskStamp, disk_stamp, file_stamp
-from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.project.layout import ProjectLayout, round_name
 from pto_tui.core.project.lock import LAST_WRITE_NAME, LOCK_NAME, is_stale, last_writer, read_holder
 from pto_tui.core.rounds.records import Round
 
@@ -101,7 +101,7 @@ def describe_change(before: list[Round], after: list[Round], writer: str) -> str
     old = {r.number: r for r in before}
     changed = [r.number for r in after if old.get(r.number) != r]
     changed += [n for n in old if n not in {r.number for r in after}]
-    what = ", ".join(f"iter-{n:03d}" for n in sorted(set(changed))) or "the project"
+    what = ", ".join(round_name(n) for n in sorted(set(changed))) or "the project"
     return f"{what} changed on disk ({writer or 'edited by hand'})"
 
 

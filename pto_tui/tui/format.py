@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.counts import UNVERIFIED
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.records import Round
@@ -84,4 +85,4 @@ def round_duration(record: Round) -> str:
 
 
 def iter_name(number: int | None) -> str:
-    return f"iter-{number:03d}" if number is not None else "-"
+    return round_name(number) if number is not None else "-"

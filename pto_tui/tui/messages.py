@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from pto_tui.core.rounds.records import PreEdit
+from pto_tui.core.campaign.requests import StartRequest
 
 
 @dataclass
@@ -35,12 +35,9 @@ class ShowPane(Message):
 
 @dataclass
 class StartRequested(Message):
-    """The Pre-Edit form asks to open a round with these answers."""
+    """The Pre-Edit form asks to open a round with its answers and options."""
 
-    pre: PreEdit
-    title: str
-    phase: str | None
-    restore: bool = True
+    request: StartRequest
 
 
 @dataclass

@@ -11,6 +11,7 @@ from pto_tui.backends.environment import run_environment
 from pto_tui.backends.loop import run_baseline
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.demo import create_demo_project
+from pto_tui.core.campaign.requests import ChangesRequest, StartRequest
 from pto_tui.core.project.config import Scalar, Target
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit
@@ -82,14 +83,14 @@ def start(
     edit: tuple[str, str, str] | None = None,
 ) -> None:
     """Open a round from the frontier, make its change and record it."""
-    campaign.start_round(pre_edit(scope), restore=True)
+    campaign.start_round(StartRequest(pre_edit(scope), restore=True))
     if edit:
         rel, old, new = edit
         path = campaign.layout.root / rel
         text = path.read_text()
         assert old in text, f"{old!r} not in {rel}"
         path.write_text(text.replace(old, new))
-    campaign.record_changes(parameters=parameters or {}, risk_justification="a test round")
+    campaign.record_changes(ChangesRequest(parameters=parameters or {}, risk_justification="a test round"))
 
 
 @contextlib.asynccontextmanager

@@ -22,6 +22,7 @@ from pto_tui.backends.resume import resume_round
 from pto_tui.backends.sample_journal import SampleJournal
 from pto_tui.backends.site import StepEvent
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.requests import ChangesRequest, StartRequest
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.rounds.records import Measurement, Round
 from pto_tui.core.rules.verdict import decide
@@ -168,8 +169,10 @@ async def test_a_frontier_whose_snapshot_is_gone_stops_the_round_before_any_run(
         start(campaign, ["fa_kernel.cpp"], edit=(FA_KERNEL, "Not PTO code.", "Not PTO code. Edited."))
         assert (await run_round(campaign, runner)).verdict is Verdict.NEUTRAL
         # round 2 starts from round 1; the frontier is still iter-000, whose snapshot is gone
-        campaign.start_round(pre_edit(["TILE_S1"]), based_on=1, restore=True)
-        campaign.record_changes(parameters={"TILE_S1": 128}, risk_justification="a test round")
+        campaign.start_round(StartRequest(pre_edit(["TILE_S1"]), based_on=1, restore=True))
+        campaign.record_changes(
+            ChangesRequest(parameters={"TILE_S1": 128}, risk_justification="a test round")
+        )
         snapshot = campaign.round(0).snapshot
         (root / ".pto-tui" / "snapshots" / f"{snapshot.removeprefix('own:')}.json").unlink()
         shutil.rmtree(root / ".pto-tui" / "frontier")  # round 1's copy of it would serve otherwise

@@ -9,6 +9,7 @@ import pytest
 
 from pto_tui.backends.environment import run_environment
 from pto_tui.backends.loop import run_baseline, run_round
+from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRequest
 from pto_tui.core.errors import RuleViolation
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.vocabulary import Verdict
@@ -82,7 +83,7 @@ async def test_hostile_case_strings_stay_inert(
             project.save()
             campaign.project = ProjectFile(root / "project.toml")
             campaign.record_measurement(_failed_build())
-            campaign.close_round()
+            campaign.close_round(CloseRequest())
 
 
 def _failed_build():  # noqa: ANN202
@@ -118,10 +119,10 @@ async def test_bad_dsl_reports_make_a_failure_with_the_reason(tmp_path: Path, ca
     root = demo_project(tmp_path, "dsl", repeats=2)
     async with open_loop(root) as (campaign, runner):
         await bring_up(campaign, runner)  # leaves real reports behind: never to be re-read
-        campaign.start_round(pre_edit(["bench_attention.py"]), restore=True)
+        campaign.start_round(StartRequest(pre_edit(["bench_attention.py"]), restore=True))
         bench = root / "workspace/pto-kernels/bench_attention.py"
         bench.write_text(f"import json\nfrom pathlib import Path\n{code}\n")
-        campaign.record_changes(bug_fix="fault injection: a harness that writes a bad report")
+        campaign.record_changes(ChangesRequest(bug_fix="fault injection: a harness that writes a bad report"))
         record = await run_round(campaign, runner)
         assert record.verdict is Verdict.FAILURE
         assert reason in record.verdict_reason
@@ -132,11 +133,11 @@ async def test_missing_test_success_line_is_a_failure(tmp_path: Path) -> None:
     async with open_loop(root) as (campaign, runner):
         await bring_up(campaign, runner)
         # a binary that crashes before printing its verdict (exit code 0 all the same)
-        campaign.start_round(pre_edit(["main.cpp"]), restore=True)
+        campaign.start_round(StartRequest(pre_edit(["main.cpp"]), restore=True))
         main_cpp = root / "workspace/kernel/main.cpp"
         text = main_cpp.read_text().replace("int main(int argc", "int real_main(int argc")
         main_cpp.write_text(text + '\nint main() { std::puts("max diff: 0.0"); return 0; }\n')
-        campaign.record_changes(bug_fix="fault injection: a harness without a verdict line")
+        campaign.record_changes(ChangesRequest(bug_fix="fault injection: a harness without a verdict line"))
         record = await run_round(campaign, runner)
         assert record.verdict is Verdict.FAILURE
         assert "no 'test success' or 'test failed' line" in record.verdict_reason

@@ -15,6 +15,7 @@ import pytest
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.demo import create_demo_project
+from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRequest
 from pto_tui.core.errors import LockedError, RuleViolation
 from pto_tui.core.project.config import operator_folder
 from pto_tui.core.project.file import ProjectFile
@@ -126,20 +127,20 @@ def test_two_owners_in_one_process(tmp_path: Path) -> None:
     with a, b:
         with a.running(1, "round run"):
             with pytest.raises(RuleViolation) as refused:
-                b.record_changes(parameters={KNOB: 32})
+                b.record_changes(ChangesRequest(parameters={KNOB: 32}))
             assert refused.value.rule == ONE_OWNER_PER_ROUND.id and "owner A" in refused.value.message
             with pytest.raises(RuleViolation):
-                b.close_round(1)
+                b.close_round(CloseRequest(1))
             with pytest.raises(RuleViolation):
-                b.start_round(pre_edit([KNOB]))
+                b.start_round(StartRequest(pre_edit([KNOB])))
             with pytest.raises(RuleViolation), b.running(1, "round run"):
                 pass
             with pytest.raises(LockedError, match="owns the workspace"):
                 workspace_upload_lock(state, "exec")
             # the owner's own writes go on
-            a.record_changes(parameters={KNOB: 64})
+            a.record_changes(ChangesRequest(parameters={KNOB: 64}))
         assert read_claim(state) is None
-        b.record_changes(parameters={KNOB: 128})  # the run is over: free again
+        b.record_changes(ChangesRequest(parameters={KNOB: 128}))  # the run is over: free again
         # the project lock: nested only for its owner, released only by it
         a.lock.acquire(wait=0)
         try:
@@ -169,7 +170,7 @@ def test_a_claim_whose_owner_died_is_taken_over(tmp_path: Path) -> None:
         "host": socket.gethostname(), "since": 0}))
     assert read_claim(state) is None
     with Campaign(root, write=True) as campaign:
-        campaign.record_changes(parameters={KNOB: 64})
+        campaign.record_changes(ChangesRequest(parameters={KNOB: 64}))
         with campaign.running(1, "round run"):
             claim = read_claim(state)
             assert claim is not None and claim.holder.owner == campaign.owner
@@ -178,4 +179,4 @@ def test_a_claim_whose_owner_died_is_taken_over(tmp_path: Path) -> None:
         "round": 1, "what": "round run", "owner": "far", "pid": int(dead.stdout),
         "host": "elsewhere", "since": 0}))
     with Campaign(root, write=True) as campaign, pytest.raises(RuleViolation, match="on elsewhere"):
-        campaign.record_changes(parameters={KNOB: 32})
+        campaign.record_changes(ChangesRequest(parameters={KNOB: 32}))

@@ -11,8 +11,8 @@ from pto_tui.core.rounds.records import (
     ParamChange,
     PreEdit,
     Round,
+    TorchBaseline,
 )
-from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.core.vocabulary import ChangeKind, Verdict
 
 PHASES = ("baseline", "costmodel-guided", "parameter validation", "fine-tune")
@@ -54,7 +54,7 @@ def make_round(
             kind=ChangeKind.TEMPLATE_PARAMETER if params else ChangeKind.CODE,
             files=files if files is not None else ([] if params else ["workspace/kernel/fa.cpp"]),
             parameters=[ParamChange(k, old, new) for k, (old, new) in params.items()],
-            snapshot={"BASE_M": 64, "BASE_N": 128, **{k: new for k, (_o, new) in params.items()}},
+            parameter_values={"BASE_M": 64, "BASE_N": 128, **{k: new for k, (_o, new) in params.items()}},
             based_on=max(number - 1, 0) if number else None,
         ),
         measurement=Measurement(
@@ -80,7 +80,7 @@ def baseline(median: float = 1000.0) -> Round:
     r.environment = EnvironmentNotes(
         versions={"cann": "8.0.RC3", "bisheng": "1.2.3"}, build_outcome="ok", passed=True
     )
-    r.changes = Changes(snapshot={"BASE_M": 64, "BASE_N": 128})
+    r.changes = Changes(parameter_values={"BASE_M": 64, "BASE_N": 128})
     return r
 
 

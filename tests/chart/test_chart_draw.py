@@ -12,7 +12,7 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import TorchBaseline
 from pto_tui.core.summary.chart import draw, write_chart
 from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text, find_chart_fonts
 from pto_tui.core.summary.chart_model import MAX_SLOTS, build_model

@@ -36,7 +36,7 @@ def awkward_rounds() -> list:
         ParamChange("C", "x", "y,z"),
         ParamChange("D", False, True),
     ]
-    tricky.changes.snapshot = {"A": 1, "B": 2.25, "C": "y,z", "D": True}
+    tricky.changes.parameter_values = {"A": 1, "B": 2.25, "C": "y,z", "D": True}
     tricky.flags = ["review: gain above 10x"]
     tricky.measurement.tflops = None
     return [*rounds, tricky]

@@ -16,6 +16,7 @@ import pytest
 import pto_tui.core.rounds.ledger as ledger_module
 import pto_tui.core.rounds.ledger_markdown as markdown_module
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRequest
 from pto_tui.core.rounds.records import Measurement
 from tests.core.helpers import cli, cli_json
 from tests.core.test_read_model import ParseSpy, pre_edit, project_with_rounds
@@ -50,10 +51,10 @@ class DiskSpy:
 def one_round(campaign: Campaign) -> None:
     pre = pre_edit()
     pre.bottleneck_recheck, pre.new_direction = "still the tile shape", "larger K tiles"
-    campaign.start_round(pre, title="bigger tiles")
-    campaign.record_changes(description="nothing changed yet")
+    campaign.start_round(StartRequest(pre, title="bigger tiles"))
+    campaign.record_changes(ChangesRequest(description="nothing changed yet"))
     campaign.record_measurement(Measurement(build="ok", correctness="pass", samples_us=[50.0, 50.1, 49.9]))
-    campaign.close_round(analysis="see numbers", next_step="continue")
+    campaign.close_round(CloseRequest(analysis="see numbers", next_step="continue"))
 
 
 def counts_of_one_round(tmp_path: Path, count: int, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int, int]:

@@ -41,7 +41,7 @@ def test_changing_the_copy_leaves_the_record_alone() -> None:
     copied = copy_record(record)
     copied.pre_edit.checklist["tile_shape"].ticked = not copied.pre_edit.checklist["tile_shape"].ticked
     copied.measurement.samples_us.append(1.0)
-    copied.changes.snapshot["TILE"] = 1
+    copied.changes.parameter_values["TILE"] = 1
     copied.environment_attempts[0].probes["ssh"] = False
     assert record == full_round()
 

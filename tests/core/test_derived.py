@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.requests import StartRequest
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.rounds.records import Round
@@ -51,7 +52,7 @@ def test_only_a_closed_round_changed_by_hand_drops_what_was_derived(tmp_path: Pa
     root = project_with_rounds(tmp_path, 2)
     counting = Counting()
     with Campaign(root, write=True) as campaign:
-        opened = campaign.start_round(pre_edit(), title="bigger tiles")
+        opened = campaign.start_round(StartRequest(pre_edit(), title="bigger tiles"))
         _derived(campaign, counting)
         path = campaign.layout.round_dir(opened.number) / "round.toml"
         path.write_text(path.read_text().replace('title = "bigger tiles"', 'title = "by hand"'))

@@ -13,6 +13,7 @@ import pytest
 
 import pto_tui.core.rounds.ledger as ledger_module
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
@@ -97,12 +98,12 @@ def pre_edit() -> PreEdit:
 
 def one_round(campaign: Campaign) -> Round:
     """Start, change, measure and close one round through the campaign's own calls."""
-    campaign.start_round(pre_edit(), title="bigger tiles")
-    campaign.record_changes(description="nothing changed yet")
+    campaign.start_round(StartRequest(pre_edit(), title="bigger tiles"))
+    campaign.record_changes(ChangesRequest(description="nothing changed yet"))
     campaign.record_measurement(
         Measurement(build="ok", correctness="pass", samples_us=[50.0, 50.1, 49.9])
     )
-    return campaign.close_round(analysis="see numbers", next_step="continue")
+    return campaign.close_round(CloseRequest(analysis="see numbers", next_step="continue"))
 
 
 def bookkeeping_parses(

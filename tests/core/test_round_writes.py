@@ -15,6 +15,7 @@ import pytest
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.requests import StartRequest
 from pto_tui.core.project import completeness
 from pto_tui.core.rounds import ledger as ledger_module
 from tests.core.test_read_model import pre_edit, project_with_rounds
@@ -37,7 +38,7 @@ def test_a_new_round_appears_whole_each_file_written_once(
     leftover.mkdir()
     (leftover / "patch.diff").write_text("stale\n")
     with Campaign(root, write=True) as campaign:
-        record = campaign.start_round(pre_edit(), title="bigger tiles")
+        record = campaign.start_round(StartRequest(pre_edit(), title="bigger tiles"))
     folder = root / "runs" / "iter-003"
     assert record.number == 3 and rendered == [3]  # round.toml rendered and written once
     assert sorted(p.name for p in folder.iterdir()) == ["notes.md", "round.toml"]
@@ -52,7 +53,7 @@ def test_the_table_note_is_written_only_when_it_changes(tmp_path: Path) -> None:
     witness = root / completeness.WITNESS
     before = witness.stat()
     with Campaign(root, write=True) as campaign:
-        campaign.start_round(pre_edit(), title="bigger tiles")  # saves project.toml
+        campaign.start_round(StartRequest(pre_edit(), title="bigger tiles"))  # saves project.toml
     after = witness.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
     witness.write_text("[]\n")  # not what the file holds: written again at the next save

@@ -47,7 +47,7 @@ def full_round() -> Round:
             files=["workspace/a.cpp"], description=ODD, based_on=3,
             parameters=[ParamChange("TILE", 64, 128), ParamChange("FLAG", None, True),
                         ParamChange("RATE", 0.5, 1e-05)],
-            snapshot={"TILE": 128, "FLAG": True, "NAME": ODD, "RATE": 1e20},
+            parameter_values={"TILE": 128, "FLAG": True, "NAME": ODD, "RATE": 1e20},
         ),
         measurement=Measurement(build="ok", correctness="pass", samples_us=[99.0, -0.0, 1e-07],
                                 reference_us=[1e20], tflops=3.5, reports=["r.csv"],

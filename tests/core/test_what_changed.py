@@ -89,7 +89,7 @@ def _round(number: int, samples: list[float], tflops: float | None = None, **sna
     return Round(
         number=number,
         status=CLOSED,
-        changes=Changes(snapshot=dict(snapshot), based_on=0 if number else None),
+        changes=Changes(parameter_values=dict(snapshot), based_on=0 if number else None),
         measurement=Measurement(build="ok", correctness="pass", samples_us=samples, tflops=tflops),
     )
 

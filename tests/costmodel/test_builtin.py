@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.costmodel.query import DTYPE_SIZES, INSTRUCTIONS, Family, Query
-from pto_tui.core.costmodel.sweep import expand_sweep
+from pto_tui.core.cycles.query import DTYPE_SIZES, INSTRUCTIONS, Family, Query
+from pto_tui.core.cycles.sweep import expand_sweep
 from pto_tui.core.errors import InputError
 from pto_tui.costmodel import BuiltinEngine, CostmodelError, Progress, run_queries
 from pto_tui.costmodel.builtin import attribute_errors, split_batches

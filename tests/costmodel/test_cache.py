@@ -6,10 +6,10 @@ import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pto_tui.core.costmodel.capacity import DEFAULT_CAPACITIES, Capacities
-from pto_tui.core.costmodel.query import Query
-from pto_tui.core.costmodel.results import VersionStamp
-from pto_tui.core.costmodel.sweep import expand_sweep
+from pto_tui.core.cycles.capacity import DEFAULT_CAPACITIES, Capacities
+from pto_tui.core.cycles.query import Query
+from pto_tui.core.cycles.results import VersionStamp
+from pto_tui.core.cycles.sweep import expand_sweep
 from pto_tui.costmodel import BuiltinEngine, CostmodelCache, Outcome, run_queries
 from pto_tui.costmodel.cache import cache_key, default_cache_path
 

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.costmodel.capacity import (
+from pto_tui.core.cycles.capacity import (
     DEFAULT_CAPACITIES,
     LIMITS_FILE,
     capacities_from,
     check_fit,
     parse_buffer_limits,
 )
-from pto_tui.core.costmodel.sweep import expand_sweep
+from pto_tui.core.cycles.sweep import expand_sweep
 from pto_tui.costmodel import BuiltinEngine, run_queries
 
 STUB_LIMITS = Path(__file__).resolve().parents[1] / "fixtures" / "pto_isa_stub" / LIMITS_FILE

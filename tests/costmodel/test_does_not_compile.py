@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.cli.main import main
-from pto_tui.core.costmodel.sweep import expand_sweep
+from pto_tui.core.cycles.sweep import expand_sweep
 from pto_tui.costmodel import BuiltinEngine, CostmodelError, ExternalEngine, run_queries
 from pto_tui.costmodel.compiled import RECORDS_FILE
 

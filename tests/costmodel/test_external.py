@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pto_tui.core.costmodel.sweep import expand_sweep
+from pto_tui.core.cycles.sweep import expand_sweep
 from pto_tui.costmodel import BuiltinEngine, ExternalEngine, local_runner, run_queries
 
 

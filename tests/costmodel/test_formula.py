@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.costmodel.sweep import expand_sweep
+from pto_tui.core.cycles.sweep import expand_sweep
 from pto_tui.costmodel import BuiltinEngine, CostmodelError, run_queries
 from pto_tui.costmodel.formula import (
     ensure_formula_headers,

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from pto_tui.cli.main import main
-from pto_tui.core.costmodel.guidance import attention_plan, candidate_values
-from pto_tui.core.costmodel.plan import Plan, Step, evaluate, step_queries
-from pto_tui.core.costmodel.query import QueryError
+from pto_tui.core.cycles.guidance import attention_plan, candidate_values
+from pto_tui.core.cycles.plan import Plan, Step, evaluate, step_queries
+from pto_tui.core.cycles.query import QueryError
 from tests.costmodel.test_suggest import _project
 
 # The shape of the pto-isa flash attention: a TILE_S1 step split into CUBE_S1 chunks.

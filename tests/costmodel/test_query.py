@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pto_tui.core.costmodel.cycle_lines import parse_cycle_lines, query_from_label
-from pto_tui.core.costmodel.metrics import flop_count, ideal_cycles
-from pto_tui.core.costmodel.query import (
+from pto_tui.core.cycles.cycle_lines import parse_cycle_lines, query_from_label
+from pto_tui.core.cycles.metrics import flop_count, ideal_cycles
+from pto_tui.core.cycles.query import (
     DTYPE_SIZES,
     INSTRUCTIONS,
     PROMPT_CVT,
@@ -25,7 +25,7 @@ from pto_tui.core.costmodel.query import (
     Query,
     QueryError,
 )
-from pto_tui.core.costmodel.results import (
+from pto_tui.core.cycles.results import (
     SORT_COLUMNS,
     CycleResult,
     VersionStamp,
@@ -35,7 +35,7 @@ from pto_tui.core.costmodel.results import (
     to_csv,
     to_markdown,
 )
-from pto_tui.core.costmodel.sweep import expand_sweep, parse_dim_values, parse_query_text
+from pto_tui.core.cycles.sweep import expand_sweep, parse_dim_values, parse_query_text
 from pto_tui.core.errors import InputError
 
 STAMP = VersionStamp("builtin", "git:abc123", "g++ 12.2.0", "-O2")

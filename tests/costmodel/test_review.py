@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.cli.main import main
-from pto_tui.core.costmodel.review import (
+from pto_tui.core.cycles.review import (
     HELD,
     MIXED,
     NOT_HELD,

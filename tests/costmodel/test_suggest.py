@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.cli.main import main
-from pto_tui.core.costmodel.guidance import attention_plan
+from pto_tui.core.cycles.guidance import attention_plan
 
 DEMO_FA = Path(__file__).resolve().parents[2] / "pto_tui" / "demo" / "operators" / "demo_fa"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.cli.main import main
-from pto_tui.core.costmodel.stages import matmul_stage_plans, stage_knobs
+from pto_tui.core.cycles.stages import matmul_stage_plans, stage_knobs
 
 REPO = Path(__file__).resolve().parents[1] / "fixtures" / "pto_kernels_repo"
 FA = "python/pto_kernels/ops/attention/flash_attention_score"

@@ -11,9 +11,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+from pto_tui.core import payloads
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import RuleViolation
-from pto_tui.mcp import payloads
 from pto_tui.mcp.envelope import failure, ok
 from tests.core.helpers import cli, pre_edit_args, ready_project, run_round
 

@@ -162,3 +162,33 @@ def test_the_clients_roots_are_roots_of_the_server_while_it_offers_them(tmp_path
     for result in results[:-1]:
         assert refusal(result, "outside_roots")["roots"] == [str(root.resolve())]
     assert not results[-1]["is_error"] and asked == 0
+
+
+async def new_ssh_project(root: Path, source: Path, ssh_config: Path) -> dict[str, Any]:
+    async with agent(root, cwd=root) as a:
+        return await a.call(
+            "new", source=str(source), projects_root=str(root / "context" / "made"), case_spec="128,128,1024",
+            target="ssh:npu-lab", work_dir="/home/me/fa", ssh_config=str(ssh_config), npu=3,
+            commands={"reference": "python ref.py"},
+        )
+
+
+def test_new_takes_every_answer_pto_tui_new_takes_and_an_ssh_config_only_inside_the_roots(
+    tmp_path: Path,
+) -> None:
+    import tomllib
+
+    root = create_demo_project("dsl", tmp_path / "projects")
+    source = root / "context" / "fa"  # inside the server's only root, the project
+    shutil.copytree(FIXTURES / "fa_tilelib", source)
+    outside = tmp_path / "elsewhere" / "ssh_config"
+    error = refusal(asyncio.run(new_ssh_project(root, source, outside)), "outside_roots")
+    assert error["key"] == "ssh_config" and not (root / "context" / "made").exists()
+
+    inside = root / "context" / "lab_ssh_config"
+    made = asyncio.run(new_ssh_project(root, source, inside))
+    assert not made["is_error"], made
+    data = tomllib.loads((Path(made["data"]["project"]) / "project.toml").read_text())
+    assert data["target"]["ssh_config"] == str(inside)
+    assert (data["target"]["host"], data["target"]["npu_id"]) == ("npu-lab", 3)
+    assert data["commands"]["reference"] == "python ref.py"

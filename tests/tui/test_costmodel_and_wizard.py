@@ -121,3 +121,27 @@ async def test_wizard_refuses_a_project_without_a_case_when_cases_are_listed(
         await pilot.press("ctrl+s")
         text = (tmp_path / "projects" / "demo_fa" / "project.toml").read_text()
         assert "case_float_H_64_S0_256_S1_1024" in text
+
+
+async def test_wizard_makes_an_ssh_project_with_its_own_ssh_config(tmp_path: Path) -> None:
+    import shutil
+    import tomllib
+
+    shutil.copytree(OPERATOR, tmp_path / "fa")
+    ssh_config = tmp_path / "lab_ssh_config"
+    app = PtoApp(None, start_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("n")
+        assert isinstance(app.screen, WizardScreen)
+        await pilot.press("f", "a", "enter")
+        await type_into(pilot, "wz-spec", "128,128,1024")
+        await tab_to(pilot, "wz-target")
+        await pilot.press("ctrl+u", *"ssh:npu-lab")  # over the "local" it starts with
+        await type_into(pilot, "wz-workdir", "/home/me/fa")
+        await type_into(pilot, "wz-sshconfig", str(ssh_config))
+        await pilot.press("ctrl+s")
+        project = tmp_path / "projects" / "fa" / "project.toml"
+        await wait_for(pilot, project.is_file)
+        target = tomllib.loads(project.read_text())["target"]
+        assert (target["kind"], target["host"], target["work_dir"]) == ("ssh", "npu-lab", "/home/me/fa")
+        assert target["ssh_config"] == str(ssh_config)

@@ -17,6 +17,7 @@ from textual.widgets import DataTable, OptionList, Static
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.demo import create_demo_project
+from pto_tui.core.campaign.requests import ChangesRequest, StartRequest
 from pto_tui.core.vocabulary import Verdict
 from pto_tui.jobs.model import JobState, list_records
 from pto_tui.tui.app import PtoApp
@@ -198,10 +199,10 @@ def start_scripted_round(root: Path, index: int) -> None:
 
     with Campaign(root, write=True) as campaign:
         step = DSL_ROUNDS[index]
-        campaign.start_round(pre_edit_for(campaign, step), title=step.title, restore=True)
+        campaign.start_round(StartRequest(pre_edit_for(campaign, step), title=step.title, restore=True))
         if step.parameters:
-            campaign.record_changes(parameters=dict(step.parameters),
-                                    risk_justification=step.justification)
+            campaign.record_changes(ChangesRequest(parameters=dict(step.parameters),
+                                    risk_justification=step.justification))
 
 
 async def test_failure_round_edited_in_the_builtin_editor(demo_root: Path) -> None:

@@ -14,6 +14,7 @@ import getpass
 import socket
 
 from pto_tui.core.campaign.context import CampaignContext, now_text
+from pto_tui.core.campaign.requests import AmendRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.records import Amendment, Round
 from pto_tui.core.rules.history import amendment_reason_findings, delete_findings, tampered_findings
@@ -30,10 +31,11 @@ from pto_tui.core.vocabulary import Verdict
 AMENDABLE = ("verdict", "analysis", "next")
 
 
-def amend(
-    campaign: CampaignContext, number: int, field_name: str, new_value: str, why: str, who: str = ""
-) -> Round:
+def amend(campaign: CampaignContext, request: AmendRequest) -> Round:
     """A correction kept beside the original: the original record is never rewritten."""
+    number, field_name, new_value, why = (
+        request.number, request.field_name, request.value, request.why
+    )
     campaign.require_write()
     campaign.check_owner(number)
     record = campaign.reads.round(number)
@@ -45,7 +47,7 @@ def amend(
         raise InputError("an amendment needs a reason (--why)")
     refuse(tampered_findings(record))
     old = _current_value(record, field_name, new_value)
-    who = who or _who()
+    who = request.who or _who()
     if field_name != "verdict":
         refuse(amendment_reason_findings(record, field_name, why))
     else:

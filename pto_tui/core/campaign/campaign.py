@@ -19,6 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
 from pto_tui.core.campaign.context import CampaignContext, now_text
+from pto_tui.core.campaign.requests import (
+    AmendRequest,
+    ChangesRequest,
+    CloseRequest,
+    RerunRequest,
+    StartRequest,
+)
 from pto_tui.core.campaign.status import (
     CampaignStatus,
     frontier_of,
@@ -26,12 +33,11 @@ from pto_tui.core.campaign.status import (
     summarize,
     with_missing,
 )
-from pto_tui.core.project.config import Scalar
-from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round
-from pto_tui.core.rounds.render import TorchBaseline, rows_differing, rows_missing, torch_section
+from pto_tui.core.project.layout import round_name
+from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round, TorchBaseline
+from pto_tui.core.rounds.render import rows_differing, rows_missing, torch_section
 from pto_tui.core.rules.rule import Finding
 from pto_tui.core.rules.sequence import start_findings
-from pto_tui.core.vocabulary import ChangeKind, Verdict
 
 if TYPE_CHECKING:
     from pto_tui.core.campaign.changes import ChangeRecorder
@@ -156,14 +162,14 @@ class Campaign(CampaignContext):
         notices = []
         # an unverified round's record is what may have been forged, not its row
         for n in rows_differing(text, [r for r in rounds if not r.unverified]):
-            notices.append(f"ITERATIONS.md row of iter-{n:03d} differs from its record "
+            notices.append(f"ITERATIONS.md row of {round_name(n)} differs from its record "
                            "(edited by hand); the record stands")
             tampered.setdefault(n, []).append("its ITERATIONS.md row was edited by hand")
         logged, _problems = self.ledger.closed_log.latest()
         ours = [r for r in rounds if r.number in logged and logged[r.number].hashes.get("row")
                 and not r.imported and not r.unlogged]
         for n in (r.number for r in rows_missing(text, ours)):
-            notices.append(f"ITERATIONS.md row of iter-{n:03d} is gone (removed by hand); "
+            notices.append(f"ITERATIONS.md row of {round_name(n)} is gone (removed by hand); "
                            "the record stands")
             tampered.setdefault(n, []).append("its ITERATIONS.md row was removed by hand")
         torch = self.torch_baseline()
@@ -198,30 +204,16 @@ class Campaign(CampaignContext):
 
     @_writes
     @_one_write
-    def start_round(
-        self,
-        pre: PreEdit,
-        *,
-        phase: str | None = None,
-        based_on: int | None = None,
-        title: str = "",
-        restore: bool = False,
-        rerun_of: int | None = None,
-    ) -> Round:
-        return self._opening.start_round(
-            pre, phase=phase, based_on=based_on, title=title, restore=restore, rerun_of=rerun_of
-        )
+    def start_round(self, request: StartRequest) -> Round:
+        return self._opening.start_round(request)
 
     @_writes
-    def rerun_round(self, number: int, *, bottleneck_recheck: str = "", new_direction: str = "") -> Round:
-        """Open the next round as a rerun of the inconclusive round `number` (see `rerun`);
-        the lock is held throughout (the workspace is restored in it). The three-round
-        rule's answers, when it applies, are given here."""
+    def rerun_round(self, request: RerunRequest) -> Round:
+        """Open the next round as a rerun of an inconclusive round (see `rerun`); the lock
+        is held throughout (the workspace is restored in it)."""
         from pto_tui.core.campaign import rerun
 
-        return rerun.rerun_round(
-            self, number, bottleneck_recheck=bottleneck_recheck, new_direction=new_direction
-        )
+        return rerun.rerun_round(self, request)
 
     @_writes
     @_one_write
@@ -241,28 +233,8 @@ class Campaign(CampaignContext):
 
     @_writes
     @_one_write
-    def record_changes(
-        self,
-        number: int | None = None,
-        *,
-        kind: ChangeKind | None = None,
-        description: str = "",
-        parameters: dict[str, Scalar] | None = None,
-        bug_fix: str = "",
-        risk_justification: str = "",
-        tolerance_approval: str = "",
-        discipline_approval: str = "",
-    ) -> Round:
-        return self._changes.record_changes(
-            number,
-            kind=kind,
-            description=description,
-            parameters=parameters,
-            bug_fix=bug_fix,
-            risk_justification=risk_justification,
-            tolerance_approval=tolerance_approval,
-            discipline_approval=discipline_approval,
-        )
+    def record_changes(self, request: ChangesRequest) -> Round:
+        return self._changes.record_changes(request)
 
     @_writes
     @_one_write
@@ -273,17 +245,8 @@ class Campaign(CampaignContext):
 
     @_writes
     @_one_write
-    def close_round(
-        self,
-        number: int | None = None,
-        *,
-        analysis: str = "",
-        next_step: str = "",
-        claimed: Verdict | None = None,
-    ) -> Round:
-        return self._closing.close_round(
-            number, analysis=analysis, next_step=next_step, claimed=claimed
-        )
+    def close_round(self, request: CloseRequest) -> Round:
+        return self._closing.close_round(request)
 
     @_one_read
     def preview(self, number: int | None = None) -> Round:
@@ -298,10 +261,10 @@ class Campaign(CampaignContext):
 
     @_writes
     @_one_read
-    def amend(self, number: int, field_name: str, new_value: str, why: str, who: str = "") -> Round:
+    def amend(self, request: AmendRequest) -> Round:
         from pto_tui.core.campaign import amendments
 
-        return amendments.amend(self, number, field_name, new_value, why, who)
+        return amendments.amend(self, request)
 
     @_writes
     @_one_read

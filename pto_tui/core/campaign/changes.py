@@ -8,10 +8,12 @@ from pathlib import Path
 
 from pto_tui.core.campaign.checks import check_integrity, check_open_record, check_workload_reads
 from pto_tui.core.campaign.context import CampaignContext
+from pto_tui.core.campaign.requests import ChangesRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.tunables import apply_parameter, discover
 from pto_tui.core.project.config import Scalar, Tunable, operator_folder
 from pto_tui.core.project.kinds.registry import project_kind
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Changes, ParamChange, Round
 from pto_tui.core.rules.pre_edit import scope_findings
 from pto_tui.core.rules.protected import bug_fix_findings
@@ -35,37 +37,26 @@ class ChangeRecorder:
         # parsing every source file is the costliest step of recording changes
         self._discovered: tuple[object, list[Tunable]] | None = None
 
-    def record_changes(
-        self,
-        number: int | None = None,
-        *,
-        kind: ChangeKind | None = None,
-        description: str = "",
-        parameters: dict[str, Scalar] | None = None,
-        bug_fix: str = "",
-        risk_justification: str = "",
-        tolerance_approval: str = "",
-        discipline_approval: str = "",
-    ) -> Round:
+    def record_changes(self, request: ChangesRequest) -> Round:
         """Detect the files changed against the round's base, apply parameter changes to
         the source and project.toml, check the editable scope, and write files.txt and
         patch.diff. Refusals happen before anything is written."""
         campaign = self.campaign
         campaign.require_write()
-        record = campaign.open_record(number)
+        record = campaign.open_record(request.number)
         # --set writes the source: never under another owner's build
         campaign.check_owner(
-            record.number, workspace=True, doing=f"recording iter-{record.number:03d}'s changes"
+            record.number, workspace=True, doing=f"recording {round_name(record.number)}'s changes"
         )
         check_open_record(campaign, record)  # hand edits of round.toml since it started
         changes = record.changes
         given_kind = changes.kind if changes.kind != self._inferred_kind(changes) else None
-        refuse(bug_fix_findings(bug_fix))
-        changes.bug_fix = bug_fix or changes.bug_fix
-        changes.risk_justification = risk_justification or changes.risk_justification
-        changes.tolerance_approval = tolerance_approval or changes.tolerance_approval
-        changes.discipline_approval = discipline_approval or changes.discipline_approval
-        requested = dict(parameters or {})
+        refuse(bug_fix_findings(request.bug_fix))
+        changes.bug_fix = request.bug_fix or changes.bug_fix
+        changes.risk_justification = request.risk_justification or changes.risk_justification
+        changes.tolerance_approval = request.tolerance_approval or changes.tolerance_approval
+        changes.discipline_approval = request.discipline_approval or changes.discipline_approval
+        requested = dict(request.parameters)
         self._check_requested(requested)
         # hand edits so far: protected files and the declared scope are checked first
         check_integrity(campaign, record)
@@ -76,8 +67,8 @@ class ChangeRecorder:
         changes.files = campaign.snapshots.changed_files(base) if base else []
         diff_text = campaign.snapshots.diff(base) if base else ""
         # a kind given earlier (by an agent, a person) stands until another is given
-        changes.kind = kind or given_kind or self._inferred_kind(changes)
-        changes.description = description or changes.description
+        changes.kind = request.kind or given_kind or self._inferred_kind(changes)
+        changes.description = request.description or changes.description
         changes.high_risk = diff_risks(diff_text) + parameter_risks(
             (p.name, p.old, p.new) for p in changes.parameters
         )
@@ -153,7 +144,7 @@ class ChangeRecorder:
 
     def _edited_parameters(self, changes: Changes) -> dict[str, Scalar]:
         """Constants and template arguments whose value in the source differs from the
-        round's parameter snapshot (edited by hand, or applied by --set)."""
+        round's parameter values (edited by hand, or applied by --set)."""
         edited: dict[str, Scalar] = {}
         # only the operator's own folder: a repository copy's shared headers hold no tunables
         operator_root = self.campaign.layout.workspace / operator_folder(self.campaign.config)
@@ -165,7 +156,7 @@ class ChangeRecorder:
             # them is a default, never a hand edit (it would undo the round's --set)
             if known is None or known.kind != found.kind or found.kind in ("env", "case"):
                 continue
-            if changes.snapshot.get(found.name, known.value) != found.value:
+            if changes.parameter_values.get(found.name, known.value) != found.value:
                 edited[found.name] = found.value
         return edited
 
@@ -204,11 +195,11 @@ class ChangeRecorder:
         ]
 
     def _note_parameter(self, changes: Changes, name: str, value: Scalar) -> None:
-        """Record old -> new against the base snapshot and keep project.toml current."""
-        old = changes.snapshot.get(name, self.campaign.config.tunables[name].value)
+        """Record old -> new against the round's parameter values and keep project.toml current."""
+        old = changes.parameter_values.get(name, self.campaign.config.tunables[name].value)
         previous = next((p.old for p in changes.parameters if p.name == name), old)
         changes.parameters = [p for p in changes.parameters if p.name != name]
         if previous != value:
             changes.parameters.append(ParamChange(name=name, old=previous, new=value))
-        changes.snapshot[name] = value
+        changes.parameter_values[name] = value
         self.campaign.project.set(f"tunables.{name}.value", value)

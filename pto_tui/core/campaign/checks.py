@@ -21,7 +21,7 @@ from pto_tui.core.operators.workload_reads import (
 )
 from pto_tui.core.project.config import ProjectConfig, source_folder, workload_fingerprint
 from pto_tui.core.project.kinds.registry import project_kind
-from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import CLOSED, Round
 from pto_tui.core.rules.open_round import open_record_findings
 from pto_tui.core.rules.protected import (
@@ -173,7 +173,7 @@ def check_open_record(campaign: CampaignContext, record: Round) -> None:
     tflops -1) is refused naming its field, at every later step."""
     if record.is_baseline:
         return
-    file = f"runs/{round_dir_name(record.number)}/round.toml"
+    file = f"runs/{round_name(record.number)}/round.toml"
     refuse(open_record_findings(record, campaign.current_rounds(), campaign.config.tunables, file))
 
 

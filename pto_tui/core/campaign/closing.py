@@ -12,6 +12,7 @@ from pto_tui.core.campaign.checks import (
     tolerances_in_force,
 )
 from pto_tui.core.campaign.context import CampaignContext, now_text
+from pto_tui.core.campaign.requests import CloseRequest
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.project.limits import timed_out
 from pto_tui.core.rounds.interleaved import frontier_runs
@@ -29,26 +30,19 @@ class RoundClosing:
     def __init__(self, campaign: CampaignContext) -> None:
         self.campaign = campaign
 
-    def close_round(
-        self,
-        number: int | None = None,
-        *,
-        analysis: str = "",
-        next_step: str = "",
-        claimed: Verdict | None = None,
-    ) -> Round:
+    def close_round(self, request: CloseRequest) -> Round:
         """Decide the verdict from the measurements and close the round for good.
 
         `claimed` is the verdict the person expects; a claim the numbers do not support
         is refused (the round stays open)."""
         campaign = self.campaign
         campaign.require_write()
-        record = campaign.open_record(number)
+        record = campaign.open_record(request.number)
         campaign.check_owner(record.number)
         check_open_record(campaign, record)
         check_integrity(campaign, record)
         result = self.decide(record)
-        refuse(claimed_verdict_findings(claimed, result))
+        refuse(claimed_verdict_findings(request.claimed, result))
         config = campaign.config
         if record.changes.bug_fix:
             record.protected_hashes = protected_hashes(
@@ -58,15 +52,15 @@ class RoundClosing:
         record.discipline = discipline_in_force(campaign)
         _fill_verdict(record, result)
         record.verdict_rule = RULE
-        record.analysis = analysis or record.analysis
-        record.next = next_step or record.next
+        record.analysis = request.analysis or record.analysis
+        record.next = request.next_step or record.next
         record.status = CLOSED
         record.closed_at = now_text()
         record.snapshot = campaign.snapshots.take()
         campaign.publish(record)
         # the next round starts from the frontier (this round, when kept): so do the values
         frontier = campaign.reads.derived(frontier_of)
-        if frontier is not None and campaign.note_start_values(frontier.changes.snapshot):
+        if frontier is not None and campaign.note_start_values(frontier.changes.parameter_values):
             campaign.project.save()
         return record
 

@@ -25,8 +25,7 @@ from pto_tui.core.project.lock import ProjectLock
 from pto_tui.core.project.run_claim import blocking_claim, drop_claim, take_claim
 from pto_tui.core.rounds.hashes import torch_hash
 from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger, LedgerProblems
-from pto_tui.core.rounds.records import CLOSED, Round, copy_record
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import CLOSED, Round, TorchBaseline, copy_record
 from pto_tui.core.rules.history import closed_round_findings
 from pto_tui.core.rules.ownership import owner_findings
 from pto_tui.core.rules.rule import refuse
@@ -213,19 +212,20 @@ class CampaignContext:
             record, self.current_rounds, self.torch_baseline()
         )
 
-    def note_start_values(self, snapshot: dict[str, Scalar]) -> bool:
-        """[tunables] values as the next round starts from `snapshot`; True when one
+    def note_start_values(self, values: dict[str, Scalar]) -> bool:
+        """[tunables] values as the next round starts from `values`; True when one
         changed (call save() then). Only the knobs outside the source (env, case): a
         source knob's value is the workspace's, which a restore or the round's recorded
         changes write back."""
         tunables = self.config.tunables
         changed = False
-        for name, value in snapshot.items():
+        for name, value in values.items():
             known = tunables.get(name)
             if known is not None and known.kind in ("env", "case") and known.value != value:
                 self.project.set(f"tunables.{name}.value", value)
                 changed = True
         return changed
 
-    def parameter_snapshot(self) -> dict[str, Scalar]:
+    def parameter_values(self) -> dict[str, Scalar]:
+        """Every tunable's value as project.toml holds it now."""
         return {name: t.value for name, t in self.config.tunables.items()}

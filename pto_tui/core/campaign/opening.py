@@ -8,12 +8,12 @@ import tomlkit
 
 from pto_tui.core.campaign.checks import current_workload_reads, discipline_in_force, tolerances_in_force
 from pto_tui.core.campaign.context import CampaignContext, now_text
+from pto_tui.core.campaign.requests import StartRequest
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar, workload_fingerprint
-from pto_tui.core.project.layout import MAX_ROUND
-from pto_tui.core.rounds.records import CLOSED, EnvironmentNotes, Measurement, PreEdit, Round
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.project.layout import MAX_ROUND, round_name
+from pto_tui.core.rounds.records import CLOSED, EnvironmentNotes, Measurement, Round, TorchBaseline
 from pto_tui.core.rules.history import baseline_rewrite_findings, environment_rewrite_findings
 from pto_tui.core.rules.measurement import baseline_findings
 from pto_tui.core.rules.rule import refuse
@@ -61,7 +61,7 @@ class RoundOpening:
         measurement.workload_reads = current_workload_reads(campaign)  # what later rounds keep
         measurement.target_mode = config.target.mode.value
         record.measurement = measurement
-        record.changes.snapshot = campaign.parameter_snapshot()
+        record.changes.parameter_values = campaign.parameter_values()
         record.pre_edit.kernel = record.pre_edit.kernel or self._kernel_text()
         # honest from the samples: a noisy baseline is recorded (and shown) as noisy
         record.stability, spread = stability_of(measurement.samples_us, config.discipline.max_spread)
@@ -102,16 +102,7 @@ class RoundOpening:
 
     # -------------------------------------------------------------- tuning rounds
 
-    def start_round(
-        self,
-        pre: PreEdit,
-        *,
-        phase: str | None = None,
-        based_on: int | None = None,
-        title: str = "",
-        restore: bool = False,
-        rerun_of: int | None = None,
-    ) -> Round:
+    def start_round(self, request: StartRequest) -> Round:
         """Open the next round once every gate passes. `restore` resets the workspace
         to the base round's snapshot first (start again from the best); `rerun_of` links
         it to the inconclusive round it measures again (see `rerun`)."""
@@ -119,40 +110,40 @@ class RoundOpening:
         campaign.require_write()
         campaign.check_owner(None, workspace=True, doing="starting a round")
         rounds = campaign.current_rounds()
-        refuse(start_findings(pre, rounds))
-        if phase is not None:
-            self._check_phase(phase)
-        base = _base_round(rounds, based_on, campaign.reads.derived(frontier_of))
-        if restore:
+        refuse(start_findings(request.pre, rounds))
+        if request.phase is not None:
+            self._check_phase(request.phase)
+        base = _base_round(rounds, request.based_on, campaign.reads.derived(frontier_of))
+        if request.restore:
             self._restore(base)
         else:
             self._warn_leftover(base)
         number = self._claim_number()
         record = Round(
             number=number,
-            phase=phase or self._current_phase(),
+            phase=request.phase or self._current_phase(),
             opened_at=now_text(),
-            title=title,
-            pre_edit=pre,
+            title=request.title,
+            pre_edit=request.pre,
             base_snapshot=base.snapshot,
-            rerun_of=rerun_of,
+            rerun_of=request.rerun_of,
         )
         record.changes.based_on = base.number
-        record.changes.snapshot = dict(base.changes.snapshot) or campaign.parameter_snapshot()
+        record.changes.parameter_values = dict(base.changes.parameter_values) or campaign.parameter_values()
         campaign.publish(record)
-        self._keep_number(number, record.changes.snapshot)
+        self._keep_number(number, record.changes.parameter_values)
         return record
 
     def _restore(self, base: Round) -> None:
         """Reset the workspace and the tunables to the base round's."""
         if not base.snapshot:
             raise InputError(
-                f"iter-{base.number:03d} has no workspace snapshot (imported from Markdown): "
+                f"{round_name(base.number)} has no workspace snapshot (imported from Markdown): "
                 "it cannot be restored; start without --restore"
             )
         project = self.campaign.project
         self.campaign.snapshots.restore(base.snapshot)
-        for name, value in base.changes.snapshot.items():
+        for name, value in base.changes.parameter_values.items():
             if name in self.campaign.config.tunables:
                 project.set(f"tunables.{name}.value", value)
         project.save()
@@ -163,7 +154,7 @@ class RoundOpening:
         leftover = self.campaign.snapshots.changed_files(base.snapshot)
         if leftover:
             self.campaign.warnings.append(
-                f"the workspace differs from iter-{base.number:03d} (the base) in "
+                f"the workspace differs from {round_name(base.number)} (the base) in "
                 f"{', '.join(leftover)}: these count as this round's changes; "
                 "start with --restore to begin from the base"
             )

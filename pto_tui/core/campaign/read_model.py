@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 from pto_tui.core.campaign.round_index import RoundIndex
 from pto_tui.core.campaign.tamper import Found, check_history, checked, side_changes
 from pto_tui.core.errors import InputError
-from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.closed_log import LogEntry
 from pto_tui.core.rounds.hashes import SIDE_FILES, sha256_text
 from pto_tui.core.rounds.history import History
@@ -267,7 +267,7 @@ class LedgerReadModel:
         index for the next command: this runs over every closed round at each status)."""
         if logged is None or not logged.hashes or record.status != CLOSED:
             return record
-        folder = f"{self._ledger.layout.runs}/{round_dir_name(number)}"
+        folder = f"{self._ledger.layout.runs}/{round_name(number)}"
         key = [[logged.hashes.get(n, "-") for n in SIDE_FILES],
                [_stamp(f"{folder}/{n}") for n in SIDE_FILES]]
         known = self._sides.get(number)

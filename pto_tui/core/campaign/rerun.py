@@ -13,13 +13,14 @@ from __future__ import annotations
 import copy
 from typing import Protocol
 
+from pto_tui.core.campaign.requests import ChangesRequest, RerunRequest, StartRequest
 from pto_tui.core.errors import InputError
-from pto_tui.core.project.config import ProjectConfig, Scalar
-from pto_tui.core.rounds.records import PreEdit, Round
+from pto_tui.core.project.config import ProjectConfig
+from pto_tui.core.project.layout import round_name
+from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.reruns import rerun_title
 from pto_tui.core.rules.history import rerun_findings
 from pto_tui.core.rules.rule import refuse
-from pto_tui.core.vocabulary import ChangeKind
 from pto_tui.core.workspace.snapshots import SnapshotStore
 
 
@@ -36,29 +37,9 @@ class Campaign(Protocol):
 
     def round(self, number: int) -> Round: ...
 
-    def start_round(
-        self,
-        pre: PreEdit,
-        *,
-        phase: str | None = None,
-        based_on: int | None = None,
-        title: str = "",
-        restore: bool = False,
-        rerun_of: int | None = None,
-    ) -> Round: ...
+    def start_round(self, request: StartRequest) -> Round: ...
 
-    def record_changes(
-        self,
-        number: int | None = None,
-        *,
-        kind: ChangeKind | None = None,
-        description: str = "",
-        parameters: dict[str, Scalar] | None = None,
-        bug_fix: str = "",
-        risk_justification: str = "",
-        tolerance_approval: str = "",
-        discipline_approval: str = "",
-    ) -> Round: ...
+    def record_changes(self, request: ChangesRequest) -> Round: ...
 
 
 # tunables that do not live in the workspace's source: the closing snapshot cannot
@@ -68,7 +49,7 @@ _NOT_IN_SOURCE = ("env", "case")
 
 def _check_restorable(original: Round) -> int:
     """The base round of `original`; refused when its measured state cannot be rebuilt."""
-    name = f"iter-{original.number:03d}"
+    name = round_name(original.number)
     if not original.snapshot:
         raise InputError(
             f"{name} has no workspace snapshot (imported from Markdown): its change cannot be "
@@ -79,27 +60,28 @@ def _check_restorable(original: Round) -> int:
     return original.changes.based_on
 
 
-def rerun_round(
-    campaign: Campaign, number: int, *, bottleneck_recheck: str = "", new_direction: str = ""
-) -> Round:
-    """Open the next round as a rerun of the inconclusive round `number`: its Pre-Edit
-    answers (the three-round rule's answered anew when given), its base, its parameter
-    values and its files; returns the open round."""
+def rerun_round(campaign: Campaign, request: RerunRequest) -> Round:
+    """Open the next round as a rerun of the inconclusive round `request.number`: its
+    Pre-Edit answers (the three-round rule's answered anew when given), its base, its
+    parameter values and its files; returns the open round."""
     campaign.require_write()
+    number = request.number
     original = campaign.round(number)
     refuse(rerun_findings(original))
     based_on = _check_restorable(original)
     phase = original.phase if original.phase in campaign.config.phases else None
     pre = copy.deepcopy(original.pre_edit)
-    pre.bottleneck_recheck = bottleneck_recheck or pre.bottleneck_recheck
-    pre.new_direction = new_direction or pre.new_direction
+    pre.bottleneck_recheck = request.bottleneck_recheck or pre.bottleneck_recheck
+    pre.new_direction = request.new_direction or pre.new_direction
     record = campaign.start_round(
-        pre,
-        phase=phase,
-        based_on=based_on,
-        title=rerun_title(original),
-        restore=True,
-        rerun_of=number,
+        StartRequest(
+            pre,
+            phase=phase,
+            based_on=based_on,
+            title=rerun_title(original),
+            restore=True,
+            rerun_of=number,
+        )
     )
     campaign.snapshots.restore(original.snapshot)
     tunables = campaign.config.tunables
@@ -110,10 +92,12 @@ def rerun_round(
     }
     ch = original.changes
     return campaign.record_changes(
-        record.number,
-        kind=ch.kind,
-        description=ch.description,
-        parameters=requested,
-        bug_fix=ch.bug_fix,
-        risk_justification=ch.risk_justification,
+        ChangesRequest(
+            record.number,
+            kind=ch.kind,
+            description=ch.description,
+            parameters=requested,
+            bug_fix=ch.bug_fix,
+            risk_justification=ch.risk_justification,
+        )
     )

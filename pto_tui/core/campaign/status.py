@@ -7,13 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pto_tui.core.project.config import ProjectConfig
-from pto_tui.core.project.layout import MAX_ROUND_GAP
+from pto_tui.core.project.layout import MAX_ROUND_GAP, round_name
 from pto_tui.core.project.modes import DEFAULT_MODE, mode_spec
 from pto_tui.core.rounds.counts import UNVERIFIED, counted_as, verdict_counts
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.ledger import LedgerProblems
-from pto_tui.core.rounds.records import CLOSED, Round
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import CLOSED, Round, TorchBaseline
 from pto_tui.core.rules.sequence import rounds_without_gain, three_round_rule_applies
 from pto_tui.core.vocabulary import TargetMode, Verdict
 
@@ -127,8 +126,9 @@ def passed_over(rounds: list[Round], frontier: Round | None) -> list[str]:
             "its verdict is not vouched for by runs/closed.log (`pto-tui verify`)" if r.unverified
             else "written by hand or imported, not measured by pto-tui")
         out.append(
-            f"iter-{r.number:03d} ({format_duration(median)}) is not the frontier: {how}; measure its change "
-            f"again in a new round, or adopt it with `pto-tui round confirm {r.number} --reason ...`"
+            f"{round_name(r.number)} ({format_duration(median)}) is not the frontier: {how}; "
+            "measure its change again in a new round, or adopt it with "
+            f"`pto-tui round confirm {r.number} --reason ...`"
         )
     return out
 
@@ -150,7 +150,7 @@ def last_round_notice(on_disk: list[int], last_round: int) -> str:
     if last_round - highest <= MAX_ROUND_GAP:
         return ""
     return (f"project.toml [state] last_round = {last_round} is far past the last round folder "
-            f"(iter-{highest:03d}): not counted as missing rounds; the next round is numbered after it")
+            f"({round_name(highest)}): not counted as missing rounds; the next round is numbered after it")
 
 
 def summarize(

@@ -13,7 +13,7 @@ import copy
 from dataclasses import dataclass
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.closed_log import LogEntry, differences
 from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, torch_hash
 from pto_tui.core.rounds.history import Anchor, History, compare, read_anchor, write_anchor
@@ -70,7 +70,7 @@ def _unverified(record: Round | None) -> Round | None:
 
 
 def _found_mark(number: int, found: Found | None) -> list[str]:
-    return [f"runs/{round_dir_name(number)}/round.toml says closed, but no line of "
+    return [f"runs/{round_name(number)}/round.toml says closed, but no line of "
             "runs/closed.log the chain vouches for closed it"] if found is not None and found.sha else []
 
 
@@ -95,12 +95,12 @@ def side_changes(ledger: Ledger, number: int, logged: LogEntry) -> list[str]:
         have = file_hash(folder / name)
         if have != want:
             state = "is gone" if not have else ("appeared" if not want else "changed")
-            out.append(f"runs/{round_dir_name(number)}/{name} {state} since the round was closed")
+            out.append(f"runs/{round_name(number)}/{name} {state} since the round was closed")
     return out
 
 
 def _checked(number: int, found: Found | None, logged: LogEntry | None, log_lost: bool) -> Round | None:
-    where = f"runs/{round_dir_name(number)}/round.toml"
+    where = f"runs/{round_name(number)}/round.toml"
     record = found.record if found is not None else None
     if logged is None:
         if record is not None and record.is_closed and log_lost:

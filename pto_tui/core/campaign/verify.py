@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pto_tui.core.errors import InputError, read_utf8
-from pto_tui.core.project.layout import ProjectLayout, round_dir_name
+from pto_tui.core.project.layout import ProjectLayout, round_name
 from pto_tui.core.rounds import closed_log
 from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, torch_hash
 from pto_tui.core.rounds.history import compare, read_anchor
 from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger
-from pto_tui.core.rounds.records import CLOSED
-from pto_tui.core.rounds.render import TorchBaseline, table_rows, torch_section
+from pto_tui.core.rounds.records import CLOSED, TorchBaseline
+from pto_tui.core.rounds.render import table_rows, torch_section
 
 
 @dataclass
@@ -86,7 +86,7 @@ def verify(layout: ProjectLayout) -> Verification:
     rows = table_rows(iterations)
     for number, entry in sorted(found.latest.items()):
         result.rounds_checked += 1
-        where = f"runs/{round_dir_name(number)}"
+        where = f"runs/{round_name(number)}"
         if entry.suspect:
             result.breaks.append(f"{where}: {entry.suspect}")
         if entry.event == "suspect":
@@ -103,14 +103,14 @@ def verify(layout: ProjectLayout) -> Verification:
         if want_row:
             row = rows.get(number)
             if row is None:
-                result.breaks.append(f"ITERATIONS.md: the row of {round_dir_name(number)} is gone")
+                result.breaks.append(f"ITERATIONS.md: the row of {round_name(number)} is gone")
             elif row_hash(row) != want_row:
                 result.breaks.append(
-                    f"ITERATIONS.md: the row of {round_dir_name(number)} is not the one pto-tui wrote"
+                    f"ITERATIONS.md: the row of {round_name(number)} is not the one pto-tui wrote"
                 )
     for number in _closed_on_disk(ledger):
         if number not in found.latest:
-            result.breaks.append(f"runs/{round_dir_name(number)}/{ROUND_FILE} says closed, "
+            result.breaks.append(f"runs/{round_name(number)}/{ROUND_FILE} says closed, "
                                  "but runs/closed.log never logged it")
     if chain.torch_logged:
         state = ledger.torch_state()

@@ -17,6 +17,7 @@ from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Round, valid_samples
 from pto_tui.core.rules.comparison import compare
 from pto_tui.core.rules.verdict import judge_gain, sample_stats
@@ -29,7 +30,7 @@ FRONTIER = "frontier"
 @dataclass(frozen=True)
 class ParamDiff:
     name: str
-    before: Scalar | None  # None: the parameter is not in that round's snapshot
+    before: Scalar | None  # None: the parameter is not in that round's parameter values
     after: Scalar | None
 
 
@@ -69,7 +70,7 @@ class DurationDelta:
             bounds = f"too few runs for {self.confidence:.0%} bounds"
         else:
             bounds = f"{self.confidence:.0%} bounds {self.low:+.1%} to {self.high:+.1%}"
-        against = f", against iter-{self.before.round:03d}'s interleaved runs" if self.interleaved else ""
+        against = f", against {round_name(self.before.round)}'s interleaved runs" if self.interleaved else ""
         return f"gain {self.gain:+.1%} ({bounds}) against the noise floor {self.noise_floor:.1%}{against}"
 
 
@@ -99,7 +100,7 @@ def reference_round(rounds: list[Round], record: Round, against: str = PREVIOUS)
         number = record.changes.based_on
         if number is None:
             raise InputError(
-                f"iter-{record.number:03d} does not record the round it was based on; "
+                f"{round_name(record.number)} does not record the round it was based on; "
                 "use --against frontier or --against N"
             )
         how = PREVIOUS
@@ -118,7 +119,7 @@ def reference_round(rounds: list[Round], record: Round, against: str = PREVIOUS)
         how = "round"
     found = next((r for r in rounds if r.number == number), None)
     if found is None:
-        raise InputError(f"no round {number} to compare iter-{record.number:03d} with")
+        raise InputError(f"no round {number} to compare {round_name(record.number)} with")
     return found, how
 
 
@@ -160,7 +161,7 @@ def duration_delta(
 
 def parameter_diffs(record: Round, reference: Round) -> list[ParamDiff]:
     """Parameters whose value differs between the two rounds' full snapshots."""
-    before, after = reference.changes.snapshot, record.changes.snapshot
+    before, after = reference.changes.parameter_values, record.changes.parameter_values
     names = sorted(set(before) | set(after))
     return [ParamDiff(n, before.get(n), after.get(n)) for n in names if before.get(n) != after.get(n)]
 

@@ -58,7 +58,7 @@ class ProjectLayout:
         return self.root / "summary_chart.png"
 
     def round_dir(self, number: int) -> Path:
-        return self.runs / round_dir_name(number)
+        return self.runs / round_name(number)
 
 
 # The highest round number (iter-999999): far past any campaign, low enough that a
@@ -69,7 +69,9 @@ MAX_ROUND = 999_999
 MAX_ROUND_GAP = 10_000
 
 
-def round_dir_name(number: int) -> str:
+def round_name(number: int) -> str:
+    """A round's name, "iter-" and at least three digits: how it is shown, and its folder
+    in runs/, its jobs and its journal are named."""
     return f"iter-{number:03d}"
 
 

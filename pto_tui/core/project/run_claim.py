@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pto_tui.core.errors import LockedError, bounded_json, read_text
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.project.lock import (
     LockHolder,
     ProjectLock,
@@ -40,7 +41,7 @@ class RunClaim:
     holder: LockHolder
 
     def describe(self) -> str:
-        on = f" of iter-{self.round:03d}" if self.round is not None else ""
+        on = f" of {round_name(self.round)}" if self.round is not None else ""
         return f"{self.what}{on} by {self.holder.describe()}"
 
 

@@ -24,9 +24,10 @@ from operator import attrgetter
 from typing import Any
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.durations import format_duration
-from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import TorchBaseline, changes_summary
+from pto_tui.core.rounds.records import Round, TorchBaseline
+from pto_tui.core.rounds.render import changes_summary
 
 FORMATS = ("csv", "md", "json")
 UNKNOWN = "unknown"
@@ -111,7 +112,7 @@ def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | 
         change_kind=record.changes.kind.value if record.changes.kind else "",
         changes=changes_summary(record),
         parameters=[{"name": p.name, "old": p.old, "new": p.new} for p in record.changes.parameters],
-        snapshot=dict(record.changes.snapshot),
+        snapshot=dict(record.changes.parameter_values),
         files=list(record.changes.files),
         based_on=record.changes.based_on,
         fingerprint=m.fingerprint,
@@ -329,7 +330,7 @@ def markdown_reproducibility(rows: Sequence[ExportRow]) -> str:
                     params,
                     _scalars(r.snapshot),
                     ", ".join(r.files),
-                    f"iter-{r.based_on:03d}" if r.based_on is not None else "",
+                    round_name(r.based_on) if r.based_on is not None else "",
                     r.fingerprint,
                     r.workspace_snapshot,
                     _scalars(r.toolchain) if r.toolchain else UNKNOWN,

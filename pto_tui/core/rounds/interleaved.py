@@ -9,7 +9,7 @@ never changed: the runs are kept on the round that took them. Pure functions.
 
 from __future__ import annotations
 
-from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.durations import format_durations
 from pto_tui.core.rounds.records import Measurement, Round, median, valid_samples
 
@@ -23,9 +23,9 @@ def frontier_runs(m: Measurement, frontier: Round | None) -> tuple[list[float], 
     stored = list(frontier.measurement.samples_us)
     if not m.frontier_samples_us:
         return stored, ""
-    name = round_dir_name(frontier.number)
+    name = round_name(frontier.number)
     if m.frontier_round != frontier.number:
-        were = round_dir_name(m.frontier_round) if m.frontier_round is not None else "no round named"
+        were = round_name(m.frontier_round) if m.frontier_round is not None else "no round named"
         return stored, (
             f"the interleaved runs were of {were}, the frontier is {name} now: "
             f"compared with {name}'s stored runs"
@@ -44,6 +44,6 @@ def interleaved_text(m: Measurement) -> str:
         return ""
     middle, low, high = format_durations([median(valid), min(valid), max(valid)])
     return (
-        f"{round_dir_name(m.frontier_round)} re-measured alternately with this round on the "
+        f"{round_name(m.frontier_round)} re-measured alternately with this round on the "
         f"same target: median {middle} over {len(valid)} runs ({low} to {high})"
     )

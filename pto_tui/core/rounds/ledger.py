@@ -22,7 +22,7 @@ from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text, staged_write_text
 from pto_tui.core.errors import InputError, read_regular_bytes, read_utf8
-from pto_tui.core.project.layout import MAX_ROUND, MAX_ROUND_GAP, ProjectLayout, round_dir_name
+from pto_tui.core.project.layout import MAX_ROUND, MAX_ROUND_GAP, ProjectLayout, round_name
 from pto_tui.core.rounds import toml_text
 from pto_tui.core.rounds.closed_log import LOG_NAME, TORCH_EVENT, ClosedLog, LogEntry
 from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, sha256_text, torch_hash
@@ -193,7 +193,7 @@ class Ledger(MarkdownFiles):
             raise InputError(f"invalid round record: {error!r}", file=path) from None
         if record.number != number:
             raise InputError(
-                f"record says round {record.number} but lives in {round_dir_name(number)}",
+                f"record says round {record.number} but lives in {round_name(number)}",
                 file=path,
                 key="number",
             )

@@ -13,9 +13,8 @@ from pto_tui.core.atomic import atomic_write_text, staged_write_text
 from pto_tui.core.errors import bounded_json, read_text
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.hashes import sha256_text
-from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.records import Round, TorchBaseline
 from pto_tui.core.rounds.render import (
-    TorchBaseline,
     iterations_row,
     patched_iterations,
     render_files_txt,

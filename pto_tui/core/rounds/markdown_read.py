@@ -13,7 +13,8 @@ from pathlib import Path
 
 from pto_tui.core.errors import InputError, read_regular_bytes
 from pto_tui.core.numbers import duration_problem, tflops_problem
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.project.layout import round_name
+from pto_tui.core.rounds.records import TorchBaseline
 
 HEADER = ["iter", "hypothesis", "changes", "baseline", "pto", "correct", "result"]
 # a duration, optionally marked as simulated: "12.5 us (sim)"
@@ -137,7 +138,7 @@ def parse_iterations_table(path: Path) -> tuple[list[TableRow], list[str]]:
             )
         elif iteration in seen:
             problems.append(
-                f"{path}:{number}: iter-{iteration:03d} has a row already (line {seen[iteration]}); "
+                f"{path}:{number}: {round_name(iteration)} has a row already (line {seen[iteration]}); "
                 "this one is not used"
             )
         else:

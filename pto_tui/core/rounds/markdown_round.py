@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pto_tui.core.errors import inside, read_text
 from pto_tui.core.project.config import parse_scalar
-from pto_tui.core.project.layout import ProjectLayout, round_dir_name
+from pto_tui.core.project.layout import ProjectLayout, round_name
 from pto_tui.core.rounds.markdown_read import (
     Bullet,
     Notes,
@@ -64,13 +64,13 @@ def round_from_markdown(
     record = Round(number=number, imported=True, status=CLOSED if row else "open")
     if row is None:
         problems.append(
-            f"{round_dir_name(number)}: folder exists but ITERATIONS.md has no row for it; read as open"
+            f"{round_name(number)}: folder exists but ITERATIONS.md has no row for it; read as open"
         )
     notes_path = folder / "notes.md"
     readable = notes_path.is_file() and inside(notes_path, layout.root)
     notes = parse_notes(notes_path) if readable else Notes(notes_path)
     if not notes_path.is_file():
-        problems.append(f"{round_dir_name(number)}: no notes.md")
+        problems.append(f"{round_name(number)}: no notes.md")
     elif not readable:  # a symlink to /etc/shadow is not the round's notes
         problems.append(f"{notes_path}: leads outside the project; not read")
     record.pre_edit = pre_edit_from(notes)
@@ -128,7 +128,7 @@ def contradicted_kept(records: list[Round], iterations: Path) -> list[str]:
         if record.is_baseline or record.verdict is Verdict.KEPT:
             if record.verdict is Verdict.KEPT and median is not None and best is not None and median >= best:
                 found.append(
-                    f"{iterations}: iter-{record.number:03d} says kept, but its PTO time "
+                    f"{iterations}: {round_name(record.number)} says kept, but its PTO time "
                     f"{median:g} us is not faster than the best before it ({best:g} us): no verdict taken"
                 )
                 record.verdict, record.verdict_reason = None, "recorded by hand: kept, but not faster"
@@ -179,9 +179,9 @@ def changes_from(notes: Notes, folder: Path, problems: list[str]) -> Changes:
     based = notes.value("Changes", "基于哪一轮", "based on")
     match = re.search(r"iter-?(\d+)", based.value if based else "")
     changes.based_on = int(match.group(1)) if match else None
-    snapshot = notes.value("Changes", "参数快照", "snapshot")
-    if snapshot:
-        changes.snapshot = {k: parse_scalar(v) for k, v in _ASSIGN.findall(snapshot.value)}
+    values = notes.value("Changes", "参数快照", "snapshot")
+    if values:
+        changes.parameter_values = {k: parse_scalar(v) for k, v in _ASSIGN.findall(values.value)}
     changes.files = _files(folder / "files.txt")
     changes.parameters = _param_block(folder / "patch.diff") or _arrows(changes.description)
     if changes.parameters:
@@ -333,7 +333,7 @@ def _safe_duration(text: str) -> float | None:
 def rule_findings(record: Round) -> list[str]:
     """What the workflow's rules say about a round written by hand: pto-tui did not see it
     happen, so only what its files show can be checked."""
-    where = f"runs/{round_dir_name(record.number)}"
+    where = f"runs/{round_name(record.number)}"
     found = [f"{where} was written by hand: pto-tui did not run or check it (run `pto-tui import`)"]
     if record.number == 0:
         return found

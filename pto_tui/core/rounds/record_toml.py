@@ -59,7 +59,7 @@ def _changes_to_dict(ch: Changes) -> dict[str, Any]:
         "high_risk": list(ch.high_risk),
         "tolerance_approval": ch.tolerance_approval,
         "discipline_approval": ch.discipline_approval,
-        "snapshot": dict(ch.snapshot),
+        "snapshot": dict(ch.parameter_values),
         "parameters": [
             _drop_empty({"name": p.name, "old": p.old, "new": p.new}) for p in ch.parameters
         ],
@@ -166,7 +166,7 @@ def _changes_from_dict(ch_data: dict[str, Any]) -> Changes:
             ParamChange(name=str(p["name"]), old=p.get("old"), new=p["new"])
             for p in ch_data.get("parameters", [])
         ],
-        snapshot=dict(ch_data.get("snapshot", {})),
+        parameter_values=dict(ch_data.get("snapshot", {})),
         based_on=ch_data.get("based_on"),
         bug_fix=str(ch_data.get("bug_fix", "")),
         risk_justification=str(ch_data.get("risk_justification", "")),

@@ -59,7 +59,8 @@ class Changes:
     files: list[str] = field(default_factory=list)  # relative to the project root
     description: str = ""
     parameters: list[ParamChange] = field(default_factory=list)
-    snapshot: dict[str, Scalar] = field(default_factory=dict)  # full parameter snapshot
+    # every tunable's value in this round (本轮完整参数快照; round.toml's changes.snapshot)
+    parameter_values: dict[str, Scalar] = field(default_factory=dict)
     based_on: int | None = None
     bug_fix: str = ""  # reason, when a protected file is changed as a declared bug fix
     risk_justification: str = ""  # written justification for a high-risk change
@@ -107,6 +108,20 @@ class Amendment:
     field: str
     old: str
     new: str
+
+
+@dataclass(frozen=True)
+class TorchBaseline:
+    """The torch_npu reference (or its CPU stand-in on the demo), durations in microseconds."""
+
+    avg_us: float
+    min_us: float
+    max_us: float
+    tflops: float | None = None
+    label: str = "torch_npu"  # e.g. "CPU reference (numpy) standing in for torch_npu"
+    warmup: int = 0
+    runs: int = 0
+    measured_at: str = ""
 
 
 @dataclass

@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
-from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.project.modes import recorded_mode
 from pto_tui.core.rounds.durations import duration_in, format_duration
 from pto_tui.core.rounds.interleaved import interleaved_text
@@ -17,6 +16,7 @@ from pto_tui.core.rounds.records import (
     Measurement,
     PreEdit,
     Round,
+    TorchBaseline,
     verdict_label,
 )
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, PRE_EDIT_FIELDS
@@ -42,20 +42,6 @@ _CHANGE_KIND_ZH = {
     "environment variable": "环境变量",
     "build config": "构建配置",
 }
-
-
-@dataclass(frozen=True)
-class TorchBaseline:
-    """The torch_npu reference (or its CPU stand-in on the demo), durations in microseconds."""
-
-    avg_us: float
-    min_us: float
-    max_us: float
-    tflops: float | None = None
-    label: str = "torch_npu"  # e.g. "CPU reference (numpy) standing in for torch_npu"
-    warmup: int = 0
-    runs: int = 0
-    measured_at: str = ""
 
 
 def format_tflops(value: float | None) -> str:
@@ -201,7 +187,7 @@ def render_param_block(record: Round) -> str:
     for p in record.changes.parameters:
         lines.append(f"-  {p.name}={p.old if p.old is not None else ''}")
         lines.append(f"+  {p.name}={p.new}")
-    lines.append(f"# 基于 {round_dir_name(based) if based is not None else 'iter-000'} 的配置")
+    lines.append(f"# 基于 {round_name(based if based is not None else 0)} 的配置")
     return "\n".join(lines) + "\n"
 
 
@@ -220,8 +206,8 @@ def _bullet(label: str, value: str) -> str:
     return f"- **{label}**: {value}"
 
 
-def _snapshot_text(snapshot: Mapping[str, object]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in snapshot.items()) or "-"
+def _values_text(values: Mapping[str, object]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in values.items()) or "-"
 
 
 def _pre_edit_lines(pre: PreEdit) -> list[str]:
@@ -260,10 +246,10 @@ def _changes_lines(ch: Changes) -> list[str]:
     lines.append(_bullet("具体变更 (changes)", "\n".join(concrete)))
     lines.append(
         _bullet(
-            "基于哪一轮 (based on)", round_dir_name(ch.based_on) if ch.based_on is not None else ""
+            "基于哪一轮 (based on)", round_name(ch.based_on) if ch.based_on is not None else ""
         )
     )
-    lines.append(_bullet("本轮完整参数快照 (parameter snapshot)", _snapshot_text(ch.snapshot)))
+    lines.append(_bullet("本轮完整参数快照 (parameter snapshot)", _values_text(ch.parameter_values)))
     if ch.high_risk:
         lines.append(_bullet("High-risk change", "; ".join(ch.high_risk)))
         lines.append(_bullet("Justification", ch.risk_justification))
@@ -336,7 +322,7 @@ def render_notes(record: Round) -> str:
         lines += [f"Phase: {record.phase}", ""]
     if record.rerun_of is not None:
         lines += [
-            f"Rerun of: {round_dir_name(record.rerun_of)} (inconclusive; the same change "
+            f"Rerun of: {round_name(record.rerun_of)} (inconclusive; the same change "
             "measured again)",
             "",
         ]

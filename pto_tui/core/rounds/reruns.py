@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Round
 
 # "rerun of iter-002: bigger tiles" (the words pto-tui writes; case and the dash are
@@ -21,7 +21,7 @@ _RERUN_TITLE = re.compile(r"^\s*rerun of iter[-_ ]?(\d+)\s*[:：]?\s*(.*)$", re.
 
 def rerun_title(original: Round) -> str:
     """The title of a rerun of `original`: the link first, then what is measured again."""
-    return f"rerun of {round_dir_name(original.number)}: {original.short_hypothesis()}"
+    return f"rerun of {round_name(original.number)}: {original.short_hypothesis()}"
 
 
 def parse_rerun_title(text: str) -> tuple[int | None, str]:

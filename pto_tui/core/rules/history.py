@@ -6,6 +6,7 @@ change: only an inconclusive one is rerun."""
 
 from __future__ import annotations
 
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rules.reasons import reason_findings
 from pto_tui.core.rules.rule import Finding, Rule
@@ -95,7 +96,7 @@ def amendment_reason_findings(record: Round, field_name: str, why: str) -> list[
 
 def rerun_findings(original: Round) -> list[Finding]:
     """Why `original` cannot be rerun (empty: it can)."""
-    name = f"iter-{original.number:03d}"
+    name = round_name(original.number)
     if original.is_baseline:
         return [RERUN_INCONCLUSIVE.finding(f"{name} is the baseline: it has no change to rerun")]
     if not original.is_closed:

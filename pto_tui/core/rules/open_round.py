@@ -81,7 +81,7 @@ def open_record_findings(
     if not record.base_snapshot and any(r.number == based_on and r.snapshot for r in rounds):
         findings.append(VALID_RECORD.finding(f"{file} base_snapshot is missing"))
     for where, values in (
-        ("changes.snapshot", dict(record.changes.snapshot)),
+        ("changes.snapshot", dict(record.changes.parameter_values)),
         ("changes.parameters", {p.name: p.new for p in record.changes.parameters}),
     ):
         for name, value in values.items():

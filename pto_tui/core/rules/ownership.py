@@ -4,6 +4,7 @@ to that round, and its changes or builds of the workspace, wait for it to end.""
 
 from __future__ import annotations
 
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.project.run_claim import RunClaim
 from pto_tui.core.rules.rule import Finding, Rule
 
@@ -25,7 +26,7 @@ def owner_findings(
     against any write that changes or builds the workspace."""
     if claim is None or not (workspace or claim.round == number):
         return []
-    what = doing or (f"writing iter-{number:03d}" if number is not None else "this write")
+    what = doing or (f"writing {round_name(number)}" if number is not None else "this write")
     return [
         ONE_OWNER_PER_ROUND.finding(
             f"{claim.describe()} is in progress; {what} waits until it ends "

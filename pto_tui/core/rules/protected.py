@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rules.reasons import reason_findings, reason_problem
 from pto_tui.core.rules.rule import Finding, Rule
 
@@ -111,7 +112,7 @@ def discipline_findings(changed: Sequence[str], since: int, approval: str) -> li
         return []
     return [
         DISCIPLINE_PROTECTED.finding(
-            f"[discipline] changed since iter-{since:03d} closed: " + ", ".join(changed)
+            f"[discipline] changed since {round_name(since)} closed: " + ", ".join(changed)
             + f" ({problem}); justify the change with --approve-discipline REASON, "
             "or restore the values"
         )

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.project.layout import ProjectLayout, round_name
 from pto_tui.core.rounds.counts import UNVERIFIED, counted_as
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.export import export_rows, markdown_reproducibility, markdown_table
 from pto_tui.core.rounds.ledger import ROUND_FILE
-from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import SIMULATED_NOTE, TorchBaseline, changes_summary
+from pto_tui.core.rounds.records import Round, TorchBaseline
+from pto_tui.core.rounds.render import SIMULATED_NOTE, changes_summary
 from pto_tui.core.summary.chart_model import BASELINE, ChartModel, build_model
 from pto_tui.core.vocabulary import Verdict
 
@@ -68,7 +68,7 @@ def _speed(value: float | None) -> str:
 
 
 def _heading(record: Round) -> str:
-    return f"### iter-{record.number:03d}: {_text(record.short_hypothesis(80))}"
+    return f"### {round_name(record.number)}: {_text(record.short_hypothesis(80))}"
 
 
 def _summary(model: ChartModel, ctx: ReportContext) -> list[str]:
@@ -84,11 +84,11 @@ def _summary(model: ChartModel, ctx: ReportContext) -> list[str]:
         lines.append(f"- **Timings**: simulated. {SIMULATED_NOTE}")
     rounds = f"- **Rounds**: {n} after the baseline ({counts})"
     if model.open_rounds:
-        rounds += "; open, not reported: " + ", ".join(f"iter-{r:03d}" for r in model.open_rounds)
+        rounds += "; open, not reported: " + ", ".join(round_name(r) for r in model.open_rounds)
     lines += [
         rounds,
         f"- **Initial PTO (iter-000)**: {format_duration(model.initial_us)}",
-        f"- **Best PTO (iter-{best.number:03d})**: {format_duration(best.median_us)}, "
+        f"- **Best PTO ({round_name(best.number)})**: {format_duration(best.median_us)}, "
         f"{_speed(best.frontier_speedup)} over the initial version",
     ]
     torch = model.torch
@@ -123,7 +123,7 @@ def _torch_section(model: ChartModel) -> list[str]:
         f"{f'{torch.tflops:.3f}' if torch.tflops is not None else '-'} | 1.00x |",
         f"| PTO initial (iter-000) | {format_duration(model.initial_us)} | - "
         f"| {_speed(torch.avg_us / model.initial_us)} |",
-        f"| PTO best (iter-{model.best.number:03d}) | {format_duration(best_us)} | - "
+        f"| PTO best ({round_name(model.best.number)}) | {format_duration(best_us)} | - "
         f"| {_speed(torch.avg_us / best_us)} |",
         "",
         "Speed vs torch_npu above 1.00x means faster than torch_npu.",
@@ -201,7 +201,7 @@ def _failures_section(rounds: Sequence[Round]) -> list[str]:
         verdict = r.effective_verdict()
         median = format_duration(r.measurement.median_us)
         lines.append(
-            f"- **iter-{r.number:03d}** ({verdict.value if verdict else '-'}, {median}): "
+            f"- **{round_name(r.number)}** ({verdict.value if verdict else '-'}, {median}): "
             f"{_text(r.short_hypothesis(120))}. {_text(r.verdict_reason)}"
             + (f" Learned: {_text(r.analysis)}" if r.analysis.strip() else "")
         )
@@ -221,7 +221,7 @@ def _unverified_section(rounds: Sequence[Round]) -> list[str]:
              "not counted as results above.", ""]
     for r in unverified:
         verdict = r.effective_verdict()
-        lines.append(f"- **iter-{r.number:03d}** (claims {verdict.value if verdict else '-'}): "
+        lines.append(f"- **{round_name(r.number)}** (claims {verdict.value if verdict else '-'}): "
                      f"{_text(r.short_hypothesis(120))}. {_text('; '.join(r.tampered))}")
     return [*lines, ""]
 
@@ -255,13 +255,14 @@ def render_report(
     lines += _kept_section(closed, model.initial_us)
     lines += _failures_section(closed)
     lines += _unverified_section(closed)
-    snapshot = ", ".join(f"{k}={v}" for k, v in best.changes.snapshot.items()) or "-"
+    values = ", ".join(f"{k}={v}" for k, v in best.changes.parameter_values.items()) or "-"
     lines += [
         "## Reproducibility",
         "",
-        f"Best round: iter-{best.number:03d}" + (" (the baseline)" if model.best.verdict == BASELINE else ""),
+        f"Best round: {round_name(best.number)}"
+        + (" (the baseline)" if model.best.verdict == BASELINE else ""),
         "",
-        f"- **Parameter snapshot**: {snapshot}",
+        f"- **Parameter snapshot**: {values}",
         f"- **Workload fingerprint**: {best.measurement.fingerprint or '-'}",
         f"- **Workspace snapshot**: {best.snapshot or '-'}",
         f"- **Result files**: {', '.join(best.measurement.reports) or '-'}",

@@ -33,8 +33,7 @@ from matplotlib.figure import Figure
 
 from pto_tui.core.atomic import atomic_write_bytes
 from pto_tui.core.errors import InputError
-from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import Round, TorchBaseline
 from pto_tui.core.summary.chart_duration import duration_panel
 from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text, find_chart_fonts
 from pto_tui.core.summary.chart_model import ChartModel, build_model

@@ -30,10 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.counts import UNVERIFIED, verdict_counts
 from pto_tui.core.rounds.durations import MS_FROM_US, format_duration
-from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import Round, TorchBaseline
 from pto_tui.core.vocabulary import Verdict
 
 BASELINE = "baseline"
@@ -315,7 +315,7 @@ def conclusion_text(
         )
     else:
         text = (
-            f"iter-{best.number:03d} ({best_label}) brings PTO from {format_duration(initial_us)} "
+            f"{round_name(best.number)} ({best_label}) brings PTO from {format_duration(initial_us)} "
             f"to {format_duration(best.median_us)}, {initial_us / (best.median_us or 1):.2f}x "
             f"over the initial version"
         )
@@ -346,7 +346,7 @@ def footer_text(initial_us: float, best: ChartRound, torch: TorchBaseline | None
         ref = "torch_npu: not measured"
     return (
         f"{ref}   |   PTO initial (iter-000): {format_duration(initial_us)}   |   "
-        f"PTO best (iter-{best.number:03d}): {format_duration(best.median_us)}"
+        f"PTO best ({round_name(best.number)}): {format_duration(best.median_us)}"
     )
 
 

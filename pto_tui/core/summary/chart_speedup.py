@@ -11,6 +11,7 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.transforms import blended_transform_factory
 
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text
 from pto_tui.core.summary.chart_model import ChartModel, ChartRound
 from pto_tui.core.summary.chart_style import (
@@ -170,7 +171,7 @@ def _speedup_limits(ax: Axes, shown: Sequence[ChartRound]) -> None:
 
 
 def _milestone_text(r: ChartRound, fonts: ChartFonts, width: int = 24) -> str:
-    fallback = r.changes or f"iter-{r.number:03d}"
+    fallback = r.changes or round_name(r.number)
     text = clean_text(r.label, fonts, fallback=fallback)
     return "\n".join(textwrap.wrap(f"#{r.number} {text}", width)[:3])
 

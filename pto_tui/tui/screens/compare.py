@@ -37,7 +37,7 @@ def round_facts(r: Round, unit: str = "") -> list[tuple[str, str, str]]:
         facts.append(("pre-edit", label, r.pre_edit.field_value(key) or "-"))
     facts.append(("changes", "kind", r.changes.kind.value if r.changes.kind else "-"))
     facts.append(("changes", "description", r.changes.description or "-"))
-    for name, value in sorted(r.changes.snapshot.items()):
+    for name, value in sorted(r.changes.parameter_values.items()):
         facts.append(("parameters", name, str(value)))
     facts += [
         ("measurement", "build", m.build or "-"),

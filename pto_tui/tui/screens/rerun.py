@@ -18,6 +18,7 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from pto_tui.core.campaign.requests import RerunRequest
 from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rules.history import rerun_findings
@@ -99,7 +100,7 @@ def ask_rerun(node: DOMNode, session: Session, original: Round,
 
     async def rerun() -> None:
         try:
-            record = await asyncio.to_thread(session.campaign.rerun_round, original.number)
+            record = await asyncio.to_thread(session.campaign.rerun_round, RerunRequest(original.number))
         except PtoError as error:
             app.report_error(error, title="rerun")
             return

@@ -23,6 +23,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
+from pto_tui.core.campaign.requests import AmendRequest
 from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.reruns import reruns_of
@@ -199,7 +200,7 @@ class RoundScreen(Screen[bool]):
         campaign = self.session.campaign
         said = len(campaign.warnings)
         try:
-            self.record = campaign.amend(self.record.number, field, value, why)
+            self.record = campaign.amend(AmendRequest(self.record.number, field, value, why))
         except PtoError as error:
             pto_app(self).report_error(error, title="amend")
             return

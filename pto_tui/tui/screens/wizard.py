@@ -17,13 +17,14 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
+from pto_tui.core.campaign.project_arguments import ProjectArguments
 from pto_tui.core.errors import PtoError
 from pto_tui.core.operators.scan import Candidate, classify, scan
 from pto_tui.core.project.modes import DEFAULT_MODE, chosen_modes, mode_spec
 from pto_tui.core.vocabulary import OperatorKind, TargetMode
 from pto_tui.tui.compact import make_compact
 from pto_tui.tui.forms import FORM
-from pto_tui.tui.new_project import Answers, create, parse_pairs
+from pto_tui.tui.new_project import create, parse_pairs
 from pto_tui.tui.widgets.tick import Tick
 
 
@@ -72,7 +73,9 @@ class WizardScreen(Screen[Path | None]):
                 yield Tick("causal mask", id="wz-causal")
             yield Label("4  Target and costmodel", classes="step")
             yield Input("local", id="wz-target", placeholder="local or ssh:ALIAS")
-            yield Input(id="wz-workdir", placeholder="remote work directory (ssh targets)")
+            with Horizontal(classes="buttons"):
+                yield Input(id="wz-workdir", placeholder="remote work directory (ssh targets)")
+                yield Input(id="wz-sshconfig", placeholder="SSH config file (~/.ssh/config)")
             yield Input(id="wz-envsetup", placeholder="env set-up line, e.g. source set_env.sh")
             yield Select([(f"{m.value}: {mode_spec(m).choice}", m.value) for m in chosen_modes()],
                          value=DEFAULT_MODE.value, id="wz-mode", allow_blank=False)
@@ -150,7 +153,7 @@ class WizardScreen(Screen[Path | None]):
 
     # ------------------------------------------------------------ create
 
-    def answers(self) -> Answers:
+    def answers(self) -> ProjectArguments:
         def value(widget_id: str) -> str:
             return self.query_one(f"#{widget_id}", Input).value.strip()
 
@@ -161,25 +164,25 @@ class WizardScreen(Screen[Path | None]):
             chosen = next((c for c in self.candidate.cases if c.name == case_name), None)
         engine = self.query_one("#wz-engine", Select).value
         mode = self.query_one("#wz-mode", Select).value
-        return Answers(
+        return ProjectArguments(
             source=self._source(),
-            candidate=self.candidate,
             kind=OperatorKind(kind) if isinstance(kind, str) else None,
-            name=value("wz-name"),
-            case=chosen,
+            name=value("wz-name") or None,
+            case=chosen.name if chosen else "",
             case_spec=value("wz-spec"),
             dtype=value("wz-dtype"),
             causal=self.query_one("#wz-causal", Checkbox).value,
             shape=parse_pairs(value("wz-shape"), "shape"),
             target=value("wz-target") or "local",
             work_dir=value("wz-workdir"),
+            ssh_config=value("wz-sshconfig"),
             env_setup=value("wz-envsetup"),
             mode=TargetMode(mode) if isinstance(mode, str) else DEFAULT_MODE,
             compiler=value("wz-compiler") or "c++",
             cxx_flags=value("wz-cxxflags"),
             engine=engine if isinstance(engine, str) else "builtin",
             pto_isa=value("wz-ptoisa"),
-            tool=value("wz-tool"),
+            costmodel_tool=value("wz-tool"),
         )
 
     def action_create(self) -> None:

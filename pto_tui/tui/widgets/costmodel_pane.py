@@ -17,8 +17,8 @@ from textual.containers import Vertical
 from textual.suggester import Suggester
 from textual.widgets import DataTable, Input, ProgressBar, Static
 
-from pto_tui.core.costmodel.query import DTYPE_ALIASES, DTYPE_SIZES, INSTRUCTIONS, Query
-from pto_tui.core.costmodel.results import (
+from pto_tui.core.cycles.query import DTYPE_ALIASES, DTYPE_SIZES, INSTRUCTIONS, Query
+from pto_tui.core.cycles.results import (
     TABLE_COLUMNS,
     CycleResult,
     best_result,
@@ -26,7 +26,7 @@ from pto_tui.core.costmodel.results import (
     sort_results,
     table_rows,
 )
-from pto_tui.core.costmodel.sweep import parse_query_text
+from pto_tui.core.cycles.sweep import parse_query_text
 from pto_tui.core.errors import PtoError
 from pto_tui.core.paths import app_home
 from pto_tui.costmodel.engine import ProgressFn

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.widgets import Static
 
-from pto_tui.core.project.layout import round_dir_name
+from pto_tui.core.project.layout import round_name
 from pto_tui.jobs.logfile import read_log
 from pto_tui.jobs.model import JobRecord, JobState, LogLine
 from pto_tui.tui.session import LoadedProject, Session
@@ -78,7 +78,7 @@ def unfinished_of_open_round(loaded: LoadedProject | None) -> dict[str, Any] | N
     ones kept beside it), None when there is none."""
     if loaded is None or loaded.open_round is None:
         return None
-    name = f"{round_dir_name(loaded.open_round.number)}.json"
+    name = f"{round_name(loaded.open_round.number)}.json"
     return next((j for j in loaded.journals if j["file"].endswith(f"/{name}")), None)
 
 
@@ -98,7 +98,7 @@ def left_over_text(loaded: LoadedProject | None, following: list[JobRecord],
         last = max(ours, key=lambda j: j.submitted_at, default=None)
         why = (f"lost: job {last.name} ({last.id}) is gone"
                if last is not None and last.state is JobState.LOST else "its run did not finish")
-        text.append(f"{round_dir_name(number)} {why}; {len(journal['samples_us'])} of "
+        text.append(f"{round_name(number)} {why}; {len(journal['samples_us'])} of "
                     f"{journal['planned_runs']} samples recorded (journal)", style="yellow")
         text.append(" — r runs the rest, d discards them\n", style="bold")
     text.rstrip()

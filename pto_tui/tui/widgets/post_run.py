@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.widgets import Input
 
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.requests import CloseRequest
 from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.records import Round
 from pto_tui.tui.typed_app import pto_app
@@ -46,7 +47,7 @@ class PostRunForm(Vertical):
             return None
         try:
             closed = await asyncio.to_thread(
-                campaign.close_round, record.number, analysis=analysis, next_step=next_step)
+                campaign.close_round, CloseRequest(record.number, analysis=analysis, next_step=next_step))
         except PtoError as error:
             pto_app(self).report_error(error, title="post-run")
             return None

@@ -14,7 +14,9 @@ from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 
 from pto_tui.core.campaign.prefill import draft_answers, prefill_source
+from pto_tui.core.campaign.requests import StartRequest
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit
 from pto_tui.core.rules.rule import Finding
 from pto_tui.core.rules.sequence import start_findings
@@ -200,7 +202,7 @@ class PreEditForm(VerticalScroll, can_focus=False):
         self.prefilled_from = source.number
         line = self.query_one("#pe-prefilled", Static)
         line.update(Text.assemble(
-            (f"Pre-filled from iter-{source.number:03d}: ", "bold"),
+            (f"Pre-filled from {round_name(source.number)}: ", "bold"),
             (", ".join(filled) or "nothing blank to fill") + ". Check each; tick the "
             "checklist items you confirm (space). ctrl+o fills blanks again."))
         line.remove_class("hidden")
@@ -345,6 +347,8 @@ class PreEditForm(VerticalScroll, can_focus=False):
                 self.call_after_refresh(self.scroll_to_widget, widget, animate=False)
             return
         self.post_message(
-            StartRequested(self.pre_edit(), self.title_text, self.phase, self.restore)
+            StartRequested(StartRequest(
+                self.pre_edit(), phase=self.phase, title=self.title_text, restore=self.restore
+            ))
         )
 

@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
 
+from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.project.kinds.registry import project_kind
@@ -226,9 +227,7 @@ class RoundPane(Vertical, ProjectPane):
     @work(group="round-write", exit_on_error=False)
     async def start_round(self, event: StartRequested) -> None:
         record = await self._write(
-            lambda: self.campaign.start_round(
-                event.pre, phase=event.phase, title=event.title, restore=event.restore
-            ),
+            lambda: self.campaign.start_round(event.request),
             "start round",
         )
         if record is not None:
@@ -314,13 +313,12 @@ class RoundPane(Vertical, ProjectPane):
     @work(group="round-write", exit_on_error=False)
     async def _record(self, parameters: dict[str, Scalar] | None) -> None:
         kind = self._select("or-kind")
-        options = dict(description=self._value("or-describe"), bug_fix=self._value("or-bugfix"),
-                       risk_justification=self._value("or-justify"),
-                       tolerance_approval=self._value("or-approve"))
+        request = ChangesRequest(
+            kind=ChangeKind(kind) if kind else None, description=self._value("or-describe"),
+            parameters=parameters or {}, bug_fix=self._value("or-bugfix"),
+            risk_justification=self._value("or-justify"), tolerance_approval=self._value("or-approve"))
         try:
-            record = await asyncio.to_thread(
-                lambda: self.campaign.record_changes(
-                    kind=ChangeKind(kind) if kind else None, parameters=parameters, **options))
+            record = await asyncio.to_thread(self.campaign.record_changes, request)
         except PtoError as error:
             pto_app(self).report_error(error, title="changes")
             open_round = self.loaded.open_round if self.loaded else None
@@ -360,7 +358,7 @@ class RoundPane(Vertical, ProjectPane):
     async def close_round(self) -> None:
         analysis, next_step = self._value("or-analysis"), self._value("or-next")
         record = await self._write(
-            lambda: self.campaign.close_round(analysis=analysis, next_step=next_step),
+            lambda: self.campaign.close_round(CloseRequest(analysis=analysis, next_step=next_step)),
             "close round",
         )
         if record is not None:

@@ -10,8 +10,7 @@ from rich.text import Text
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.rounds.durations import format_durations
 from pto_tui.core.rounds.interleaved import interleaved_text
-from pto_tui.core.rounds.records import EnvironmentNotes, Round
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import EnvironmentNotes, Round, TorchBaseline
 from pto_tui.core.rules.verdict import invalid_sample_reason, sample_stats
 from pto_tui.tui.format import duration, iter_name, verdict_text
 from pto_tui.tui.widgets.loop_steps import LOOP_STEPS

@@ -30,8 +30,7 @@ from textual.worker import Worker, WorkerState
 from pto_tui.backends.silence import Silence
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError
-from pto_tui.core.rounds.records import EnvironmentNotes, Round
-from pto_tui.core.rounds.render import TorchBaseline
+from pto_tui.core.rounds.records import EnvironmentNotes, Round, TorchBaseline
 from pto_tui.jobs.model import JobRecord
 from pto_tui.tui.format import iter_name
 from pto_tui.tui.messages import ProjectChanged

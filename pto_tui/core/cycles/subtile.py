@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from pto_tui.core.costmodel.plan import Step
+from pto_tui.core.cycles.plan import Step
 
 CHUNK_NAMES = ("CUBE_S1", "CUBE_N", "CUBE_KV")
 VECTOR_CORES = "VEC_CORES"

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pto_tui.core.project.layout import round_name
+
 HELD, NOT_HELD, MIXED, UNKNOWN = "held", "did not hold", "mixed", "no prediction"
 
 
@@ -98,6 +100,6 @@ def review_text(reviews: Sequence[KnobReview]) -> str:
             measured = f"{r.measured_speedup:.3g}x speedup" if r.measured_speedup is not None \
                 else "not measured"
             mark = {True: "held", False: "did not hold", None: "-"}[r.held]
-            lines.append(f"  iter-{c.round:03d} {c.knob} {c.old} -> {c.new}: predicted "
+            lines.append(f"  {round_name(c.round)} {c.knob} {c.old} -> {c.new}: predicted "
                          f"{predicted}, measured {measured}: {mark}")
     return "\n".join(lines) + "\n"

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import product
 
-from pto_tui.core.costmodel.query import (
+from pto_tui.core.cycles.query import (
     INSTRUCTIONS,
     PROMPT_CVT,
     PROMPT_DTYPE,

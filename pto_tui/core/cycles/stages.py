@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from pto_tui.core.costmodel.guidance import DTYPES
-from pto_tui.core.costmodel.plan import Plan, Step
+from pto_tui.core.cycles.guidance import DTYPES
+from pto_tui.core.cycles.plan import Plan, Step
 
 _BASE = re.compile(r"^(\w+?)_BASE_([MNK])$")
 _MATMUL_CALL = re.compile(r"\b(?:tile\.matmul(?:_acc)?|TMATMUL)\s*[(<]")

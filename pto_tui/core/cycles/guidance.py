@@ -19,10 +19,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pto_tui.core.costmodel.plan import Plan, Step, step_queries, work_units
-from pto_tui.core.costmodel.query import Query, QueryError
-from pto_tui.core.costmodel.results import CycleResult
-from pto_tui.core.costmodel.subtile import sub_tiling
+from pto_tui.core.cycles.plan import Plan, Step, step_queries, work_units
+from pto_tui.core.cycles.query import Query, QueryError
+from pto_tui.core.cycles.results import CycleResult
+from pto_tui.core.cycles.subtile import sub_tiling
 
 __all__ = ["ATTENTION_ROLES", "Candidate", "Plan", "Step", "attention_plan", "candidate_values",
            "choose", "evidence_text", "rank", "suggestion_text"]

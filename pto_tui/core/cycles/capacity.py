@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pto_tui.core.costmodel.query import DTYPE_SIZES, Family, Query, ceil_align, matmul_align
+from pto_tui.core.cycles.query import DTYPE_SIZES, Family, Query, ceil_align, matmul_align
 
 UB_ALIGN_BYTES = 32
 # The macros of buffer_limits.hpp, by the buffer's name as the A2/A3 guides write it.

@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from pto_tui.core.costmodel.query import Query, QueryError
-from pto_tui.core.costmodel.sweep import parse_query_text
+from pto_tui.core.cycles.query import Query, QueryError
+from pto_tui.core.cycles.sweep import parse_query_text
 
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 _TOKEN = re.compile(r"\s*([*/])?\s*([A-Za-z_]\w*|[0-9]+)\s*")

@@ -9,8 +9,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pto_tui.core.costmodel.metrics import flop_count, ideal_cycles
-from pto_tui.core.costmodel.query import Query
+from pto_tui.core.cycles.metrics import flop_count, ideal_cycles
+from pto_tui.core.cycles.query import Query
 from pto_tui.core.errors import InputError
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pto_tui.core.costmodel.query import Query, QueryError, canonical_dtype, canonical_instruction
+from pto_tui.core.cycles.query import Query, QueryError, canonical_dtype, canonical_instruction
 
 _CYCLE_RE = re.compile(r"\[CYCLE\]\s+(?P<label>\S+)\s+actual=(?P<cycles>[0-9]+)")
 _LABEL_RES = (

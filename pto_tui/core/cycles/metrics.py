@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pto_tui.core.costmodel.query import Query
+from pto_tui.core.cycles.query import Query
 
 # Cube throughput on A2/A3 in multiply-accumulates per cycle, by A's dtype. Derived
 # from observed costmodel numbers: fp16 follows ceil(M/16)*ceil(K/16)*ceil(N/16)+6
