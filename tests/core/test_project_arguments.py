@@ -9,8 +9,8 @@ import pytest
 
 from pto_tui.core.campaign.project_arguments import ProjectArguments, project_answers
 from pto_tui.core.errors import InputError
-from pto_tui.core.project.config import CPU_SIM, Target
-from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.core.project.config import Target
+from pto_tui.core.vocabulary import OperatorKind, TargetMode
 
 
 def test_every_argument_reaches_the_answers_and_the_target() -> None:
@@ -18,13 +18,13 @@ def test_every_argument_reaches_the_answers_and_the_target() -> None:
         source=Path("/src/fa"), kind=OperatorKind.PTO_TILE_LIB, name="fa2", case="big",
         case_spec="128,128,1024", shape={"S": 1024}, dtype="bfloat16", causal=True,
         options={"layout": "BSND"}, target="ssh:npu-a", work_dir="/w/fa", ssh_config="/etc/lab_ssh",
-        env_setup="source set_env.sh", npu=2, mode=CPU_SIM, compiler="g++", cxx_flags="-O2",
+        env_setup="source set_env.sh", npu=2, mode=TargetMode.CPU_SIM.value, compiler="g++", cxx_flags="-O2",
         engine="external", pto_isa="/pto-isa", costmodel_tool="/q.py", requirements="fast",
         commands={"build": "make"}, related=("include/x.h",),
     ))
     assert answers.target == Target(
         kind="ssh", host="npu-a", work_dir="/w/fa", env_setup="source set_env.sh", npu_id=2,
-        ssh_config="/etc/lab_ssh", mode=CPU_SIM, compiler="g++", cxx_flags="-O2",
+        ssh_config="/etc/lab_ssh", mode=TargetMode.CPU_SIM, compiler="g++", cxx_flags="-O2",
     )
     assert (answers.source, answers.kind, answers.name) == (Path("/src/fa"), OperatorKind.PTO_TILE_LIB, "fa2")
     assert (answers.case_name, answers.case_spec, answers.shape) == ("big", "128,128,1024", {"S": 1024})
