@@ -305,8 +305,9 @@ TARGET = Section(
             "mode",
             STRING,
             "what the target runs: npu (Bisheng, CANN, an NPU), cpu-sim (pto-isa's CPU simulation, "
-            "tile-lib only: timings are simulated) or demo (the built-in CPU demo operators); "
-            "default demo for a demo operator, else npu",
+            "tile-lib only: timings are simulated), perf-sim (pto-isa's perf_sim cycle model, "
+            "tile-lib only: samples are cycles, correctness from the CPU simulation) or demo (the "
+            "built-in CPU demo operators); default demo for a demo operator, else npu",
             Target.mode,
             choices=TARGET_MODES,
             choice_error="unknown target mode {value!r}; expected one of: " + ", ".join(TARGET_MODES),
@@ -326,6 +327,9 @@ TARGET = Section(
             Target.cxx_flags,
             written=Written.IF_SET,
         ),
+        Key("perf_sim_compiler", STRING, "the C++ compiler of a perf-sim build's perf_sim driver (C++23, "
+            "pto-isa's costmodel headers; g++ needs no libc++)", Target.perf_sim_compiler,
+            written=Written.IF_SET),
         Key(
             "forward_agent",
             BOOLEAN,
