@@ -99,7 +99,7 @@ def test_identical_repeats_are_judged_without_noise() -> None:
     assert slower.reason == "20.4% slower than the frontier (2 against 2 runs, each set identical: no noise)"
     same = verdict([44619.0] * 2, frontier=[44619.0] * 5)
     assert (same.verdict, same.gain, same.settled) == (Verdict.NEUTRAL, 0.0, True)
-    assert "gain +0.0% (2 against 5 runs, each set identical: no noise) is within the noise floor" in same.reason
+    assert "gain +0.0% (2 against 5 runs, each set identical: no noise) is within the noise" in same.reason
     # a gain under the floor is neutral however exact; just above it, kept
     assert verdict([100.0] * 2, frontier=[101.0] * 2).verdict is Verdict.NEUTRAL
     assert verdict([100.0] * 2, frontier=[102.1] * 2).verdict is Verdict.KEPT

@@ -55,7 +55,7 @@ FLAGS = (
 # Run on the target with python3: copy each generator's folder (less headers and byte-code)
 # into the overlay at its path under include/ and run it there; a failure names the
 # generator and its last line of output.
-_GENERATE = """
+GENERATE_HEADERS = """
 import pathlib, shutil, subprocess, sys
 include, overlay, pattern = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3]
 shutil.rmtree(overlay, ignore_errors=True)
@@ -185,7 +185,7 @@ def build_command(build: str, driver: Driver, operator_path: str, compiler: str)
 def _headers(operator_path: str, python: str = "python3") -> str:
     """Generate the formula headers into the overlay (run from OUT_DIR)."""
     include = "../" + include_dir(operator_path)
-    argv = (python, "-c", _GENERATE, include, OVERLAY_DIR, f"pto/costmodel/{GENERATOR_GLOB}")
+    argv = (python, "-c", GENERATE_HEADERS, include, OVERLAY_DIR, f"pto/costmodel/{GENERATOR_GLOB}")
     return " ".join(shlex.quote(arg) for arg in argv)
 
 

@@ -69,6 +69,11 @@ def tilelib_commands(
             run += f" {TICK_OPTION}=1"
             origin += f"; {tick} reads {TICK_OPTION} (CPU-sim ticks are ns: scale 1)"
         out[runs[0]] = (defaults[runs[0]].replace("{binary}", run), origin)
+    for key, step, script in _SCRIPT_STEPS:  # a script the operator does not have is no step
+        command, before = out.get(key, (defaults.get(key, ""), ""))
+        if step in command and not (root / "scripts" / script).is_file():
+            said = "; ".join(filter(None, (before, f"operator: no scripts/{script}")))
+            out[key] = (command.replace(step, ""), said)
     knobs = resolve_knobs(root)
     if not knobs:
         return out
@@ -90,6 +95,12 @@ def tilelib_commands(
 # the command keys whose default may run the operator's binary ({binary}), first the one
 # the benchmark reads
 RUNS_BINARY = ("benchmark", "correctness")
+# the default commands' steps that run one of the operator's scripts (pto-isa's gemm has
+# neither: its shape and tiling are constants)
+_SCRIPT_STEPS = (
+    ("build", " && python3 ../scripts/generate_cases.py --cases {case}", "generate_cases.py"),
+    *((key, "python3 ../scripts/gen_data.py --cases {case} && ", "gen_data.py") for key in RUNS_BINARY),
+)
 
 
 # pto-isa's manual kernels scale their tick counts to time by this factor (20 for the
