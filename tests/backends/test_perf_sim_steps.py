@@ -121,3 +121,27 @@ async def test_a_hand_written_driver_named_by_the_marker_is_built_and_run(tmp_pa
     assert outcome.valid and outcome.duration_us is not None and outcome.duration_us > 0
     assert outcome.report == f"{OUT_DIR}/perf_sim_output/MatmulOp_pipeline_summary.csv"
     assert {p.name for p in outcome.pipes if p.busy_cycles} == {"Matrix", "MTE2", "MTE1", "Fixpipe", "Scalar"}
+
+
+@pytest.mark.skipif(not (shutil.which("g++") and shutil.which("cmake")), reason="needs g++ and cmake")
+async def test_costmodel_headers_that_do_not_compile_are_named_as_the_checkouts(tmp_path: Path) -> None:
+    """As at pto-isa 3186c381, where two headers declare get_coreid() differently under
+    -D__COSTMODEL: the CPU-simulation build passes, the driver's fails in the checkout's
+    headers, and the failure says so in one line with the compiler's first error."""
+    root = _project(tmp_path)
+    launch = root / "workspace/kernel/include/pto/costmodel/perf_sim/launch.hpp"
+    conflict = "#ifdef __COSTMODEL\nint get_coreid();\nunsigned get_coreid();\n"
+    launch.write_text(launch.read_text().replace("#ifdef __COSTMODEL\n", conflict, 1))
+    line = launch.read_text().splitlines().index("unsigned get_coreid();") + 1
+    with Campaign(root) as campaign:
+        runner = JobRunner(campaign.layout.jobs_dir)
+        try:
+            ok, problem = await backend_for(site_for(campaign, runner)).build({})
+        finally:
+            await runner.close()
+    assert not ok and "\n" not in problem
+    assert problem.startswith(
+        "perf_sim build failed: pto-isa's costmodel headers do not compile here: "
+        f"../../../../../include/pto/costmodel/perf_sim/launch.hpp:{line}:"
+    ), problem
+    assert "error: ambiguating new declaration" in problem or "error: functions that differ only" in problem

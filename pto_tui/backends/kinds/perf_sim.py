@@ -27,11 +27,12 @@ from pto_tui.core.operators.perf_sim_build import (
 )
 from pto_tui.core.operators.perf_sim_driver import NoDriver
 from pto_tui.core.project.config import Scalar
-from pto_tui.core.reports.compiler import first_compiler_error
+from pto_tui.core.reports.compiler import error_file, first_compiler_error
 from pto_tui.core.reports.perf_sim import parse_perf_sim_run
 from pto_tui.core.reports.result import ReportError
 
 SUMMARY_SUFFIX = "_pipeline_summary.csv"
+PTO_HEADERS = "include/pto/"  # an error in a file here is pto-isa's, not the operator's
 PERF_SIM_REPORT = (
     "a perf-sim project's samples are perf_sim cycles and its correctness the CPU simulation's: "
     "no result file holds both; give --samples (cycles) with --build and --correctness instead"
@@ -69,8 +70,10 @@ async def perf_sim_build(
         return None, "build failed (CPU simulation): " + compiler_failure(out)
     if not out.ok:
         own = out.stdout[out.stdout.index(DRIVER_MARKER) + 1:]  # the driver's build, after the marker
-        said = first_compiler_error("\n".join(own)) or exit_text("\n".join(own), out.record.exit_code)
-        return None, "perf_sim build failed: " + said
+        first = first_compiler_error("\n".join(own))
+        if first and PTO_HEADERS in error_file(first):  # the checkout's headers, whatever the round did
+            return None, f"perf_sim build failed: pto-isa's costmodel headers do not compile here: {first}"
+        return None, "perf_sim build failed: " + (first or exit_text("\n".join(own), out.record.exit_code))
     return driver, ""
 
 
