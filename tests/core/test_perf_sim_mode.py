@@ -101,8 +101,8 @@ def test_an_operator_without_a_cpu_simulation_is_refused(
     lists.write_text(lists.read_text().replace("PTO_CPU_SIM_STANDALONE", "PTO_SIM_OFF"))
     code, err = _new(tmp_path, checkout / MATMUL, capsys)
     assert code == 2
-    assert "no PTO_CPU_SIM_STANDALONE option, so the perf-sim build (pto-isa's CPU simulation runner, " \
-           "which checks its correctness,) cannot be configured" in err
+    assert "CMakeLists.txt: no PTO_CPU_SIM_STANDALONE option: the perf-sim mode checks correctness in " \
+           "pto-isa's CPU simulation, which this operator's build cannot configure" in err
 
 
 def test_a_driver_that_cannot_be_derived_is_refused_unless_the_marker_names_one(

@@ -56,10 +56,14 @@ def mode_problem(source: Path, mode: TargetMode) -> str:
     """A mode run in pto-isa's CPU simulation needs the operator's CMake to offer it (a
     perf-sim target's correctness is that runner's)."""
     if mode_spec(mode).cpu_simulation and not offers_cpu_sim(source):
-        checks = ", which checks its correctness," if mode_spec(mode).perf_sim else ""
+        if mode_spec(mode).perf_sim:
+            return (
+                f"{source / CMAKE_LISTS}: no {CPU_SIM_OPTION} option: the {mode.value} mode checks "
+                "correctness in pto-isa's CPU simulation, which this operator's build cannot configure"
+            )
         return (
             f"{source / CMAKE_LISTS}: no {CPU_SIM_OPTION} option, so the {mode.value} build "
-            f"(pto-isa's CPU simulation runner{checks}) cannot be configured"
+            "(pto-isa's CPU simulation runner) cannot be configured"
         )
     return ""
 
