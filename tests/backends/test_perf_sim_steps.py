@@ -16,9 +16,12 @@ from pto_tui.backends.kinds.pto_tile_lib import PerfSimBackend
 from pto_tui.backends.kinds.registry import backend_for
 from pto_tui.backends.loop import run_plan, site_for
 from pto_tui.backends.runs import RunPlan, more_runs
+from pto_tui.backends.sample_journal import SampleJournal
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.operators.perf_sim_build import OUT_DIR
 from pto_tui.core.project.file import ProjectFile
+from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.reports.perf_sim import PipeBusy
 from pto_tui.core.rounds.records import Measurement
 from pto_tui.jobs.runner import JobRunner
 from tests.core.helpers import cli
@@ -145,3 +148,12 @@ async def test_costmodel_headers_that_do_not_compile_are_named_as_the_checkouts(
         f"../../../../../include/pto/costmodel/perf_sim/launch.hpp:{line}:"
     ), problem
     assert "error: ambiguating new declaration" in problem or "error: functions that differ only" in problem
+
+
+def test_a_perf_sim_runs_pipes_survive_in_the_sample_journal(tmp_path: Path) -> None:
+    """A run pto-tui left is resumed from its journal: the pipes come back as records."""
+    layout = ProjectLayout(tmp_path)
+    pipes = [PipeBusy("Vector", 38008, 0.46), PipeBusy("MTE2", 23850, 0.25)]
+    SampleJournal.begin(layout, 1, 2).write(Measurement(build="ok", samples_us=[44619.0], pipes=pipes))
+    _journal, kept = SampleJournal.resume(layout, 1, 2)
+    assert kept.measurement is not None and kept.measurement.pipes == pipes
