@@ -27,6 +27,7 @@ from pto_tui.core.campaign.opening import check_environment_passed
 from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest
 from pto_tui.core.operators.case_strings import workload_shape
 from pto_tui.core.project.config import CaseConfig, OperatorConfig, ProjectConfig, Scalar
+from pto_tui.core.project.modes import mode_spec
 from pto_tui.core.reports.parsers import attention_flops
 from pto_tui.core.rounds.records import Measurement, Round
 from pto_tui.jobs.runner import JobRunner
@@ -56,14 +57,20 @@ def case_flops(case: CaseConfig, operator: OperatorConfig | None = None) -> floa
     return attention_flops(b, n, s_q, s_kv, d, case.causal)
 
 
+CONFIRMATION_RUNS = 2  # a deterministic metric's run and its confirmation
+
+
 def run_plan(config: ProjectConfig, undecided: Callable[[Measurement], str | None] | None = None) -> RunPlan:
     """The discipline's plan. A benchmark command that takes {warmup} warms up inside each
-    run, so pto-tui adds no untimed runs of its own."""
+    run, so pto-tui adds no untimed runs of its own; nor does a deterministic metric (a
+    cycle model has no cold state), which stops after a run and its confirmation agree."""
     d = config.discipline
-    warmup = 0 if "{warmup}" in config.commands.benchmark else d.warmup
+    deterministic = mode_spec(config.target.mode).deterministic
+    warmup = 0 if deterministic or "{warmup}" in config.commands.benchmark else d.warmup
+    confirm = min(CONFIRMATION_RUNS, d.repeats) if deterministic else 0
     if undecided is None:
-        return RunPlan(d.repeats, d.repeats, warmup)
-    return RunPlan(d.repeats, max(d.repeats, d.max_repeats), warmup, undecided)
+        return RunPlan(d.repeats, d.repeats, warmup, confirm=confirm)
+    return RunPlan(d.repeats, max(d.repeats, d.max_repeats), warmup, undecided, confirm)
 
 
 async def measure(

@@ -1,5 +1,6 @@
-"""Probes several operator kinds share: Python, CMake, and the C++ toolchain of a build in
-pto-isa's CPU simulation (the compiler and flags of [target])."""
+"""Probes several operator kinds share: Python, CMake, the C++ toolchain of a build in
+pto-isa's CPU simulation (the compiler and flags of [target]) and the compiler of a perf_sim
+driver ([target] perf_sim_compiler)."""
 
 from __future__ import annotations
 
@@ -28,4 +29,22 @@ def cpu_sim_probes(target: Target) -> list[Probe]:
         Probe(f"C++20 compile, link, run ({what})", _COMPILE.format(compiler=compiler, flags=flags)),
         CMAKE,
         PYTHON,
+    ]
+
+
+# a C++23 program compiled, linked and run as a perf_sim driver is (pto-isa's costmodel
+# headers are C++23)
+_COMPILE_23 = _COMPILE.replace("-std=c++20", "-std=c++23")
+
+
+def perf_sim_probes(target: Target) -> list[Probe]:
+    """A perf-sim target: the CPU-simulation toolchain (correctness), and the compiler of
+    the perf_sim driver."""
+    compiler = shlex.quote(target.perf_sim_compiler)
+    name = target.perf_sim_compiler
+    return [
+        *cpu_sim_probes(target),
+        Probe(f"{name} (perf_sim driver)", f"{compiler} --version", name),
+        Probe(f"C++23 compile, link, run ({name}, perf_sim)",
+              _COMPILE_23.format(compiler=compiler, flags="")),
     ]

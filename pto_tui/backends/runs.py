@@ -4,6 +4,9 @@ A step's 'finished' event is held until the backend has judged the run (HeldFini
 its label says what happened. The minimum of runs is the discipline's `repeats`; after
 it a round measures on while its verdict is undecided, up to `max_repeats` (RunPlan).
 A run that fails clears the round's numbers: a round whose run fails has none that count.
+A deterministic metric (the perf-sim mode's cycles, `ModeSpec.deterministic`) stops after a
+run and its confirmation when the two are equal, whatever `repeats` says: more equal runs
+tell nothing more. Two that differ show it is not deterministic here: the usual plan goes on.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pto_tui.backends.site import OperatorSite, StepEvent, StepTimedOut
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.reports.fields import tflops_at_median
 from pto_tui.core.rounds.records import Measurement
+from pto_tui.core.rules.verdict import is_constant
 from pto_tui.jobs.model import JobState, LogLine
 
 
@@ -66,10 +70,15 @@ class RunPlan:
     warmup: int = 0  # untimed runs before the first timed one
     # why the verdict is still open after these runs (None: decided, or nothing to decide)
     undecided: Callable[[Measurement], str | None] = lambda _m: None
+    # a deterministic metric: this many equal runs settle it (0: not deterministic)
+    confirm: int = 0
 
     def step(self, index: int) -> str:
         """The step name of timed run `index` (0-based): the same for a run resumed later."""
-        planned = self.repeats if index < self.repeats else self.max_repeats
+        if index < self.confirm:
+            planned = self.confirm
+        else:
+            planned = self.repeats if index < self.repeats else self.max_repeats
         return f"benchmark {index + 1}/{planned}"
 
 
@@ -79,8 +88,15 @@ def say(site: OperatorSite, text: str, step: str = "benchmark") -> None:
 
 
 def more_runs(plan: RunPlan, m: Measurement, tell: Callable[[str], None]) -> bool:
-    """Whether another timed run is due: below the minimum, or undecided within the budget."""
+    """Whether another timed run is due: below the minimum, or undecided within the budget;
+    never after the confirmation runs of a deterministic metric agreed."""
     runs = len(m.samples_us)
+    if plan.confirm and runs >= plan.confirm and is_constant(m.samples_us):
+        tell(f"{runs} runs: identical ({m.samples_us[0]:g} each): a deterministic metric, confirmed")
+        return False
+    if plan.confirm and runs == plan.confirm:
+        tell(f"{runs} runs differ ({', '.join(f'{v:g}' for v in m.samples_us)}): not deterministic here; "
+             f"measuring {plan.repeats} at least")
     if runs < plan.repeats:
         return True
     if runs >= plan.max_repeats:
@@ -130,6 +146,8 @@ def take_run(outcome: BenchOutcome, index: int, m: Measurement) -> bool:
     m.correctness = "pass"
     assert outcome.duration_us is not None
     m.samples_us.append(outcome.duration_us)
+    if outcome.pipes:
+        m.pipes = list(outcome.pipes)
     if outcome.reference_us is not None:
         m.reference_us.append(outcome.reference_us)
     if outcome.tflops is not None:
@@ -138,7 +156,7 @@ def take_run(outcome: BenchOutcome, index: int, m: Measurement) -> bool:
 
 
 def _clear_runs(m: Measurement) -> None:
-    m.samples_us, m.reference_us = [], []
+    m.samples_us, m.reference_us, m.pipes = [], [], []
     m.frontier_samples_us, m.frontier_round = [], None
 
 

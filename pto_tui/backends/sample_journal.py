@@ -18,6 +18,7 @@ from typing import Any
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError, bounded_json, read_text
 from pto_tui.core.project.layout import ProjectLayout, round_name
+from pto_tui.core.reports.perf_sim import PipeBusy
 from pto_tui.core.rounds.records import Measurement
 
 FOLDER = "measuring"
@@ -84,6 +85,7 @@ def read_kept(path: Path, number: int) -> Kept:
             return Kept()
         known = {f.name for f in fields(Measurement)}
         values = {k: v for k, v in dict(data["measurement"]).items() if k in known}
+        values["pipes"] = [PipeBusy(**pipe) for pipe in values.get("pipes", [])]  # a perf-sim run's
         return Kept(Measurement(**values), float(data["written_at"]))
     except (OSError, InputError, ValueError, KeyError, TypeError):  # a FIFO, deep JSON: no journal
         return Kept()

@@ -51,7 +51,7 @@ def _side_line(side: Side) -> str:
 
 
 def _duration_lines(d: DurationDelta) -> list[str]:
-    before, after = format_durations([d.before.median_us, d.after.median_us])
+    before, after = format_durations([d.before.median_us, d.after.median_us], d.unit)
     line = f"duration (median): {before} -> {after}"
     if d.delta is not None and d.speedup is not None:
         line += f" ({d.delta:+.1%}, {d.speedup:.2f}x)"

@@ -13,10 +13,12 @@ from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError, read_utf8_inside
 from pto_tui.core.project.layout import round_name
+from pto_tui.core.project.modes import CYCLES
 from pto_tui.core.rounds.durations import duration_unit, format_duration
 from pto_tui.core.rounds.export import export_rows
 from pto_tui.core.rounds.records import verdict_label, verdict_rule_of
 from pto_tui.core.rounds.render import SIMULATED_NOTE, timing_text
+from pto_tui.core.rounds.render_cycles import CYCLES_NOTE
 from pto_tui.core.rounds.reruns import reruns_of
 
 
@@ -42,7 +44,9 @@ def _speed(value: float | None) -> str:
 def print_status(console: Printer, st: CampaignStatus) -> None:
     target = f"{st.target} ({st.target_mode})"
     console.print(f"[bold]{st.operator}[/] ({st.kind})  case: {st.case}  target: {target}")
-    if st.simulated:
+    if st.sample_unit == CYCLES:
+        console.print(f"[bold]samples: cycles (perf_sim)[/] - {CYCLES_NOTE}")
+    elif st.simulated:
         console.print(f"[bold]timings: simulated[/] - {SIMULATED_NOTE}")
     console.print(f"environment round: {'passed' if st.environment_passed else 'NOT passed (tuning locked)'}")
     if st.environment_declared_by:
@@ -54,14 +58,14 @@ def print_status(console: Printer, st: CampaignStatus) -> None:
             markup=False,
         )
     unstable = "  [bold]UNSTABLE (noisy samples)[/]" if st.baseline_stability == "noisy" else ""
-    console.print(f"baseline (iter-000): {format_duration(st.baseline_us)}{unstable}")
+    console.print(f"baseline (iter-000): {format_duration(st.baseline_us, st.sample_unit)}{unstable}")
     if st.torch:
         console.print(f"{st.torch.label}: avg {format_duration(st.torch.avg_us)}")
     else:
         console.print("torch_npu baseline: not measured")
     best = round_name(st.frontier_round) if st.frontier_round is not None else "-"
     console.print(
-        f"frontier: {best} {format_duration(st.frontier_us)}"
+        f"frontier: {best} {format_duration(st.frontier_us, st.sample_unit)}"
         f"  speedup vs initial {_speed(st.speedup_vs_initial)}"
         f"  vs torch_npu {_speed(st.speedup_vs_torch)}"
     )
@@ -143,10 +147,11 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     from rich.table import Table  # rich loads for the table only: `rounds --json` starts without it
 
     simulated = any(row.simulated for row in rows)
-    pto = "PTO (sim)" if simulated else "PTO"
+    cycles = any(row.unit == CYCLES for row in rows)
+    pto = "PTO (cycles)" if cycles else "PTO (sim)" if simulated else "PTO"
     table = Table("Iter", "Phase", "Hypothesis", "Verdict", pto, "vs initial", "vs torch", box=None)
     labels = {r.number: verdict_label(r) for r in rounds}
-    unit = duration_unit([row.median_us for row in rows])  # one unit for the column
+    unit = duration_unit([row.median_us for row in rows], CYCLES if cycles else "")  # one unit for the column
     for row in rows:
         verdict = row.verdict if row.verdict == "baseline" else labels.get(row.round) or row.verdict
         table.add_row(
@@ -155,14 +160,14 @@ def cmd_rounds(args: argparse.Namespace) -> int:
             (row.title or row.hypothesis or "-")[:50],
             (verdict or row.status) + (" (unverified)" if row.unverified else "")
             + (" !tampered" if row.round in st.tampered else ""),
-            timing_text(row.median_us, row.simulated, unit),
+            timing_text(row.median_us, row.simulated, unit, CYCLES if row.unit == CYCLES else ""),
             _speed(row.speedup_vs_initial),
             _speed(row.speedup_vs_torch),
         )
     console = make_console()
     console.print(table)
     if simulated:
-        console.print(SIMULATED_NOTE)
+        console.print(CYCLES_NOTE if cycles else SIMULATED_NOTE)
     for missing in st.problems.missing:
         console.print(f"missing on disk: runs/{round_name(missing)}")
     print_tampered(console, st)

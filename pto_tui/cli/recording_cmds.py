@@ -159,7 +159,7 @@ def cmd_baseline(args: argparse.Namespace) -> int:
         args,
         round_to_dict(record),
         warnings,
-        f"baseline recorded: iter-000 {format_duration(record.measurement.median_us)}"
+        f"baseline recorded: iter-000 {format_duration(record.measurement.median_us, record.sample_unit)}"
         + "".join(f"\n  FLAG {flag}" for flag in record.flags),
     )
     return 0

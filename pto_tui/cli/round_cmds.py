@@ -270,7 +270,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
         args,
         round_to_dict(record),
         warnings,
-        f"round {record.number} measured: median {format_duration(record.measurement.median_us)}",
+        f"round {record.number} measured: median "
+        f"{format_duration(record.measurement.median_us, record.sample_unit)}",
     )
     return 0
 
@@ -318,7 +319,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     message = (
         f"round {record.number}: {verdict} — {record.verdict_reason}\n"
         f"  build {m.build or '-'}, correctness {m.correctness or '-'}, "
-        f"median {format_duration(m.median_us)} over {len(m.samples_us)} run(s)"
+        f"median {format_duration(m.median_us, m.unit)} over {len(m.samples_us)} run(s)"
     )
     for flag in record.flags:
         message += f"\n  FLAG {flag}"

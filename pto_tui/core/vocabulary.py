@@ -26,11 +26,12 @@ class TargetKind(StrEnum):
 
 
 class TargetMode(StrEnum):
-    """What the target runs: the NPU, pto-isa's CPU simulation, or the CPU demo operators
-    ([target] mode)."""
+    """What the target runs: the NPU, pto-isa's CPU simulation, pto-isa's perf_sim cycle
+    model, or the CPU demo operators ([target] mode)."""
 
     NPU = "npu"
     CPU_SIM = "cpu-sim"
+    PERF_SIM = "perf-sim"
     DEMO = "demo"
 
 

@@ -33,11 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.operators.pto_isa_tree import COSTMODEL_DIR as TREE_COSTMODEL_DIR
+from pto_tui.core.operators.pto_isa_tree import GENERATOR_GLOB
 from pto_tui.core.paths import app_home
 from pto_tui.costmodel.toolchain import CostmodelError, ProcessResult, run_process
 
-COSTMODEL_DIR = Path("include/pto/costmodel")
-GENERATOR_GLOB = "*/formula_costmodel/gen_*_header.py"  # under COSTMODEL_DIR
+COSTMODEL_DIR = Path(TREE_COSTMODEL_DIR)
 GENERATOR_TIMEOUT = 300.0
 HEADER_SUFFIXES = (".hpp", ".h")
 NOT_INPUTS = (*HEADER_SUFFIXES, ".pyc")

@@ -74,14 +74,17 @@ def ratio(reference: float | None, value: float | None) -> float | None:
     return reference / value if reference and value else None
 
 
-def duration(us: float | None) -> str:
-    return format_duration(us) if us is not None else "-"
+def duration(us: float | None, sample_unit: str = "") -> str:
+    """A sample as text: "-" for none, cycles as cycles (a perf-sim project)."""
+    return format_duration(us, sample_unit) if us is not None else "-"
 
 
 def round_duration(record: Round) -> str:
     """A round's median, marked (sim) when measured in a CPU simulation."""
     median = record.measurement.median_us
-    return timing_text(median, record.simulated) if median is not None else "-"
+    if median is None:
+        return "-"
+    return timing_text(median, record.simulated, sample_unit=record.sample_unit)
 
 
 def iter_name(number: int | None) -> str:

@@ -5,15 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.summary.chart_model import (
-    LOG_RATIO,
-    axis_slots,
-    build_model,
-    chart_rounds,
-    choose_units,
-    milestones,
-    use_log_scale,
-)
+from pto_tui.core.summary.chart_model import axis_slots, build_model, chart_rounds, milestones
+from pto_tui.core.summary.chart_scales import LOG_RATIO, choose_units, use_log_scale
 from tests.chart.builders import (
     PHASES,
     TORCH,

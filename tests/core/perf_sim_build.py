@@ -1,6 +1,7 @@
 """Deriving, building and running perf_sim drivers of the fixture operators against the
 stand-in pto-isa tree (tests/fixtures/perf_sim), with the machine's g++ and the flags a
-perf_sim build of the real pto-isa uses."""
+perf_sim build of the real pto-isa uses; the stand-in's formula header generated into an
+overlay as a perf-sim build generates it."""
 
 from __future__ import annotations
 
@@ -12,23 +13,18 @@ from pathlib import Path
 
 import pytest
 
+from pto_tui.core.operators.perf_sim_build import FLAGS, GENERATE_HEADERS, OVERLAY_DIR
 from pto_tui.core.operators.perf_sim_driver import NoDriver, PerfSimDriver, derive_driver
+from pto_tui.core.operators.pto_isa_tree import GENERATOR_GLOB
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "perf_sim"
 STANDIN = FIXTURE / "include"
+# the fixture operators inside the stand-in checkout
+OPERATORS = {
+    "attn_op": FIXTURE / "kernels" / "manual" / "common" / "attn_op",
+    "matmul_op": FIXTURE / "kernels" / "manual" / "a2a3" / "matmul_op",
+}
 NEEDS_GXX = pytest.mark.skipif(not shutil.which("g++"), reason="needs g++")
-COMMON_FLAGS = (
-    "-std=c++23",
-    "-O1",
-    "-include",
-    "stdint.h",
-    "-include",
-    "stddef.h",
-    "-D__COSTMODEL",
-    "-D__NPU_ARCH__=2201",
-    "-DPTO_COMM_NOT_SUPPORTED",
-    "-Wno-ignored-attributes",
-)
 ATTN_CASE = {"head_size": 64, "s0": 128, "s1": 512}
 
 
@@ -40,7 +36,7 @@ class Run:
 
 def operator_copy(name: str, tmp_path: Path) -> Path:
     """A copy of a fixture operator that a test may edit."""
-    return Path(shutil.copytree(FIXTURE / name, tmp_path / name))
+    return Path(shutil.copytree(OPERATORS[name], tmp_path / name))
 
 
 def read_sources(root: Path) -> dict[str, str]:
@@ -77,14 +73,29 @@ def generate_cases(root: Path, *cases: str, qk_preload: int | None = None) -> Pa
     return build
 
 
+def formula_headers(build: Path) -> Path:
+    """The stand-in's formula header generated into an overlay in `build` (its include dir),
+    by the script a perf-sim build runs on the target."""
+    overlay = build / OVERLAY_DIR
+    pattern = f"pto/costmodel/{GENERATOR_GLOB}"
+    done = subprocess.run(
+        [sys.executable, "-c", GENERATE_HEADERS, str(STANDIN), str(overlay), pattern],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return overlay
+
+
 def compile_driver(root: Path, build: Path, driver: PerfSimDriver) -> subprocess.CompletedProcess[str]:
     """The driver written into the build folder and compiled there (not checked)."""
     (build / "perf_sim_driver.cpp").write_text(driver.text, encoding="utf-8")
     include = (root / driver.kernel_file).parent
     command = [
         "g++",
-        *COMMON_FLAGS,
+        *FLAGS,
         *driver.defines,
+        "-I",
+        str(formula_headers(build)),
         "-I",
         str(STANDIN / "pto" / "costmodel" / "stubs"),
         "-I",

@@ -84,7 +84,7 @@ def _with_target(root: Path, key: str, value: str) -> str:
     ("key", "value", "expected"),
     [
         ("kind", "slurm", "unknown target kind 'slurm'; expected 'local' or 'ssh'"),
-        ("mode", "perf-sim", "unknown target mode 'perf-sim'; expected one of: npu, cpu-sim, demo"),
+        ("mode", "fpga-sim", "unknown target mode 'fpga-sim'; expected one of: npu, cpu-sim, perf-sim, demo"),
     ],
 )
 def test_an_unknown_target_kind_or_mode_is_refused_naming_the_key(

@@ -19,8 +19,8 @@ from pto_tui.core.reports.compiler import first_compiler_error
 from pto_tui.core.reports.perf_sim import parse_perf_sim_run
 from tests.core.perf_sim_build import (
     ATTN_CASE,
-    FIXTURE,
     NEEDS_GXX,
+    OPERATORS,
     build_and_run,
     compile_driver,
     derived,
@@ -38,7 +38,7 @@ def _cycles(root: Path, build: Path, workload: dict[str, int] | None = None) -> 
 
 
 def test_a_generator_driven_driver_runs_the_case_row_as_the_host_calls_the_wrapper() -> None:
-    driver = derived(FIXTURE / "attn_op", ATTN_CASE)
+    driver = derived(OPERATORS["attn_op"], ATTN_CASE)
     assert (driver.kernel, driver.kernel_file, driver.blocks) == (
         "runAttnOp",
         "attn_op_kernel.cpp",
@@ -138,7 +138,7 @@ def test_a_kernel_that_does_not_compile_is_quoted_by_its_first_error(tmp_path: P
 
 
 def _sources(name: str) -> dict[str, str]:
-    return read_sources(FIXTURE / name)
+    return read_sources(OPERATORS[name])
 
 
 def _replace(sources: dict[str, str], old: str, new: str) -> dict[str, str]:

@@ -64,6 +64,30 @@ def test_shares_are_the_mean_busy_fraction_of_each_pipe_over_its_units() -> None
     )
 
 
+def test_shares_are_taken_over_each_units_active_window() -> None:
+    """A cube-only kernel whose two cores run at different times (as gemm's 24 blocks do):
+    core 0 is done after 1000 cycles, core 1 after 4000 (the total). Against the total,
+    MTE2 would read 37% busy; over the windows the units were active, 97% and 49%: 59% of
+    the 5000 active cycles. The idle vector units count with the total."""
+    report = REPORT.replace("Total cycles : 1000", "Total cycles : 4000")
+    csv = "\n".join(
+        [
+            HEADER,
+            _row(0, "AIC", total_cycles=1000, active_cycles=1000, mte2_aic_cycles=970, cube_cycles=600),
+            _row(0, "AIV0", total_cycles=1000),
+            _row(0, "AIV1", total_cycles=1000),
+            _row(1, "AIC", total_cycles=4000, active_cycles=4000, mte2_aic_cycles=1960, cube_cycles=600),
+            _row(1, "AIV0", total_cycles=4000),
+            _row(1, "AIV1", total_cycles=4000),
+        ]
+    )
+    result = parse_perf_sim_run(report, csv)
+    assert result.pipe("MTE2") == PipeBusy("MTE2", 2930, 2930 / 5000)
+    assert result.pipe("Matrix") == PipeBusy("Matrix", 1200, 1200 / 5000)
+    assert result.pipe("Vector") == PipeBusy("Vector", 0, 0.0)
+    assert result.bottleneck == "GMEM traffic bound"  # MTE2 the busiest, above half busy
+
+
 def _pipes(**shares: float) -> tuple[PipeBusy, ...]:
     return tuple(PipeBusy(name, int(share * 1000), share) for name, share in shares.items())
 

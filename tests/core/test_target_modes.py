@@ -120,7 +120,8 @@ def _with_target(root: Path, lines: str) -> str:
     [
         ("demo_fa", 'mode = "npu"\n', "a demo operator runs in mode 'demo', not 'npu'"),
         ("fa_tilelib", 'mode = "demo"\n', "mode 'demo' is for the built-in demo operators"),
-        ("fa_tilelib", 'mode = "gpu"\n', "unknown target mode 'gpu'; expected one of: npu, cpu-sim, demo"),
+        ("fa_tilelib", 'mode = "gpu"\n',
+         "unknown target mode 'gpu'; expected one of: npu, cpu-sim, perf-sim, demo"),
     ],
 )
 def test_a_mode_that_does_not_suit_the_operator_is_refused(

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from pto_tui.core.rules.comparison import interval_rank, u_counts
-from pto_tui.core.rules.verdict import decide, invalid_sample_reason, percents, sample_stats
+from pto_tui.core.rules.verdict import RULE, decide, invalid_sample_reason, percents, sample_stats
 from pto_tui.core.vocabulary import Verdict
 
 FRONTIER = [100.0, 101.0, 99.0]  # median 100, spread 2%
@@ -82,6 +82,36 @@ def test_identical_samples_have_zero_spread() -> None:
     assert verdict([90.0, 90.0, 90.0], frontier=[100.0, 100.0, 100.0]).verdict is Verdict.KEPT
     # identical to the frontier: no gain at all, and the bounds say so
     assert verdict([100.0] * 3, frontier=[100.0] * 3).verdict is Verdict.NEUTRAL
+
+
+def test_identical_repeats_are_judged_without_noise() -> None:
+    """Two identical runs against two identical runs (pto-isa's perf_sim cycles): the gain
+    is exact; above the noise floor kept, anything else neutral, never inconclusive."""
+    assert RULE == "hodges-lehmann/mann-whitney 2"
+    kept = verdict([44619.0, 44619.0], frontier=[56068.0, 56068.0])  # too few runs for bounds
+    assert kept.verdict is Verdict.KEPT and kept.settled
+    assert kept.gain == pytest.approx(56068 / 44619 - 1)
+    assert kept.reason == (
+        "gain +25.7% (2 against 2 runs, each set identical: no noise) is above the noise floor 2.0%"
+    )
+    slower = verdict([56068.0, 56068.0], frontier=[44619.0] * 2)
+    assert slower.verdict is Verdict.NEUTRAL and slower.settled
+    assert slower.reason == "20.4% slower than the frontier (2 against 2 runs, each set identical: no noise)"
+    same = verdict([44619.0] * 2, frontier=[44619.0] * 5)
+    assert (same.verdict, same.gain, same.settled) == (Verdict.NEUTRAL, 0.0, True)
+    assert "gain +0.0% (2 against 5 runs, each set identical: no noise) is within the noise" in same.reason
+    # a gain under the floor is neutral however exact; just above it, kept
+    assert verdict([100.0] * 2, frontier=[101.0] * 2).verdict is Verdict.NEUTRAL
+    assert verdict([100.0] * 2, frontier=[102.1] * 2).verdict is Verdict.KEPT
+    # any sample sets, whatever measured them: microseconds too
+    assert verdict([90.0, 90.0, 90.0], frontier=[100.0] * 3).settled
+    # a large exact gain is still held for review, as any other
+    held = verdict([1000.0] * 2, frontier=[20000.0] * 2)
+    assert held.verdict is Verdict.INCONCLUSIVE and held.held
+    # one run is no confirmation; sets that vary are bounded as before
+    assert verdict([44619.0], frontier=[44619.0] * 2).verdict is Verdict.INCONCLUSIVE
+    varied = verdict([44619.0, 44620.0], frontier=[56068.0, 56068.0])
+    assert varied.verdict is Verdict.INCONCLUSIVE and "too few runs" in varied.reason
 
 
 def test_single_measurement_never_makes_a_kept_round() -> None:
@@ -229,7 +259,9 @@ def test_percents_show_enough_digits_to_see_why(
 def test_kept_reason_prints_the_gain_and_bounds() -> None:
     import re
 
-    result = verdict([98.03, 98.03, 98.03], frontier=[100.0] * 3)  # gain +2.0096%
+    # gain +2.0096%; the frontier varies a little (identical repeats on both sides are
+    # judged without bounds: test_identical_repeats_are_judged_without_noise)
+    result = verdict([98.03, 98.03, 98.03], frontier=[100.0, 100.0, 100.01])
     assert result.verdict is Verdict.KEPT
     assert re.fullmatch(
         r"gain \+2\.0% \(95% bounds \+2\.0% to \+2\.0%, 3 against 3 runs\) is above the noise floor 2\.0%",

@@ -20,6 +20,7 @@ QUICK = {
     "jobs_bench.py": (["--quick"], "goal:"),
     "costmodel_grid.py": (["--skip-reference"], "cold"),
     "verdict_bench.py": (["--quick"], "true 6% gain: kept"),
+    "perf_sim_bench.py": (["--quick"], "goal: <= 2.0x"),
 }
 
 

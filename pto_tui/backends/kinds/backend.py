@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pto_tui.backends.site import OperatorSite
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.project.limits import BUILD, CORRECTNESS
+from pto_tui.core.reports.perf_sim import PipeBusy
 from pto_tui.core.rules.rule import Finding
 
 
@@ -26,6 +27,7 @@ class BenchOutcome:
     # the rule the problem breaks, when it is one (a report of another workload): a report
     # given by hand is refused by it, a run's own makes the round invalid
     findings: tuple[Finding, ...] = ()
+    pipes: tuple[PipeBusy, ...] = ()  # a perf_sim run's per-pipe busy cycles (its sample is cycles)
 
     @property
     def valid(self) -> bool:

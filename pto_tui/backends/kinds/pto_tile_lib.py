@@ -2,17 +2,25 @@
 failed` (its exit code is 0 either way) and appends to report.csv, of which only the rows
 written by this run count: one per case of the case string, the sample being the case
 under tuning's. Its environment round probes Bisheng, CANN and the NPU; on a cpu-sim
-target the compiler of the CPU simulation; for the demo operator g++."""
+target the compiler of the CPU simulation; on a perf-sim target that and the perf_sim
+driver's compiler (PerfSimBackend, perf_sim.py); for the demo operator g++."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from pto_tui.backends.kinds.backend import Backend, BenchOutcome, exit_text
+from pto_tui.backends.kinds.perf_sim import (
+    NO_CORRECTNESS,
+    PERF_SIM_REPORT,
+    perf_sim_build,
+    perf_sim_run,
+)
 from pto_tui.backends.kinds.spec import KindRuntime
-from pto_tui.backends.probes import CMAKE, PYTHON, cpu_sim_probes
+from pto_tui.backends.probes import CMAKE, PYTHON, cpu_sim_probes, perf_sim_probes
 from pto_tui.backends.site import StepOutput
 from pto_tui.core.operators.case_strings import CaseStringError, ParsedCase, case_under_tuning, parsed_cases
+from pto_tui.core.operators.perf_sim_build import Driver
 from pto_tui.core.operators.tilelib_build import (
     GENERATED_HEADER,
     GENERATED_JSON,
@@ -22,6 +30,7 @@ from pto_tui.core.operators.tilelib_build import (
 from pto_tui.core.operators.tilelib_knobs import resolve_knobs
 from pto_tui.core.project.config import ProjectConfig, Scalar, Target
 from pto_tui.core.project.limits import BENCHMARK, CORRECTNESS
+from pto_tui.core.project.modes import mode_spec
 from pto_tui.core.reports.fields import tflops_from
 from pto_tui.core.reports.parsers import (
     ReportError,
@@ -129,6 +138,32 @@ class TileLibBackend(Backend):
         )
 
 
+class PerfSimBackend(TileLibBackend):
+    """The perf-sim mode (perf_sim.py): built for and checked in the CPU simulation as in
+    cpu-sim, with the perf_sim driver of the sources as they are built alongside (a failure
+    of either quoted by the compiler's first error); a benchmark run's sample is the
+    driver's Total cycles."""
+
+    driver: Driver | None = None  # the driver this backend built (None: a resumed run's)
+
+    async def build(self, parameters: Mapping[str, Scalar], step: str = "build") -> tuple[bool, str]:
+        try:
+            self._cases()  # a case string the operator cannot take fails before a long build
+        except CaseStringError as error:
+            return False, error.render()
+        self.driver, problem = await perf_sim_build(self.site, parameters, step)
+        problem = problem or await self._knobs_not_reached(parameters)
+        return not problem, problem
+
+    async def correctness(self, parameters: Mapping[str, Scalar]) -> tuple[bool | None, str]:
+        if not self.site.config.commands.correctness.strip():
+            return False, NO_CORRECTNESS
+        return await super().correctness(parameters)
+
+    async def benchmark(self, step: str, parameters: Mapping[str, Scalar]) -> BenchOutcome:
+        return await perf_sim_run(self.site, step, parameters, self.driver)
+
+
 def tilelib_verdict(out: StepOutput, cases: int | None) -> tuple[bool | None, str]:
     """(correct, problem) of one run of a tile-lib binary from its output: True only with a
     `test success` per case, no `test failed` and exit code 0; None when it cannot be told."""
@@ -152,7 +187,10 @@ def tilelib_verdict(out: StepOutput, cases: int | None) -> tuple[bool | None, st
 
 def report_outcome(config: ProjectConfig, text: str, path: str, flops: float | None) -> BenchOutcome:
     """report.csv given by hand: the binary appends to it on every run, so it must hold one
-    row of the case under tuning (a run's own rows), whose result column is its verdict."""
+    row of the case under tuning (a run's own rows), whose result column is its verdict.
+    A perf-sim project's samples are cycles, which no report.csv holds: refused."""
+    if mode_spec(config.target.mode).perf_sim:
+        return BenchOutcome(problem=PERF_SIM_REPORT, report=path)
     try:
         cases = parsed_cases(config.case, config.operator)
         under = case_under_tuning(cases, config.case.name).name if cases else config.case.name
@@ -190,6 +228,12 @@ def _demo_probes(_target: Target) -> list[Probe]:
 PTO_TILE_LIB = KindRuntime(
     kind=OperatorKind.PTO_TILE_LIB,
     backend=TileLibBackend,
-    probes={TargetMode.NPU: _npu_probes, TargetMode.CPU_SIM: cpu_sim_probes, TargetMode.DEMO: _demo_probes},
+    probes={
+        TargetMode.NPU: _npu_probes,
+        TargetMode.CPU_SIM: cpu_sim_probes,
+        TargetMode.PERF_SIM: perf_sim_probes,
+        TargetMode.DEMO: _demo_probes,
+    },
     report_outcome=report_outcome,
+    mode_backends={TargetMode.PERF_SIM: PerfSimBackend},
 )

@@ -10,6 +10,7 @@ from pto_tui.core.campaign.checks import (
     check_workload,
 )
 from pto_tui.core.campaign.context import CampaignContext
+from pto_tui.core.project.modes import sample_unit_of
 from pto_tui.core.rounds.records import Measurement, Round
 from pto_tui.core.rules.measurement import measurement_findings
 from pto_tui.core.rules.open_round import measurement_value_findings
@@ -30,6 +31,7 @@ def record_measurement(
     check_risks_justified(record)
     measurement.fingerprint = check_workload(campaign)
     measurement.target_mode = campaign.config.target.mode.value
+    measurement.unit = sample_unit_of(campaign.config.target.mode)  # cycles in perf-sim
     record.measurement = measurement
     campaign.publish(record)
     return record

@@ -13,6 +13,7 @@ from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar, workload_fingerprint
 from pto_tui.core.project.layout import MAX_ROUND, round_name
+from pto_tui.core.project.modes import sample_unit_of
 from pto_tui.core.rounds.records import CLOSED, EnvironmentNotes, Measurement, Round, TorchBaseline
 from pto_tui.core.rules.history import baseline_rewrite_findings, environment_rewrite_findings
 from pto_tui.core.rules.measurement import baseline_findings
@@ -60,6 +61,7 @@ class RoundOpening:
         measurement.fingerprint = workload_fingerprint(config)
         measurement.workload_reads = current_workload_reads(campaign)  # what later rounds keep
         measurement.target_mode = config.target.mode.value
+        measurement.unit = sample_unit_of(config.target.mode)  # cycles in perf-sim
         record.measurement = measurement
         record.changes.parameter_values = campaign.parameter_values()
         record.pre_edit.kernel = record.pre_edit.kernel or self._kernel_text()

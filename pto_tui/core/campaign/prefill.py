@@ -19,8 +19,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit, Round
+from pto_tui.core.rounds.render_cycles import perf_sim_evidence
 
 # the PreEdit fields a draft fills, in the form's order
 PREFILLED = ("kernel", "bottleneck", "evidence", "correctness_plan")
@@ -100,3 +103,19 @@ def prefill(rounds: Sequence[Round], given: PreEdit | None = None, number: int |
     source = prefill_source(rounds, number)
     answers, filled = fill_missing(given or PreEdit(), draft_answers(source))
     return Prefill(source.number, answers, filled)
+
+
+def perf_sim_evidence_of(rounds: Sequence[Round]) -> str:
+    """The bottleneck evidence perf_sim gives for the next round, "" when no closed round
+    has a perf_sim run's pipes: the frontier's (what the next round changes), else the
+    latest such round's, named, e.g. `iter-002: perf_sim 44619 cycles: Vector 46% busy, MTE2
+    25%, Fixpipe 23% → pipeline bubble / poor overlap`."""
+    measured = [r for r in rounds if r.is_closed and r.measurement.pipes]
+    if not measured:
+        return ""
+    frontier = frontier_of(list(rounds))
+    if frontier is not None and frontier.measurement.pipes:
+        chosen = frontier
+    else:
+        chosen = max(measured, key=lambda r: r.number)
+    return f"{round_name(chosen.number)}: {perf_sim_evidence(chosen.measurement)}"

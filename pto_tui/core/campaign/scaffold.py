@@ -20,6 +20,7 @@ from pto_tui.core.operators.candidate import Candidate
 from pto_tui.core.operators.case_strings import parsed_cases
 from pto_tui.core.operators.kinds.registry import source_kind
 from pto_tui.core.operators.marker import CaseChoice
+from pto_tui.core.operators.perf_sim_build import case_entry
 from pto_tui.core.operators.repository import OperatorInRepository, repository_tunables
 from pto_tui.core.operators.repository_choices import (
     case_config,
@@ -45,7 +46,7 @@ from pto_tui.core.project.config import (
 )
 from pto_tui.core.project.kinds.registry import project_kind
 from pto_tui.core.project.layout import ProjectLayout
-from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE
+from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, mode_spec
 from pto_tui.core.project.parse import parse_config
 from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.rounds.ledger import Ledger
@@ -268,7 +269,19 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         cases=offered,
         tolerances=repository_tolerances(repo, case),
     )
+    _check_perf_sim(spec)
     return spec, candidate
+
+
+def _check_perf_sim(spec: NewProject) -> None:
+    """A perf-sim target needs pto-isa's perf_sim in the operator's checkout and a driver
+    for the case: refused before anything is written, naming what is missing."""
+    if not mode_spec(spec.target.mode).perf_sim or not spec.source.is_dir():
+        return
+    entry = case_entry(spec.case, spec.operator)
+    problem = source_kind(spec.operator.kind).perf_sim_problem(spec.source, entry)
+    if problem:
+        raise InputError(problem, hint="use another --mode (cpu-sim or npu)")
 
 
 def _target(answers: ProjectAnswers, kind: OperatorKind, candidate: Candidate | None, source: Path) -> Target:

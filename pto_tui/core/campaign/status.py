@@ -8,9 +8,9 @@ from typing import Any
 
 from pto_tui.core.project.config import ProjectConfig
 from pto_tui.core.project.layout import MAX_ROUND_GAP, round_name
-from pto_tui.core.project.modes import DEFAULT_MODE, mode_spec
+from pto_tui.core.project.modes import CYCLES, DEFAULT_MODE, mode_spec, sample_unit_of
 from pto_tui.core.rounds.counts import UNVERIFIED, counted_as, verdict_counts
-from pto_tui.core.rounds.durations import format_duration
+from pto_tui.core.rounds.durations import format_duration, unit_label
 from pto_tui.core.rounds.ledger import LedgerProblems
 from pto_tui.core.rounds.records import CLOSED, Round, TorchBaseline
 from pto_tui.core.rules.sequence import rounds_without_gain, three_round_rule_applies
@@ -50,6 +50,8 @@ class CampaignStatus:
     environment_declared_reason: str = ""
     # runs/closed.log's chain against its anchor (History.to_json), None before a read
     history: dict[str, Any] | None = None
+    # what baseline_us and frontier_us count: "" microseconds or CYCLES (a perf-sim target)
+    sample_unit: str = ""
 
     @property
     def simulated(self) -> bool:
@@ -64,6 +66,7 @@ class CampaignStatus:
             "target": self.target,
             "target_mode": self.target_mode.value,
             "simulated": self.simulated,
+            "unit": unit_label(self.sample_unit),
             "environment_passed": self.environment_passed,
             "environment_declared_by": self.environment_declared_by,
             "environment_declared_reason": self.environment_declared_reason,
@@ -126,7 +129,7 @@ def passed_over(rounds: list[Round], frontier: Round | None) -> list[str]:
             "its verdict is not vouched for by runs/closed.log (`pto-tui verify`)" if r.unverified
             else "written by hand or imported, not measured by pto-tui")
         out.append(
-            f"{round_name(r.number)} ({format_duration(median)}) is not the frontier: {how}; "
+            f"{round_name(r.number)} ({format_duration(median, r.sample_unit)}) is not the frontier: {how}; "
             "measure its change again in a new round, or adopt it with "
             f"`pto-tui round confirm {r.number} --reason ...`"
         )
@@ -160,6 +163,8 @@ def summarize(
     frontier = frontier_of(rounds)
     base_us = baseline.measurement.median_us if baseline and baseline.is_closed else None
     best_us = frontier.measurement.median_us if frontier else None
+    # what they count: the baseline's record says (the mode's unit before it is measured)
+    unit = baseline.sample_unit if baseline and baseline.is_closed else sample_unit_of(config.target.mode)
     # failures only: neutral and inconclusive are not; nor a failure nothing vouches for
     failures = [(r.number, r.short_hypothesis(), r.verdict_reason)
                 for r in rounds if counted_as(r) == Verdict.FAILURE.value]
@@ -180,7 +185,8 @@ def summarize(
         frontier_round=frontier.number if frontier else None,
         frontier_us=best_us,
         speedup_vs_initial=(base_us / best_us) if base_us and best_us else None,
-        speedup_vs_torch=(torch.avg_us / best_us) if torch and best_us else None,
+        # cycles never compare with torch_npu's microseconds
+        speedup_vs_torch=(torch.avg_us / best_us) if torch and best_us and unit != CYCLES else None,
         open_round=open_round,
         counts=verdict_counts(rounds),
         recent_failures=failures[-5:][::-1],
@@ -190,4 +196,5 @@ def summarize(
         tampered={r.number: list(r.tampered) for r in rounds if r.tampered},
         unverified=[r.number for r in rounds if counted_as(r) == UNVERIFIED],
         frontier_passed_over=passed_over(rounds, frontier),
+        sample_unit=unit,
     )

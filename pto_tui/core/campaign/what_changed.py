@@ -20,7 +20,7 @@ from pto_tui.core.project.config import Scalar
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Round, valid_samples
 from pto_tui.core.rules.comparison import compare
-from pto_tui.core.rules.verdict import judge_gain, sample_stats
+from pto_tui.core.rules.verdict import exact_comparison, judge_exact, judge_gain, sample_stats
 from pto_tui.core.vocabulary import Verdict
 
 PREVIOUS = "previous"
@@ -61,6 +61,7 @@ class DurationDelta:
     # `before` is the runs of the reference's build the round took alternately with its own
     # ([discipline] interleave), as its verdict compared; not the reference's stored runs
     interleaved: bool = False
+    unit: str = ""  # what the samples count: "" microseconds, or "cycles" (perf-sim)
 
     def bounds_text(self) -> str:
         """The verdict rule's view of the change, in words."""
@@ -144,11 +145,13 @@ def duration_delta(
     after = _side(record.number, m.samples_us, max_spread)
     if before.median_us is None or after.median_us is None:
         return DurationDelta(before, after, None, None, noise_floor, max_spread, confidence,
-                             interleaved=interleaved)
+                             interleaved=interleaved, unit=m.unit)
     speedup = before.median_us / after.median_us
     delta = after.median_us / before.median_us - 1
-    c = compare(valid_samples(m.samples_us), valid_samples(theirs), confidence)
-    verdict, _reason = judge_gain(c, noise_floor)
+    mine, other = valid_samples(m.samples_us), valid_samples(theirs)
+    exact = exact_comparison(mine, other, confidence)  # identical repeats: no noise
+    c = exact or compare(mine, other, confidence)
+    verdict, _reason = judge_exact(c, noise_floor) if exact else judge_gain(c, noise_floor)
     if verdict is None:
         judged = "undecided"
     elif verdict is Verdict.KEPT:
@@ -156,7 +159,7 @@ def duration_delta(
     else:
         judged = "slower" if c.high is not None and c.high < 0 else "within the noise floor"
     return DurationDelta(before, after, delta, speedup, noise_floor, max_spread, confidence,
-                         c.estimate, c.low, c.high, judged, interleaved)
+                         c.estimate, c.low, c.high, judged, interleaved, m.unit)
 
 
 def parameter_diffs(record: Round, reference: Round) -> list[ParamDiff]:

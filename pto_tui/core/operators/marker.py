@@ -6,13 +6,15 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Tunable
 from pto_tui.core.vocabulary import OperatorKind
 
 MARKER_FILE = "pto-operator.toml"
+# a hand-written perf_sim driver, for an operator whose driver pto-tui cannot derive
+PERF_SIM_DRIVER = "perf_sim_driver"
 
 
 @dataclass(frozen=True)
@@ -114,3 +116,21 @@ def marker_tunables(data: dict[str, object], marker: Path) -> tuple[Tunable, ...
             )
         )
     return tuple(found)
+
+
+def marker_perf_sim_driver(data: dict[str, object], marker: Path) -> str:
+    """The hand-written perf_sim driver the marker names (a C++ file relative to the
+    operator folder, inside it), or "" when it names none."""
+    raw = data.get(PERF_SIM_DRIVER)
+    if raw is None:
+        return ""
+    if not isinstance(raw, str) or not raw.strip():
+        raise InputError("expected the path of a C++ file, relative to the operator folder",
+                         file=marker, key=PERF_SIM_DRIVER)
+    path = PurePosixPath(raw)
+    if path.is_absolute() or ".." in path.parts:
+        raise InputError(f"{raw!r} must lie inside the operator folder (a relative path, no '..')",
+                         file=marker, key=PERF_SIM_DRIVER)
+    if not (marker.parent / path).is_file():
+        raise InputError(f"{raw!r}: no such file in {marker.parent}", file=marker, key=PERF_SIM_DRIVER)
+    return raw

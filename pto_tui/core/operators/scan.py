@@ -23,6 +23,7 @@ from pto_tui.core.operators.marker import (
     MARKER_FILE,
     marker_cases,
     marker_commands,
+    marker_perf_sim_driver,
     marker_tunables,
     read_marker,
 )
@@ -87,6 +88,7 @@ def _classify(folder: Path) -> tuple[Candidate | None, _Evidence]:
 def _declared_candidate(folder: Path, marker_data: dict[str, object], found: _Evidence) -> Candidate:
     """A folder with a pto-operator.toml: the marker decides, the sources only add evidence."""
     marker = folder / MARKER_FILE
+    marker_perf_sim_driver(marker_data, marker)  # checked with the rest; read when a perf-sim build runs
     kind_text = marker_data.get("kind")
     evidence = [f"{MARKER_FILE}: declares kind = {kind_text}"] if kind_text else []
     evidence += found.lines

@@ -55,10 +55,12 @@ def tilelib_commands(
     arguments in place of the bare `--cases {case}`, so a round on a case field or a
     generator option reaches the generated case header (and the data generator, which
     takes the same case entries); and the executable the CMakeLists.txt builds for the
-    target's mode in place of `{binary}`."""
+    target's mode in place of `{binary}` (in the benchmark, or in a perf-sim target's
+    correctness command, which runs the CPU-simulation binary)."""
     out: dict[str, tuple[str, str]] = {}
     executable = executable_for(root, mode)
-    if executable is not None and "{binary}" in defaults.get("benchmark", ""):
+    runs = [key for key in RUNS_BINARY if "{binary}" in defaults.get(key, "")]
+    if executable is not None and runs:
         run = executable.name
         origin = f"operator: {executable.where} builds {executable.name}"
         tick = _tick_option(root) if mode_spec(mode).cpu_simulation else None
@@ -66,16 +68,20 @@ def tilelib_commands(
             # its ticks are nanoseconds of the CPU clock: scaled by 1, duration_us is CPU time
             run += f" {TICK_OPTION}=1"
             origin += f"; {tick} reads {TICK_OPTION} (CPU-sim ticks are ns: scale 1)"
-        out["benchmark"] = (defaults["benchmark"].replace("{binary}", run), origin)
+        out[runs[0]] = (defaults[runs[0]].replace("{binary}", run), origin)
+    for key, step, script in _SCRIPT_STEPS:  # a script the operator does not have is no step
+        command, before = out.get(key, (defaults.get(key, ""), ""))
+        if step in command and not (root / "scripts" / script).is_file():
+            said = "; ".join(filter(None, (before, f"operator: no scripts/{script}")))
+            out[key] = (command.replace(step, ""), said)
     knobs = resolve_knobs(root)
     if not knobs:
         return out
     origin = "operator: generate_cases.py arguments of its live knobs"
     # gen_data.py takes the same case entries but none of the generator's options
-    markers = (
-        ("build", "generate_cases.py --cases {case}", generator_arguments(knobs)),
-        ("benchmark", "gen_data.py --cases {case}", generator_arguments(knobs, options=False)),
-    )
+    markers = [("build", "generate_cases.py --cases {case}", generator_arguments(knobs))]
+    data = generator_arguments(knobs, options=False)
+    markers += [(key, "gen_data.py --cases {case}", data) for key in RUNS_BINARY]
     for key, marker, arguments in markers:
         command = out.get(key, (defaults.get(key, ""), ""))[0]
         if marker in command:
@@ -84,6 +90,17 @@ def tilelib_commands(
             origins = "; ".join(filter(None, (before, origin)))
             out[key] = (command.replace(marker, f"{script} {arguments}"), origins)
     return out
+
+
+# the command keys whose default may run the operator's binary ({binary}), first the one
+# the benchmark reads
+RUNS_BINARY = ("benchmark", "correctness")
+# the default commands' steps that run one of the operator's scripts (pto-isa's gemm has
+# neither: its shape and tiling are constants)
+_SCRIPT_STEPS = (
+    ("build", " && python3 ../scripts/generate_cases.py --cases {case}", "generate_cases.py"),
+    *((key, "python3 ../scripts/gen_data.py --cases {case} && ", "gen_data.py") for key in RUNS_BINARY),
+)
 
 
 # pto-isa's manual kernels scale their tick counts to time by this factor (20 for the

@@ -3,8 +3,10 @@
 A mode's default commands and its probes depend on the operator kind as well: they live
 with each kind (`core/project/kinds/<kind>.py`, `backends/kinds/<kind>.py`), keyed by mode.
 Here is what a mode decides by itself: what it means, whether its timings are simulated
-(labelled so everywhere and kept apart in the workload fingerprint) and whether the
-operator runs in pto-isa's CPU simulation.
+(labelled so everywhere and kept apart in the workload fingerprint), whether the
+operator runs in pto-isa's CPU simulation, the unit of its samples (microseconds, or the
+cycles of pto-isa's perf_sim cycle model) and whether they are deterministic (the same on
+every run: a confirmation run is enough, and no warm-up runs).
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from pto_tui.core.vocabulary import TargetMode
 DEFAULT_MODE = TargetMode.NPU
 # the mode of the built-in demo operators, and theirs only
 DEMO_MODE = TargetMode.DEMO
+# a sample's unit as a measurement records it ([measurement] unit; "" is microseconds)
+MICROSECONDS = ""
+CYCLES = "cycles"
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,12 @@ class ModeSpec:
     simulated: bool = False
     timing_note: str = ""  # what a simulated round's timings are, in notes.md
     cpu_simulation: bool = False  # the operator is built for and run in pto-isa's CPU simulation
+    # samples are perf_sim's Total cycles of a driver pto-tui derives from the operator's
+    # sources (correctness still from the CPU simulation of the same case)
+    perf_sim: bool = False
+    sample_unit: str = MICROSECONDS  # MICROSECONDS or CYCLES
+    # every run gives the same sample: two equal runs settle it, no warm-up runs
+    deterministic: bool = False
 
 
 MODES: dict[TargetMode, ModeSpec] = {
@@ -55,6 +66,24 @@ MODES: dict[TargetMode, ModeSpec] = {
         timing_note="host wall-clock time of pto-isa's CPU simulation (cpu-sim target): noisy, "
         "not NPU time, not a ranking of variants on the NPU",
         cpu_simulation=True,
+    ),
+    TargetMode.PERF_SIM: ModeSpec(
+        TargetMode.PERF_SIM,
+        summary="pto-isa's perf_sim cycle model",
+        choice="pto-isa's perf_sim cycle model (tile-lib; cycles, CPU-sim correctness)",
+        help="pto-isa's kernel-level cycle model (include/pto/costmodel/perf_sim; PTO-tile-lib "
+        "operators whose CMake offers PTO_CPU_SIM_STANDALONE): correctness from the CPU "
+        "simulation of the case (built with [target] compiler and cxx_flags, as cpu-sim), "
+        "samples from a perf_sim driver pto-tui derives from the operator's sources at each "
+        "build and compiles with [target] perf_sim_compiler; samples are cycles, the same on "
+        "every run (two equal runs settle a measurement), never compared with NPU or CPU-sim "
+        "timings",
+        simulated=True,
+        timing_note="cycles of pto-isa's perf_sim cycle model (perf-sim target), not NPU timings",
+        cpu_simulation=True,
+        perf_sim=True,
+        sample_unit=CYCLES,
+        deterministic=True,
     ),
     TargetMode.DEMO: ModeSpec(
         TargetMode.DEMO,
@@ -82,6 +111,11 @@ def simulated_mode(text: str) -> bool:
     """Whether a recorded mode measures simulated timings."""
     spec = recorded_mode(text)
     return spec is not None and spec.simulated
+
+
+def sample_unit_of(mode: TargetMode) -> str:
+    """The unit a measurement on a target of this mode records."""
+    return MODES[mode].sample_unit
 
 
 def chosen_modes() -> list[TargetMode]:

@@ -305,7 +305,9 @@ TARGET = Section(
             "mode",
             STRING,
             "what the target runs: npu (Bisheng, CANN, an NPU), cpu-sim (pto-isa's CPU simulation, "
-            "tile-lib only: timings are the host's wall-clock time of the simulation) or demo (the "
+            "tile-lib only: timings are the host's wall-clock time of the simulation), perf-sim "
+            "(pto-isa's perf_sim cycle model, tile-lib only: samples are cycles, correctness from "
+            "the CPU simulation) or demo (the "
             "built-in CPU demo operators); default demo for a demo operator, else npu",
             Target.mode,
             choices=TARGET_MODES,
@@ -326,6 +328,9 @@ TARGET = Section(
             Target.cxx_flags,
             written=Written.IF_SET,
         ),
+        Key("perf_sim_compiler", STRING, "the C++ compiler of a perf-sim build's perf_sim driver (C++23, "
+            "pto-isa's costmodel headers; g++ needs no libc++)", Target.perf_sim_compiler,
+            written=Written.IF_SET),
         Key(
             "forward_agent",
             BOOLEAN,

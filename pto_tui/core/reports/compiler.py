@@ -23,3 +23,9 @@ def first_compiler_error(text: str) -> str | None:
         if _ERROR.search(line) and not _COLLECT.match(line):
             return line
     return next((line for line in lines if _ERROR.search(line)), None)
+
+
+def error_file(line: str) -> str:
+    """The file a compiler's `file:line:col: error:` line names ("" for none)."""
+    head = line.split(": ", 1)[0]
+    return head.split(":", 1)[0] if ":" in head else ""

@@ -6,12 +6,16 @@ report (`Cores : N`, `Instructions : N`, `Total cycles : N`, a per-pipe table) a
 with the busy cycles of each pipe the unit has. The sample of a perf_sim round is the total
 cycles; the per-pipe busy cycles are the bottleneck evidence.
 
-How a pipe's share of the total is computed: its busy cycles summed over every unit that
-has it, divided by the total cycles times the number of such units. The AIC pipes (Matrix,
-MTE1, Fixpipe, Scalar, the AIC's MTE2) have one unit per core; the AIV pipes (Vector, MTE3,
-the AIVs' MTE2) have two per core (the sub-blocks AIV0 and AIV1). So a share is the mean
-busy fraction of that pipe over the run: Vector at 50% means both vector units of every
-core were busy half of the total cycles on average. MTE2 exists on both sides and they are
+How a pipe's share is computed: its busy cycles summed over every unit that has it, divided
+by the active cycles of those units summed (`active_cycles`, each unit's window from its
+first to its last instruction; a unit that recorded none, e.g. the idle vector units of a
+cube-only kernel, counts with the total cycles). The AIC pipes (Matrix, MTE1, Fixpipe,
+Scalar, the AIC's MTE2) have one unit per core; the AIV pipes (Vector, MTE3, the AIVs' MTE2)
+have two per core (the sub-blocks AIV0 and AIV1). So a share is how busy that pipe was
+while its units were at work: on a multi-core kernel whose cores run at different times
+(gemm over 24 blocks: core 0 done after 3 M cycles, the last after 37 M) the shares
+against the overall total would read as idle pipes (MTE2 8%) where each core's MTE2 was
+busy for most of its own window (97% on core 0). MTE2 exists on both sides and they are
 separate engines: its busy cycles are the sum of both, its share the larger of the two
 sides' shares (the busier engine is the one that can limit).
 """
@@ -175,8 +179,9 @@ def _pipes(rows: list[dict[str, int | str]], total: int) -> tuple[PipeBusy, ...]
             units = aiv if column in _AIV_COLUMNS else aic
             cycles = sum(int(row[column]) for row in units)
             busy += cycles
-            if units:
-                share = max(share, cycles / (total * len(units)))
+            window = sum(int(row["active_cycles"]) or total for row in units)  # module docstring
+            if window:
+                share = max(share, cycles / window)
         pipes.append(PipeBusy(name, busy, share))
     return tuple(pipes)
 

@@ -25,7 +25,8 @@ from typing import Any
 
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import round_name
-from pto_tui.core.rounds.durations import format_duration
+from pto_tui.core.project.modes import CYCLES, MICROSECONDS
+from pto_tui.core.rounds.durations import format_duration, unit_label
 from pto_tui.core.rounds.records import Round, TorchBaseline
 from pto_tui.core.rounds.render import changes_summary
 
@@ -80,14 +81,19 @@ class ExportRow:
     frontier_round: int | None = None  # the round those runs are of
     # the history does not vouch for its verdict (runs/closed.log): counted apart, not a result
     unverified: bool = False
+    # what median_us, samples_us and frontier_samples_us count: "us" or "cycles" (perf-sim)
+    unit: str = "us"
 
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ExportRow))
+# columns an export written before they existed lacks (read as their default)
+LATER_COLUMNS = frozenset({"unit"})
 
 
 def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | None) -> ExportRow:
     m = record.measurement
     median = m.median_us
+    torch = None if m.in_cycles else torch  # cycles never compare with torch_npu's microseconds
     verdict = record.effective_verdict()
     return ExportRow(
         round=record.number,
@@ -128,6 +134,7 @@ def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | 
         frontier_samples_us=list(m.frontier_samples_us),
         frontier_round=m.frontier_round,
         unverified=record.unverified and record.is_closed,
+        unit=unit_label(m.unit),
     )
 
 
@@ -249,13 +256,13 @@ def read_csv(text: str) -> list[ExportRow]:
     """Rows of a CSV export. Read the file with newline="" (as the csv module wants), so
     line breaks inside quoted cells survive exactly."""
     reader = csv.DictReader(io.StringIO(text))
-    missing = set(COLUMNS) - set(reader.fieldnames or ())
+    missing = set(COLUMNS) - set(reader.fieldnames or ()) - LATER_COLUMNS
     if missing:
         raise InputError(f"not a pto-tui CSV export: missing columns {', '.join(sorted(missing))}")
     rows = []
     for line, raw in enumerate(reader, start=2):
         try:
-            rows.append(ExportRow(**{name: _value(name, raw[name]) for name in COLUMNS}))
+            rows.append(ExportRow(**{name: _value(name, raw[name]) for name in COLUMNS if name in raw}))
         except (ValueError, TypeError) as error:
             raise InputError(f"CSV export line {line}: {error}") from None
     return rows
@@ -299,7 +306,7 @@ def markdown_table(rows: Sequence[ExportRow]) -> str:
                     r.phase,
                     r.title or r.hypothesis,
                     r.changes,
-                    format_duration(r.median_us),
+                    format_duration(r.median_us, r.unit if r.unit == CYCLES else MICROSECONDS),
                     _speed(r.speedup_vs_initial),
                     _speed(r.speedup_vs_torch),
                     r.correctness or "-",

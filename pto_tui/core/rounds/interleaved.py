@@ -42,7 +42,7 @@ def interleaved_text(m: Measurement) -> str:
     valid = valid_samples(m.frontier_samples_us)
     if not valid or m.frontier_round is None:
         return ""
-    middle, low, high = format_durations([median(valid), min(valid), max(valid)])
+    middle, low, high = format_durations([median(valid), min(valid), max(valid)], m.unit)
     return (
         f"{round_name(m.frontier_round)} re-measured alternately with this round on the "
         f"same target: median {middle} over {len(valid)} runs ({low} to {high})"

@@ -7,6 +7,7 @@ from dataclasses import asdict
 from typing import Any
 
 from pto_tui.core.operators.workload_reads import WorkloadRead
+from pto_tui.core.reports.perf_sim import PipeBusy
 from pto_tui.core.rounds.records import (
     OPEN,
     Amendment,
@@ -80,6 +81,8 @@ def _measurement_to_dict(m: Measurement) -> dict[str, Any]:
         "workload_reads": [asdict(r) for r in m.workload_reads],
         "frontier_samples_us": list(m.frontier_samples_us),
         "frontier_round": m.frontier_round,
+        "unit": m.unit,
+        "pipes": [asdict(p) for p in m.pipes],
     }
 
 
@@ -204,6 +207,11 @@ def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
             _finite(s, "measurement.frontier_samples_us") for s in m_data.get("frontier_samples_us", [])
         ],
         frontier_round=int(m_data["frontier_round"]) if "frontier_round" in m_data else None,
+        unit=str(m_data.get("unit", "")),
+        pipes=[
+            PipeBusy(str(p["name"]), int(p["busy_cycles"]), _finite(p["share"], "measurement.pipes.share"))
+            for p in m_data.get("pipes", [])
+        ],
     )
 
 

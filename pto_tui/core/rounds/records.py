@@ -14,7 +14,8 @@ from typing import Any, TypeVar
 
 from pto_tui.core.operators.workload_reads import WorkloadRead
 from pto_tui.core.project.config import Scalar
-from pto_tui.core.project.modes import simulated_mode
+from pto_tui.core.project.modes import CYCLES, simulated_mode
+from pto_tui.core.reports.perf_sim import PipeBusy
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, ChangeKind, Verdict
 
 OPEN = "open"
@@ -86,6 +87,15 @@ class Measurement:
     # on the same target (its durations), and which round that frontier was
     frontier_samples_us: list[float] = field(default_factory=list)
     frontier_round: int | None = None
+    # what the samples count: "" microseconds (every record before perf-sim), or CYCLES
+    # (pto-isa's perf_sim cycle model: then samples_us holds cycles, whatever its name)
+    unit: str = ""
+    # a perf-sim run's per-pipe busy cycles and shares (core/reports/perf_sim.py)
+    pipes: list[PipeBusy] = field(default_factory=list)
+
+    @property
+    def in_cycles(self) -> bool:
+        return self.unit == CYCLES
 
     @property
     def median_us(self) -> float | None:
@@ -200,6 +210,11 @@ class Round:
     def simulated(self) -> bool:
         """Its timings come from a simulation, not an NPU."""
         return simulated_mode(self.measurement.target_mode)
+
+    @property
+    def sample_unit(self) -> str:
+        """What its samples count: "" (microseconds) or CYCLES."""
+        return self.measurement.unit
 
     @property
     def leads(self) -> bool:

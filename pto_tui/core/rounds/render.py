@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from pto_tui.core.project.layout import round_name
-from pto_tui.core.project.modes import recorded_mode
+from pto_tui.core.project.modes import CYCLES, recorded_mode
 from pto_tui.core.rounds.durations import duration_in, format_duration
 from pto_tui.core.rounds.interleaved import interleaved_text
 from pto_tui.core.rounds.records import (
@@ -19,6 +19,7 @@ from pto_tui.core.rounds.records import (
     TorchBaseline,
     verdict_label,
 )
+from pto_tui.core.rounds.render_cycles import CYCLES_NOTE, cycles_text, pipes_bullets
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, PRE_EDIT_FIELDS
 
 ITERATIONS_TITLE = "# 迭代记录"
@@ -72,11 +73,11 @@ def changes_summary(record: Round) -> str:
     return "-"
 
 
-def timing_text(us: float | None, simulated: bool, unit: str | None = None) -> str:
-    """A duration (in `unit` when a column shares one), marked when it was measured in a
-    CPU simulation."""
-    text = format_duration(us) if unit is None else duration_in(us, unit)
-    return f"{text} (sim)" if simulated and us is not None else text
+def timing_text(us: float | None, simulated: bool, unit: str | None = None, sample_unit: str = "") -> str:
+    """A sample (in `unit` when a column shares one), marked when it was measured in a
+    CPU simulation; cycles say what they are themselves."""
+    text = format_duration(us, sample_unit) if unit is None else duration_in(us, unit)
+    return f"{text} (sim)" if simulated and us is not None and sample_unit != CYCLES else text
 
 
 def iterations_row(record: Round) -> str:
@@ -89,7 +90,7 @@ def iterations_row(record: Round) -> str:
         record.short_hypothesis(),
         changes_summary(record),
         format_duration(m.reference_median_us),
-        timing_text(m.median_us, record.simulated),
+        timing_text(m.median_us, record.simulated, sample_unit=m.unit),
         m.correctness or "-",
         result,
     ]
@@ -114,9 +115,9 @@ def torch_section(baseline: TorchBaseline | None) -> list[str]:
     return lines
 
 
-def iterations_head(baseline: TorchBaseline | None, simulated: bool) -> list[str]:
+def iterations_head(baseline: TorchBaseline | None, simulated: bool, cycles: bool = False) -> list[str]:
     """ITERATIONS.md down to the table's rule line (`simulated`: a closed round has CPU
-    timings)."""
+    timings; `cycles`: perf_sim cycles)."""
     lines = [
         ITERATIONS_TITLE,
         "",
@@ -129,14 +130,15 @@ def iterations_head(baseline: TorchBaseline | None, simulated: bool) -> list[str
         TABLE_HEADER,
         TABLE_RULE,
     ]
-    if simulated:
-        lines[5:5] = [SIMULATED_NOTE, ""]
+    if cycles or simulated:
+        lines[5:5] = [CYCLES_NOTE if cycles else SIMULATED_NOTE, ""]
     return lines
 
 
 def render_iterations(rounds: Sequence[Round], baseline: TorchBaseline | None) -> str:
     closed = [r for r in sorted(rounds, key=lambda r: r.number) if r.is_closed]
-    lines = iterations_head(baseline, any(r.simulated for r in closed))
+    cycles = any(r.measurement.in_cycles for r in closed)
+    lines = iterations_head(baseline, any(r.simulated for r in closed), cycles)
     lines += [iterations_row(r) for r in closed]
     return "\n".join(lines) + "\n"
 
@@ -145,10 +147,12 @@ def patched_iterations(current: str, record: Round, baseline: TorchBaseline | No
     """ITERATIONS.md as render_iterations gave it (`current`) after only `record` changed:
     its row rewritten in place, or appended when it is the newest closed round; None when
     more than that row would change (the whole file is rendered then)."""
-    simulated = SIMULATED_NOTE in current.split("\n" + TABLE_RULE + "\n", 1)[0]
-    if record.is_closed and record.simulated and not simulated:
+    above = current.split("\n" + TABLE_RULE + "\n", 1)[0]
+    simulated, cycles = SIMULATED_NOTE in above, CYCLES_NOTE in above
+    noted = cycles if record.measurement.in_cycles else simulated or cycles or not record.simulated
+    if record.is_closed and not noted:  # the note the record needs is not there yet
         return None
-    head = "\n".join(iterations_head(baseline, simulated)) + "\n"
+    head = "\n".join(iterations_head(baseline, simulated, cycles)) + "\n"
     if not current.startswith(head) or not current.endswith("\n"):
         return None
     rows = current[len(head):].splitlines()
@@ -263,6 +267,8 @@ def _changes_lines(ch: Changes) -> list[str]:
 
 
 def _performance_text(m: Measurement) -> str:
+    if m.in_cycles:
+        return cycles_text(m)
     perf = ""
     if m.median_us is not None:
         perf = f"baseline {format_duration(m.reference_median_us)} → pto {format_duration(m.median_us)}"
@@ -282,6 +288,7 @@ def _post_run_lines(record: Round) -> list[str]:
     lines = ["## Post-Run", ""]
     lines.append(_bullet("Correctness", record.measurement.correctness))
     lines.append(_bullet("Performance", _performance_text(record.measurement)))
+    lines += [_bullet(label, text) for label, text in pipes_bullets(record.measurement)]
     lines += [_bullet("Interleaved frontier", text)] if (text := interleaved_text(record.measurement)) else []
     lines.append(_bullet("Stability", record.stability))
     result = verdict_label(record)

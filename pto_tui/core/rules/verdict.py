@@ -31,13 +31,20 @@ Definitions (durations, lower is better):
   round is marked noisy. It does not decide: the range grows with the number of runs.
   A run far outside its set is named in the reason as an outlier; it cannot decide the
   verdict alone (it is one run in each of its pairs, see `comparison.py`).
+- Identical repeats: when the round's runs are all equal and so are the frontier's (at
+  least two runs each: one and its confirmation), the metric is deterministic (pto-isa's
+  perf_sim cycle model gives the same count on every run) and there is no noise to bound:
+  the gain is exactly frontier / round - 1. It is kept when above the noise floor, else
+  neutral ("slower" below zero); never undecided, so never inconclusive. This holds for
+  any such pair of sample sets, whatever the mode that measured them.
 - A speedup over the frontier above `review_gain` (default 10x) is flagged for review:
   it is more often a broken benchmark than a real win. A round the numbers would keep is
   then *held for review*: inconclusive, never the frontier, until the user confirms it
   with a reason (`pto-tui round confirm N --reason ...`).
 
 Every closed round records the rule it was decided with (`RULE`); a closed round keeps
-its verdict when the rule changes.
+its verdict when the rule changes. Version 2 added the rule for identical repeats (version
+1 bounded them like any other sets).
 """
 
 from __future__ import annotations
@@ -51,7 +58,7 @@ from pto_tui.core.rules.comparison import Comparison, compare
 from pto_tui.core.vocabulary import Verdict
 
 # the rule a round's verdict was decided with, recorded on the round when it closes
-RULE = "hodges-lehmann/mann-whitney 1"
+RULE = "hodges-lehmann/mann-whitney 2"
 # the bounds must clear the noise floor by this share of it (module docstring)
 MARGIN = 0.4
 # a round stops before max_repeats as kept only with a tenth of the error (module docstring)
@@ -156,7 +163,8 @@ def decide(
         return VerdictResult(
             Verdict.INCONCLUSIVE, f"the frontier has no valid samples ({frontier_problem})", stability
         )
-    comparison = compare(samples, frontier, confidence)
+    exact = exact_comparison(samples, frontier, confidence)
+    comparison = exact or compare(samples, frontier, confidence)
     gain = comparison.estimate
     speedup = 1.0 + gain
     flags = (
@@ -164,8 +172,12 @@ def decide(
         if speedup > review_gain
         else ()
     )
-    verdict, reason = judge_gain(comparison, noise_floor)
-    pending = _pending(verdict, comparison, samples, frontier, noise_floor)
+    verdict: Verdict | None
+    if exact is not None:  # identical repeats: no noise, nothing left to measure
+        (verdict, reason), pending = judge_exact(exact, noise_floor), ""
+    else:
+        verdict, reason = judge_gain(comparison, noise_floor)
+        pending = _pending(verdict, comparison, samples, frontier, noise_floor)
     if comparison.outliers:
         reason += f"; outliers seen ({'; '.join(comparison.outliers)} us), they cannot decide alone"
     if verdict is Verdict.KEPT and flags:
@@ -177,6 +189,33 @@ def decide(
                              comparison=comparison)
     return VerdictResult(verdict or Verdict.INCONCLUSIVE, reason, stability, gain, speedup, flags,
                          pending=pending, comparison=comparison)
+
+
+def is_constant(samples: Sequence[float]) -> bool:
+    """A set of at least two runs, all equal: a run and its confirmation agree."""
+    return len(samples) >= 2 and len(set(samples)) == 1
+
+
+def exact_comparison(
+    samples: Sequence[float], frontier: Sequence[float], confidence: float
+) -> Comparison | None:
+    """The comparison of two sets of identical repeats (module docstring): the gain itself,
+    with no width either side; None when either set varies or has a single run."""
+    if not (is_constant(samples) and is_constant(frontier)):
+        return None
+    gain = frontier[0] / samples[0] - 1.0
+    return Comparison(gain, gain, gain, confidence, len(samples), len(frontier))
+
+
+def judge_exact(c: Comparison, noise_floor: float) -> tuple[Verdict, str]:
+    """Identical repeats against identical repeats: no noise, the gain against the floor."""
+    runs = f"{c.runs} against {c.frontier_runs} runs, each set identical: no noise"
+    floor = f"{noise_floor:.1%}"
+    if c.estimate > noise_floor:
+        return Verdict.KEPT, f"gain {c.estimate:+.1%} ({runs}) is above the noise floor {floor}"
+    if c.estimate < 0:
+        return Verdict.NEUTRAL, f"{-c.estimate:.1%} slower than the frontier ({runs})"
+    return Verdict.NEUTRAL, f"gain {c.estimate:+.1%} ({runs}) is within the noise floor {floor}"
 
 
 def early_confidence(confidence: float) -> float:

@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.project.layout import ProjectLayout, round_name
+from pto_tui.core.project.modes import CYCLES
 from pto_tui.core.rounds.counts import UNVERIFIED, counted_as
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.export import export_rows, markdown_reproducibility, markdown_table
 from pto_tui.core.rounds.ledger import ROUND_FILE
 from pto_tui.core.rounds.records import Round, TorchBaseline
 from pto_tui.core.rounds.render import SIMULATED_NOTE, changes_summary
+from pto_tui.core.rounds.render_cycles import CYCLES_NOTE
 from pto_tui.core.summary.chart_model import BASELINE, ChartModel, build_model
 from pto_tui.core.vocabulary import Verdict
 
@@ -80,29 +82,32 @@ def _summary(model: ChartModel, ctx: ReportContext) -> list[str]:
         lines.append(f"- **Case**: {ctx.case}")
     if ctx.target:
         lines.append(f"- **Target**: {ctx.target}")
-    if model.simulated:
+    unit = model.sample_unit
+    if unit == CYCLES:
+        lines.append(f"- **Samples**: cycles (perf_sim). {CYCLES_NOTE}")
+    elif model.simulated:
         lines.append(f"- **Timings**: simulated. {SIMULATED_NOTE}")
     rounds = f"- **Rounds**: {n} after the baseline ({counts})"
     if model.open_rounds:
         rounds += "; open, not reported: " + ", ".join(round_name(r) for r in model.open_rounds)
     lines += [
         rounds,
-        f"- **Initial PTO (iter-000)**: {format_duration(model.initial_us)}",
-        f"- **Best PTO ({round_name(best.number)})**: {format_duration(best.median_us)}, "
+        f"- **Initial PTO (iter-000)**: {format_duration(model.initial_us, unit)}",
+        f"- **Best PTO ({round_name(best.number)})**: {format_duration(best.median_us, unit)}, "
         f"{_speed(best.frontier_speedup)} over the initial version",
     ]
     torch = model.torch
-    lines.append(
-        f"- **{torch.label}**: avg {format_duration(torch.avg_us)}"
-        if torch
-        else "- **torch_npu**: not measured"
-    )
+    missing = "not comparable with perf_sim cycles" if unit == CYCLES else "not measured"
+    lines.append(f"- **{torch.label}**: avg {format_duration(torch.avg_us)}" if torch
+                 else f"- **torch_npu**: {missing}")
     return lines
 
 
 def _torch_section(model: ChartModel) -> list[str]:
     torch = model.torch
     lines = ["## Comparison with torch_npu", ""]
+    if model.sample_unit == CYCLES:
+        return [*lines, "The samples are perf_sim cycles: they do not compare with torch_npu's timings.", ""]
     if torch is None:
         return [
             *lines,
@@ -144,12 +149,15 @@ def _kept_section(rounds: Sequence[Round], initial_us: float) -> list[str]:
         pre = r.pre_edit
         gain = f"{best / median:.2f}x over the frontier before it" if median < best else ""
         best = min(best, median)
-        result = f"{format_duration(median)}, {initial_us / median:.2f}x over the initial version"
+        result = f"{format_duration(median, r.sample_unit)}, {initial_us / median:.2f}x over the initial"
+        result += " version"
         if gain:
             result += f", {gain}"
         if r.stability:
             result += f"; {r.stability}"
-        if r.simulated:
+        if r.measurement.in_cycles:
+            result += "; kept from perf_sim cycles (perf-sim), to be confirmed on an NPU"
+        elif r.simulated:
             result += ("; kept from the CPU simulation's wall-clock timings (cpu-sim), no ranking "
                        "on the NPU: to be confirmed there, or by the perf-sim mode's cycles")
         lines += [
@@ -199,7 +207,7 @@ def _failures_section(rounds: Sequence[Round]) -> list[str]:
         lines += ["None.", ""]
     for r in other:
         verdict = r.effective_verdict()
-        median = format_duration(r.measurement.median_us)
+        median = format_duration(r.measurement.median_us, r.sample_unit)
         lines.append(
             f"- **{round_name(r.number)}** ({verdict.value if verdict else '-'}, {median}): "
             f"{_text(r.short_hypothesis(120))}. {_text(r.verdict_reason)}"

@@ -33,6 +33,7 @@ from matplotlib.figure import Figure
 
 from pto_tui.core.atomic import atomic_write_bytes
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.modes import CYCLES
 from pto_tui.core.rounds.records import Round, TorchBaseline
 from pto_tui.core.summary.chart_duration import duration_panel
 from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text, find_chart_fonts
@@ -74,7 +75,9 @@ def draw(model: ChartModel, fonts: ChartFonts | None = None) -> Figure:
     fig.subplots_adjust(left=0.07, right=0.98, top=0.855, bottom=0.21 if folded else 0.17)
     operator = clean_text(model.operator, fonts, fallback="operator")
     title = f"{operator}: PTO optimisation summary"
-    if model.simulated:
+    if model.sample_unit == CYCLES:
+        title += " (perf_sim cycles, not NPU timings)"
+    elif model.simulated:
         title += " (simulated timings: CPU-simulation wall-clock, not NPU time)"
     fig.suptitle(title, fontsize=14, y=0.975, gid="title", **fonts.bold(title))
     width_in = fig.get_figwidth()

@@ -12,10 +12,12 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter
 from matplotlib.transforms import blended_transform_factory
 
+from pto_tui.core.project.modes import CYCLES
 from pto_tui.core.rounds.counts import UNVERIFIED
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text
-from pto_tui.core.summary.chart_model import BASELINE, ChartModel, ChartRound, format_value
+from pto_tui.core.summary.chart_model import BASELINE, ChartModel, ChartRound
+from pto_tui.core.summary.chart_scales import format_value
 from pto_tui.core.summary.chart_style import (
     COLOURS,
     FAILURE,
@@ -39,7 +41,10 @@ def duration_panel(ax: Axes, model: ChartModel, fonts: ChartFonts) -> None:
     _duration_legend(ax, model, shown, fonts)
     scale_note = ", log scale" if model.log_scale else ""
     simulated = ", simulated" if model.simulated else ""
-    ax.set_ylabel(f"duration ({model.units.name}{scale_note}{simulated})", **fonts.regular())
+    if model.sample_unit == CYCLES:  # perf_sim's cycles: no duration, nothing else simulated
+        ax.set_ylabel(f"cycles (perf_sim{scale_note})", **fonts.regular())
+    else:
+        ax.set_ylabel(f"duration ({model.units.name}{scale_note}{simulated})", **fonts.regular())
     ax.grid(axis="y", color="#dddddd", linewidth=0.6, zorder=0)
     _round_axis(ax, model, fonts)
 

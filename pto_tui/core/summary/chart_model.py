@@ -31,16 +31,17 @@ from dataclasses import dataclass, field
 
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import round_name
+from pto_tui.core.project.modes import CYCLES, MICROSECONDS
 from pto_tui.core.rounds.counts import UNVERIFIED, verdict_counts
-from pto_tui.core.rounds.durations import MS_FROM_US, format_duration
+from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.records import Round, TorchBaseline
+from pto_tui.core.summary.chart_scales import Units, choose_units, use_log_scale
 from pto_tui.core.vocabulary import Verdict
 
 BASELINE = "baseline"
 FOLD_ABOVE = 10  # docs/workflow.md §19: more than 10 rounds -> only key rounds on the axis
 MIN_FOLD_RUN = 3  # shorter runs stay unfolded (folding 2 rounds into 2 saves nothing)
 MAX_SLOTS = 24  # if still wider than this, runs of 2 are folded too
-LOG_RATIO = 10.0  # max/min duration above which the duration axis is logarithmic
 MAX_MILESTONES = 6  # labels beyond this overlap; the biggest gains are labelled
 
 
@@ -77,12 +78,6 @@ class AxisSlot:
         return len(self.covers) > 1
 
 
-@dataclass(frozen=True)
-class Units:
-    name: str  # "us" or "ms"
-    scale: float  # divide microseconds by this
-
-
 @dataclass
 class ChartModel:
     operator: str
@@ -101,6 +96,7 @@ class ChartModel:
     conclusion: str
     open_rounds: list[int] = field(default_factory=list)
     simulated: bool = False  # timings from pto-isa's CPU simulation (a cpu-sim target)
+    sample_unit: str = MICROSECONDS  # CYCLES: perf_sim cycles (a perf-sim target), no torch_npu
 
     def round(self, number: int) -> ChartRound:
         return next(r for r in self.rounds if r.number == number)
@@ -273,25 +269,7 @@ def axis_slots(rounds: Sequence[ChartRound], fold_above: int = FOLD_ABOVE) -> li
 # ---------------------------------------------------------------- scales and texts
 
 
-def choose_units(values_us: Sequence[float]) -> Units:
-    largest = max(values_us, default=0.0)
-    return Units("ms", 1000.0) if largest >= MS_FROM_US else Units("us", 1.0)
-
-
-def use_log_scale(values_us: Sequence[float], ratio: float = LOG_RATIO) -> bool:
-    positive = [v for v in values_us if v > 0]
-    return bool(positive) and max(positive) / min(positive) > ratio
-
-
-def format_value(value: float) -> str:
-    """A bar label: about four significant digits, no exponent."""
-    if value >= 10_000:
-        return f"{value:.0f}"
-    if value >= 100:
-        return f"{value:.1f}"
-    if value >= 10:
-        return f"{value:.2f}"
-    return f"{value:.3f}"
+NOT_COMPARABLE = "torch_npu: not comparable with perf_sim cycles"
 
 
 def torch_comparison(torch: TorchBaseline | None, best_us: float) -> str:
@@ -304,20 +282,21 @@ def torch_comparison(torch: TorchBaseline | None, best_us: float) -> str:
 
 
 def conclusion_text(
-    initial_us: float, best: ChartRound, torch: TorchBaseline | None, best_label: str, unverified: int = 0
+    initial_us: float, best: ChartRound, torch: TorchBaseline | None, best_label: str, unverified: int = 0,
+    sample_unit: str = MICROSECONDS,
 ) -> str:
     """The key conclusion, one sentence (chart footer and report); `unverified`: the rounds
     whose verdicts the history does not vouch for, said after it."""
     if best.verdict == BASELINE:
         text = (
             f"no round beat the initial PTO version; the best is still iter-000 "
-            f"({format_duration(initial_us)})"
+            f"({format_duration(initial_us, sample_unit)})"
         )
     else:
         text = (
-            f"{round_name(best.number)} ({best_label}) brings PTO from {format_duration(initial_us)} "
-            f"to {format_duration(best.median_us)}, {initial_us / (best.median_us or 1):.2f}x "
-            f"over the initial version"
+            f"{round_name(best.number)} ({best_label}) brings PTO from "
+            f"{format_duration(initial_us, sample_unit)} to {format_duration(best.median_us, sample_unit)}, "
+            f"{initial_us / (best.median_us or 1):.2f}x over the initial version"
         )
     if torch is not None:
         text += f"; {torch_comparison(torch, best.median_us or initial_us)}"
@@ -336,8 +315,12 @@ def header_text(operator: str, counts: dict[str, int], speedup: float, compariso
     )
 
 
-def footer_text(initial_us: float, best: ChartRound, torch: TorchBaseline | None) -> str:
-    if torch is not None:
+def footer_text(
+    initial_us: float, best: ChartRound, torch: TorchBaseline | None, sample_unit: str = MICROSECONDS
+) -> str:
+    if sample_unit == CYCLES:
+        ref = NOT_COMPARABLE
+    elif torch is not None:
         ref = (
             f"{torch.label}: avg {format_duration(torch.avg_us)} "
             f"(min {format_duration(torch.min_us)}, max {format_duration(torch.max_us)})"
@@ -345,8 +328,8 @@ def footer_text(initial_us: float, best: ChartRound, torch: TorchBaseline | None
     else:
         ref = "torch_npu: not measured"
     return (
-        f"{ref}   |   PTO initial (iter-000): {format_duration(initial_us)}   |   "
-        f"PTO best ({round_name(best.number)}): {format_duration(best.median_us)}"
+        f"{ref}   |   PTO initial (iter-000): {format_duration(initial_us, sample_unit)}   |   "
+        f"PTO best ({round_name(best.number)}): {format_duration(best.median_us, sample_unit)}"
     )
 
 
@@ -368,6 +351,8 @@ def build_model(
     fold_above: int = FOLD_ABOVE,
 ) -> ChartModel:
     charted = chart_rounds(rounds)
+    unit = CYCLES if any(r.measurement.in_cycles for r in rounds if r.is_closed) else MICROSECONDS
+    torch = None if unit == CYCLES else torch  # cycles never compare with torch_npu's microseconds
     slots = axis_slots(charted, fold_above)
     best = best_round(charted)
     initial = charted[0].median_us or 0.0
@@ -376,14 +361,14 @@ def build_model(
     if torch is not None:
         values.append(torch.avg_us)
     counts = verdict_counts(rounds)
-    comparison = torch_comparison(torch, best.median_us or initial)
+    comparison = NOT_COMPARABLE if unit == CYCLES else torch_comparison(torch, best.median_us or initial)
     return ChartModel(
         operator=operator,
         rounds=charted,
         slots=slots,
         milestones=[n for n in milestones(charted) if n in shown],
         phases=phase_order(charted, phases),
-        units=choose_units(values),
+        units=choose_units(values, unit),
         log_scale=use_log_scale(values),
         torch=torch,
         initial_us=initial,
@@ -391,8 +376,9 @@ def build_model(
         counts=counts,
         header=header_text(operator, counts, initial / (best.median_us or initial), comparison,
                            len(charted) - 1),
-        footer=footer_text(initial, best, torch),
-        conclusion=conclusion_text(initial, best, torch, best.label, counts.get(UNVERIFIED, 0)),
+        footer=footer_text(initial, best, torch, unit),
+        conclusion=conclusion_text(initial, best, torch, best.label, counts.get(UNVERIFIED, 0), unit),
         open_rounds=sorted(r.number for r in rounds if not r.is_closed),
         simulated=any(r.simulated for r in rounds if r.is_closed),
+        sample_unit=unit,
     )

@@ -24,7 +24,7 @@ def round_facts(r: Round, unit: str = "") -> list[tuple[str, str, str]]:
     """(section, field, value) of everything worth comparing (durations in `unit`,
     e.g. the one both compared rounds are shown in; by default the round's own)."""
     m = r.measurement
-    unit = unit or duration_unit([m.median_us])
+    unit = unit or duration_unit([m.median_us], m.unit)
     facts = [
         ("round", "verdict", verdict_word(r)),
         ("round", "reason", r.verdict_reason or "-"),
@@ -43,7 +43,7 @@ def round_facts(r: Round, unit: str = "") -> list[tuple[str, str, str]]:
         ("measurement", "build", m.build or "-"),
         ("measurement", "correctness", m.correctness or "-"),
         ("measurement", "median", duration_in(m.median_us, unit)),
-        ("measurement", "samples (us)", _samples(m.samples_us)),
+        ("measurement", "samples (cycles)" if m.in_cycles else "samples (us)", _samples(m.samples_us)),
         ("measurement", "TFLOPS", f"{m.tflops:.2f}" if m.tflops is not None else "-"),
         ("measurement", "problem", m.problem or "-"),
     ]
@@ -54,7 +54,7 @@ def round_facts(r: Round, unit: str = "") -> list[tuple[str, str, str]]:
 
 def compared_rows(a: Round, b: Round) -> list[tuple[str, str, str, str, bool]]:
     """(section, field, a value, b value, differs) of every fact of either round."""
-    unit = duration_unit([a.measurement.median_us, b.measurement.median_us])
+    unit = duration_unit([a.measurement.median_us, b.measurement.median_us], a.measurement.unit)
     fa = {(s, f): v for s, f, v in round_facts(a, unit)}
     fb = {(s, f): v for s, f, v in round_facts(b, unit)}
     keys = list(dict.fromkeys([*fa, *fb]))

@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Input, Static, TextArea
 
 from pto_tui.core.errors import PtoError
+from pto_tui.core.project.modes import mode_spec
 from pto_tui.tui.compact import make_compact
 from pto_tui.tui.disk_watch import DiskChanged, reload_changed
 from pto_tui.tui.format import duration, iter_name, speed
@@ -198,7 +199,9 @@ class ProjectScreen(Screen[None]):
             f" · {config.target.label}",
         )
         if config.target.simulated:  # first, so a narrow terminal still shows it
-            text = Text.assemble(("SIMULATED timings (cpu-sim) · ", "bold"), text)
+            perf_sim = mode_spec(config.target.mode).perf_sim
+            what = "CYCLES (perf_sim)" if perf_sim else "SIMULATED timings (cpu-sim)"
+            text = Text.assemble((f"{what} · ", "bold"), text)
         if self.session.read_only:
             text.append("  READ-ONLY (the folder is not writable)", style="bold red")
         self.query_one("#topbar", Static).update(text)
@@ -215,9 +218,9 @@ class ProjectScreen(Screen[None]):
         st = loaded.status
         text = Text()
         text.append("Frontier\n", style="bold")
-        text.append(f" {iter_name(st.frontier_round)} {duration(st.frontier_us)}\n")
+        text.append(f" {iter_name(st.frontier_round)} {duration(st.frontier_us, st.sample_unit)}\n")
         if st.simulated:
-            text.append(" simulated (cpu-sim)\n", style="bold")
+            text.append(f" simulated ({st.target_mode.value})\n", style="bold")
         text.append(f" {speed(st.speedup_vs_initial)} vs initial\n")
         text.append(f" {speed(st.speedup_vs_torch)} vs torch_npu\n\n")
         text.append("Verdicts\n", style="bold")

@@ -79,7 +79,7 @@ def _side_line(side: Side, median: str) -> Text:
 
 
 def _duration(d: DurationDelta) -> list[RenderableType]:
-    before, after = format_durations([d.before.median_us, d.after.median_us])
+    before, after = format_durations([d.before.median_us, d.after.median_us], d.unit)
     lines: list[RenderableType] = [_side_line(d.before, before), _side_line(d.after, after)]
     if d.delta is not None and d.speedup is not None:
         delta = Text(f"  delta {d.delta:+.1%} ({d.speedup:.2f}x)  ")

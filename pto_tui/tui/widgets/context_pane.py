@@ -210,7 +210,7 @@ def _environment_rows(t: Table, env: EnvironmentNotes | None) -> None:
 
 def _reference_rows(t: Table, st: CampaignStatus) -> None:
     """The two fixed points every speedup is measured against: iter-000 and torch_npu."""
-    t.add_row("baseline", f"iter-000 {duration(st.baseline_us)}" if st.baseline_us
+    t.add_row("baseline", f"iter-000 {duration(st.baseline_us, st.sample_unit)}" if st.baseline_us
               else Text("not recorded (B measures it)", style="yellow"))
     if st.torch:
         avg, low, high = format_durations([st.torch.avg_us, st.torch.min_us, st.torch.max_us])
@@ -227,7 +227,7 @@ def _progress_rows(t: Table, st: CampaignStatus) -> None:
     """How far the campaign got, and what the rules and the records on disk say of it."""
     t.add_row(
         "frontier",
-        f"{iter_name(st.frontier_round)} {duration(st.frontier_us)}  "
+        f"{iter_name(st.frontier_round)} {duration(st.frontier_us, st.sample_unit)}  "
         f"{speed(st.speedup_vs_initial)} vs initial, "
         f"{speed(st.speedup_vs_torch)} vs torch_npu",
     )

@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
 
+from pto_tui.core.campaign.prefill import perf_sim_evidence_of
 from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.config import Scalar
@@ -237,6 +238,12 @@ class RoundPane(Vertical, ProjectPane):
 
     def on_pre_edit_form_suggest_requested(self, event: PreEditForm.SuggestRequested) -> None:
         event.stop()
+        # a perf-sim project's own measurement first: the pipes' busy shares of its last run
+        evidence = perf_sim_evidence_of(self.loaded.rounds) if self.loaded is not None else ""
+        if evidence:
+            self.query_one(PreEditForm).attach_evidence(evidence)
+            if not self.campaign.config.costmodel.enabled:
+                return  # no costmodel to rank the knobs with: the measured evidence is it
         self.rank_for_form(event.scope)
 
     @work(exclusive=True, group="suggest", exit_on_error=False)

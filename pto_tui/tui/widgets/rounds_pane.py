@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import DataTable, Input, Static
 
+from pto_tui.core.project.modes import CYCLES
 from pto_tui.core.rounds.durations import duration_unit
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import format_tflops, timing_text
@@ -160,11 +161,12 @@ class RoundsPane(Vertical, ProjectPane):
 
     def _row_cells(self, loaded: LoadedProject) -> Callable[[Round], list[str | Text]]:
         st = loaded.status
-        torch_us = st.torch.avg_us if st.torch else None
+        cycles = st.sample_unit == CYCLES  # perf_sim cycles: no torch_npu comparison
+        torch_us = st.torch.avg_us if st.torch and not cycles else None
         steps = {r.number for r in loaded.rounds
                  if r.is_closed and r.leads and (r.is_baseline or verdict_word(r) == "kept")}
         # one unit for the column, from all rounds (a filter does not change it)
-        unit = duration_unit([r.measurement.median_us for r in loaded.rounds])
+        unit = duration_unit([r.measurement.median_us for r in loaded.rounds], st.sample_unit)
 
         def cells(r: Round) -> list[str | Text]:
             median = r.measurement.median_us
@@ -172,7 +174,8 @@ class RoundsPane(Vertical, ProjectPane):
                 FRONTIER_STEP if r.number in steps else "")
             return [
                 self._mark_cell(r.number), Text(front, style="dark_orange"), str(r.number),
-                verdict_cell(r, r.number in st.tampered), timing_text(median, r.simulated, unit),
+                verdict_cell(r, r.number in st.tampered),
+                timing_text(median, r.simulated, unit, r.sample_unit),
                 format_tflops(r.measurement.tflops), speed(ratio(st.baseline_us, median)),
                 speed(ratio(torch_us, median)), hypothesis_cell(r),
                 r.pre_edit.bottleneck or "-", r.phase or "-",

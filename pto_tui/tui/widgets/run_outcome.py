@@ -63,7 +63,7 @@ def round_verdict_text(r: Round, before: CampaignStatus | None) -> Text:
     text = Text.assemble((iter_name(r.number), "bold"), " ", verdict_text(r), "  ")
     if m.samples_us:
         frontier_us = before.frontier_us if before is not None else None
-        median, frontier = format_durations([m.median_us, frontier_us])  # one unit
+        median, frontier = format_durations([m.median_us, frontier_us], m.unit)  # one unit
         text.append(f"median {median} · {len(m.samples_us)} samples · "
                     f"spread {spread_text(m.samples_us)}")
         if before is not None and frontier_us and m.median_us:

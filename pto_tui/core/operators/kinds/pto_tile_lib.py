@@ -10,6 +10,9 @@ from pathlib import Path
 
 from pto_tui.core.operators.evidence import cpp_evidence, read_head
 from pto_tui.core.operators.kinds.spec import KindEvidence, KindSource
+from pto_tui.core.operators.perf_sim_build import driver_for
+from pto_tui.core.operators.perf_sim_driver import NoDriver
+from pto_tui.core.operators.pto_isa_tree import INCLUDE_DIR, PERF_SIM_DIR, missing_perf_sim
 from pto_tui.core.operators.tilelib_build import tilelib_commands
 from pto_tui.core.operators.tilelib_executables import CPU_SIM_OPTION, offers_cpu_sim
 from pto_tui.core.operators.tilelib_repository import CMAKE_LISTS, TileLibRepository, find_tilelib_repository
@@ -50,13 +53,36 @@ def found_commands(source: Path, defaults: Mapping[str, str], mode: TargetMode) 
 
 
 def mode_problem(source: Path, mode: TargetMode) -> str:
-    """A mode run in pto-isa's CPU simulation needs the operator's CMake to offer it."""
+    """A mode run in pto-isa's CPU simulation needs the operator's CMake to offer it (a
+    perf-sim target's correctness is that runner's)."""
     if mode_spec(mode).cpu_simulation and not offers_cpu_sim(source):
+        if mode_spec(mode).perf_sim:
+            return (
+                f"{source / CMAKE_LISTS}: no {CPU_SIM_OPTION} option: the {mode.value} mode checks "
+                "correctness in pto-isa's CPU simulation, which this operator's build cannot configure"
+            )
         return (
             f"{source / CMAKE_LISTS}: no {CPU_SIM_OPTION} option, so the {mode.value} build "
             "(pto-isa's CPU simulation runner) cannot be configured"
         )
     return ""
+
+
+def perf_sim_problem(source: Path, entry: str) -> str:
+    """Why pto-isa's perf_sim cannot count the cycles of this operator's case-string entry:
+    its checkout lacks perf_sim (or the workspace would), or no driver can be derived and
+    its marker names none. Raises InputError for a marker key that is wrong."""
+    repo = find_tilelib_repository(source)
+    if repo is None or not any(r == INCLUDE_DIR or INCLUDE_DIR.startswith(f"{r}/") for r in repo.reached):
+        return (
+            f"{source / CMAKE_LISTS} reaches no include/ folder of a pto-isa checkout: the perf-sim "
+            f"mode needs its {PERF_SIM_DIR}"
+        )
+    missing = missing_perf_sim(repo.root)
+    if missing:
+        return f"{missing}: the perf-sim mode cannot count cycles with this checkout"
+    driver = driver_for(source, entry)
+    return driver.reason if isinstance(driver, NoDriver) else ""
 
 
 PTO_TILE_LIB = KindSource(
@@ -69,4 +95,5 @@ PTO_TILE_LIB = KindSource(
     build_repository=build_repository,
     found_commands=found_commands,
     mode_problem=mode_problem,
+    perf_sim_problem=perf_sim_problem,
 )

@@ -45,6 +45,10 @@ def any_mode(_source: Path, _mode: TargetMode) -> str:
     return ""
 
 
+def no_perf_sim(_source: Path, _entry: str) -> str:
+    return "no perf_sim driver for this kind of operator"
+
+
 @dataclass(frozen=True)
 class KindSource:
     kind: OperatorKind
@@ -67,5 +71,8 @@ class KindSource:
     found_commands: Callable[[Path, Mapping[str, str], TargetMode], dict[str, tuple[str, str]]] = no_commands
     # why the operator folder cannot be built in a target mode ("" when it can)
     mode_problem: Callable[[Path, TargetMode], str] = any_mode
+    # why pto-isa's perf_sim cannot measure the operator folder's case-string entry (its
+    # checkout, its driver); "" when it can
+    perf_sim_problem: Callable[[Path, str], str] = no_perf_sim
     # the tolerances its runner judges correctness by, from a bench spec in the workspace copy
     runner_tolerances: Callable[[Path, str], Mapping[str, float]] | None = None

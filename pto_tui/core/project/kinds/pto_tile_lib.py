@@ -1,5 +1,6 @@
 """PTO-tile-lib operators in a project: a CMake project whose binary checks and times its
-cases (`test success`, report.csv); on a cpu-sim target, pto-isa's CPU-simulation runner."""
+cases (`test success`, report.csv); on a cpu-sim target, pto-isa's CPU-simulation runner; on
+a perf-sim target, that runner checks correctness and a perf_sim driver counts the cycles."""
 
 from __future__ import annotations
 
@@ -38,12 +39,23 @@ _CPU_SIM = Commands(
     results="build/report.csv",
 )
 
+# pto-isa's perf_sim cycle model: the CPU-simulation build (the backend derives the perf_sim
+# driver and builds it alongside, in build-perf_sim/), correctness from one run of the
+# CPU-simulation binary, and the benchmark the driver's run, which writes perf_sim_output/.
+_PERF_SIM = Commands(
+    build=_CPU_SIM.build,
+    correctness=_CPU_SIM.benchmark,
+    benchmark="cd build-perf_sim && rm -rf perf_sim_output && ./perf_sim_driver",
+    reference="",
+    results="build-perf_sim/perf_sim_output",
+)
+
 PTO_TILE_LIB = KindProject(
     kind=OperatorKind.PTO_TILE_LIB,
     label="PTO-tile-lib",
     workspace_subdir="kernel",
-    commands={TargetMode.NPU: _NPU, TargetMode.CPU_SIM: _CPU_SIM},
-    modes=(TargetMode.NPU, TargetMode.CPU_SIM, TargetMode.DEMO),
+    commands={TargetMode.NPU: _NPU, TargetMode.CPU_SIM: _CPU_SIM, TargetMode.PERF_SIM: _PERF_SIM},
+    modes=(TargetMode.NPU, TargetMode.CPU_SIM, TargetMode.PERF_SIM, TargetMode.DEMO),
     protected=(*COMMON_PROTECTED, "**/main.cpp", "**/scripts/**", "**/run.sh", "**/CMakeLists.txt"),
     repository_copy="the folders its CMake reaches are copied; commands run from the operator folder",
 )

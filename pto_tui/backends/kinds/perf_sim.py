@@ -1,0 +1,110 @@
+"""The perf-sim mode's steps on the target (a tile-lib operator; `PerfSimBackend` in
+pto_tile_lib.py runs them): the perf_sim driver derived from the workspace's sources as they
+are now (core/operators/perf_sim_build.py), then one build step: the CPU-simulation build
+with the driver's formula headers and compile alongside, a failure of either quoted by its
+compiler's first `error:` line (not make's tail); a benchmark run is one run of the driver,
+its sample the printed Total cycles, its per-pipe busy cycles read from the pipeline
+summary CSV.
+Correctness is the CPU-simulation binary's (`test success`), never assumed: a perf-sim
+project without a correctness command fails its correctness step."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+
+from pto_tui.backends.kinds.backend import BenchOutcome, exit_text
+from pto_tui.backends.site import OperatorSite, StepOutput
+from pto_tui.core.errors import PtoError
+from pto_tui.core.operators.perf_sim_build import (
+    DRIVER_MARKER,
+    OUT_DIR,
+    Driver,
+    HandWritten,
+    build_command,
+    case_entry,
+    driver_for,
+)
+from pto_tui.core.operators.perf_sim_driver import NoDriver
+from pto_tui.core.project.config import Scalar
+from pto_tui.core.project.limits import BENCHMARK, BUILD
+from pto_tui.core.reports.compiler import error_file, first_compiler_error
+from pto_tui.core.reports.perf_sim import parse_perf_sim_run
+from pto_tui.core.reports.result import ReportError
+
+SUMMARY_SUFFIX = "_pipeline_summary.csv"
+PTO_HEADERS = "include/pto/"  # an error in a file here is pto-isa's, not the operator's
+PERF_SIM_REPORT = (
+    "a perf-sim project's samples are perf_sim cycles and its correctness the CPU simulation's: "
+    "no result file holds both; give --samples (cycles) with --build and --correctness instead"
+)
+NO_CORRECTNESS = (
+    "the perf-sim mode takes correctness from the CPU simulation: [commands] correctness is "
+    "empty (it runs the operator's CPU-simulation binary, which prints 'test success')"
+)
+
+
+def compiler_failure(out: StepOutput) -> str:
+    """Why a compile failed: the compiler's first `error:` line, else how the command ended."""
+    output = "\n".join(out.stdout + out.stderr)
+    return first_compiler_error(output) or exit_text(out.tail(), out.record.exit_code)
+
+
+async def perf_sim_build(
+    site: OperatorSite, parameters: Mapping[str, Scalar], step: str
+) -> tuple[Driver | None, str]:
+    """The driver of the workspace's sources as they are now, and the project's build
+    command (the CPU-simulation build) with the driver built alongside: (driver, "") or
+    (None, why not: the driver's reason, or the first compiler error of whichever build
+    failed)."""
+    config = site.config
+    try:
+        driver = driver_for(site.workspace / site.subdir, case_entry(config.case, config.operator))
+    except PtoError as error:
+        return None, f"perf_sim driver: {error.render()}"
+    if isinstance(driver, NoDriver):
+        return None, driver.reason
+    build = site.render(config.commands.build, parameters)
+    command = build_command(build, driver, config.operator.path, config.target.perf_sim_compiler)
+    out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BUILD))
+    if DRIVER_MARKER not in out.stdout:
+        return None, "build failed (CPU simulation): " + compiler_failure(out)
+    if not out.ok:
+        own = out.stdout[out.stdout.index(DRIVER_MARKER) + 1:]  # the driver's build, after the marker
+        first = first_compiler_error("\n".join(own))
+        if first and PTO_HEADERS in error_file(first):  # the checkout's headers, whatever the round did
+            return None, f"perf_sim build failed: pto-isa's costmodel headers do not compile here: {first}"
+        return None, "perf_sim build failed: " + (first or exit_text("\n".join(own), out.record.exit_code))
+    return driver, ""
+
+
+async def summary_csv(site: OperatorSite, step: str, driver: Driver | None) -> str | None:
+    """The pipeline summary CSV a run wrote (relative to the operator folder): the derived
+    driver's by its kernel's name; a hand-written driver's (or one built by a run pto-tui
+    left) the one file of that name in the results folder."""
+    folder = site.config.commands.results or f"{OUT_DIR}/perf_sim_output"
+    if driver is not None and not isinstance(driver, HandWritten):
+        return f"{folder}/{PurePosixPath(driver.summary_csv).name}"
+    listing = await site.run(f"{step}: find summary", f"ls -1 {folder} 2>/dev/null; true", quiet=True)
+    found = sorted(name for name in listing.stdout if name.endswith(SUMMARY_SUFFIX))
+    return f"{folder}/{found[0]}" if len(found) == 1 else None
+
+
+async def perf_sim_run(
+    site: OperatorSite, step: str, parameters: Mapping[str, Scalar], driver: Driver | None
+) -> BenchOutcome:
+    """One run of the driver (the benchmark command): Total cycles as the sample."""
+    command = site.render(site.config.commands.benchmark, parameters)
+    out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK))
+    if not out.ok:
+        return BenchOutcome(problem="perf_sim run failed: " + exit_text(out.tail(), out.record.exit_code))
+    csv = await summary_csv(site, step, driver)
+    text = await site.read_text(csv, f"{step}: read summary") if csv else None
+    try:
+        result = parse_perf_sim_run(
+            "\n".join(out.stdout), text, "the perf_sim run's output", csv or f"*{SUMMARY_SUFFIX}"
+        )
+    except ReportError as error:
+        return BenchOutcome(problem=error.render(), report=csv or "")
+    assert csv is not None  # parse_perf_sim_run refuses a run without its CSV
+    return BenchOutcome(correct=True, duration_us=float(result.total_cycles), report=csv, pipes=result.pipes)
