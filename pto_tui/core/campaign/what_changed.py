@@ -99,8 +99,8 @@ def reference_round(rounds: list[Round], record: Round, against: str = PREVIOUS)
         number = record.changes.based_on
         if number is None:
             raise InputError(
-                f"iter-{record.number:03d} does not record the round it was based on; "
-                "use --against frontier or --against N"
+                f"iter-{record.number:03d} does not record the round it was based on",
+                hint="use --against frontier or --against N",
             )
         how = PREVIOUS
     elif against == FRONTIER:
