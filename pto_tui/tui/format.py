@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.counts import UNVERIFIED
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import timing_text
+from pto_tui.core.rules.registry import for_front
 from pto_tui.core.vocabulary import Verdict
 
 # Verdict colours, and a mark before the word: under NO_COLOR Textual turns colours into
@@ -85,3 +87,9 @@ def round_duration(record: Round) -> str:
 
 def iter_name(number: int | None) -> str:
     return f"iter-{number:03d}" if number is not None else "-"
+
+
+def error_text(error: PtoError) -> str:
+    """An error as this app says it: a rule's fix named by the field or key that gives it
+    here, not by the command-line option."""
+    return for_front(error.render(), "tui")

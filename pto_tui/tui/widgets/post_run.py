@@ -11,27 +11,53 @@ from textual.widgets import Input
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import PtoError
+from pto_tui.core.rounds.drafts import FieldValue
 from pto_tui.core.rounds.records import Round
+from pto_tui.tui.drafts import DraftKeeper, form_values, set_form_values
+from pto_tui.tui.session import Session
 from pto_tui.tui.typed_app import pto_app
 
 
 class PostRunForm(Vertical):
-    """enter in Analysis goes to Next; enter in Next (or ctrl+s) is the pane's: it closes."""
+    """enter in Analysis goes to Next; enter in Next (or ctrl+s) is the pane's: it closes.
+    What is typed is kept as the round's Post-Run draft until it closes."""
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, session: Session, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         # the round measured here, open until its Post-Run is written (its verdict shown
         # until then is a preview)
         self.awaiting: Round | None = None
+        self.draft = DraftKeeper(self, session, "post-run", self.draft_fields,
+                                 lambda: self.awaiting.number if self.awaiting else None)
 
     def compose(self) -> ComposeResult:
         yield Input(id="run-analysis", placeholder="Analysis: why it worked or failed")
         yield Input(id="run-next", placeholder="Next: what to try next (enter or ctrl+s closes)")
 
+    def on_mount(self) -> None:
+        self.draft.start()
+
+    def on_unmount(self) -> None:
+        self.draft.stop()
+
     def ask_for(self, record: Round | None) -> None:
-        """Ask for the Post-Run of `record`; None: of no round (the form hides)."""
+        """Ask for the Post-Run of `record` (its draft, if one is kept, back in the
+        fields); None: of no round (the form hides)."""
+        asked_before = self.awaiting is not None and record is not None \
+            and self.awaiting.number == record.number
         self.awaiting = record
         self.set_class(record is None, "hidden")
+        if record is not None and not asked_before:
+            kept = self.draft.read()
+            if kept is not None:
+                set_form_values(self, kept.fields)
+
+    def draft_fields(self) -> dict[str, FieldValue]:
+        return form_values(self)
+
+    def on_input_changed(self, _event: Input.Changed) -> None:
+        if self.awaiting is not None:
+            self.draft.changed()
 
     async def close_round(self, campaign: Campaign) -> Round | None:
         """Close the awaiting round with the Analysis and Next typed (written off the event
@@ -50,9 +76,10 @@ class PostRunForm(Vertical):
         except PtoError as error:
             pto_app(self).report_error(error, title="post-run")
             return None
+        await self.draft.clear()  # submitted: the draft has done its job
+        self.ask_for(None)
         for field in self.query(Input):
             field.value = ""
-        self.ask_for(None)
         return closed
 
     def focus_analysis(self) -> None:

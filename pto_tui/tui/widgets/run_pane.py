@@ -32,11 +32,11 @@ from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.records import EnvironmentNotes, Round
 from pto_tui.core.rounds.render import TorchBaseline
 from pto_tui.jobs.model import JobRecord
-from pto_tui.tui.format import iter_name
+from pto_tui.tui.format import error_text, iter_name
 from pto_tui.tui.messages import ProjectChanged
 from pto_tui.tui.session import LoadedProject, Session
 from pto_tui.tui.typed_app import pto_app
-from pto_tui.tui.widgets.any_command import run_any_command
+from pto_tui.tui.widgets.any_command import CommandBox, run_any_command
 from pto_tui.tui.widgets.left_running import (
     LeftRunningNotice,
     follow_again,
@@ -93,9 +93,9 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         yield OptionList(id="run-loop")
         yield StepTable(id="run-steps", cursor_type="row")
         yield Static(id="run-verdict", classes="hidden")
-        yield PostRunForm(id="run-post", classes="hidden")
-        yield Input(placeholder="command to run on the target (enter runs, esc cancels)",
-                    id="run-command", classes="hidden")
+        yield PostRunForm(self.session, id="run-post", classes="hidden")
+        yield CommandBox(placeholder="command to run on the target (enter runs, esc cancels)",
+                         id="run-command", classes="hidden")
         yield LogPane(id="run-log")
 
     def on_mount(self) -> None:
@@ -111,6 +111,23 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
                                               exit_on_error=False)
             else:
                 self.follow_left_running(record)
+        measured = loaded.open_round
+        if measured is not None and measured.measurement.build and not self.running \
+                and self.post_run.awaiting is None and unfinished_of_open_round(loaded) is None:
+            self.await_post_run(measured.number)  # measured before: its Post-Run is next
+
+    @work(exclusive=True, group="post-run-ask", exit_on_error=False)
+    async def await_post_run(self, number: int) -> None:
+        """The verdict preview of a round measured before (another session, the CLI) and
+        its Post-Run form, with its draft."""
+        try:
+            record = await asyncio.to_thread(self.session.campaign.preview, number)
+        except PtoError:
+            return  # nothing to preview yet: r runs the round
+        if self.running or record.is_closed:
+            return
+        self._show_verdict(round_verdict_text(record, None))
+        self.post_run.ask_for(record)
 
     def focus_default(self) -> None:
         self.query_one("#run-loop").focus()
@@ -202,7 +219,7 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
                 "refused" if isinstance(error, RuleViolation) else "failed")
             self._mark_running("cancelled" if state == "interrupted" else "failed")
             self.log_pane.end(state)
-            self._show_verdict(failure_text(step, title, state, error.render()))
+            self._show_verdict(failure_text(step, title, state, error_text(error)))
             pto_app(self).report_error(error, title=f"{title} {state}")
         except Exception:
             self._mark_running("failed")
@@ -358,23 +375,16 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         self.log_pane.action_maximize()
 
     def action_command(self) -> None:
-        box = self.query_one("#run-command", Input)
-        box.remove_class("hidden")
-        box.focus()
+        self.query_one(CommandBox).open()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "run-next":  # enter in Analysis is the form's own
             event.stop()
             self.action_save_post_run()
-            return
-        if event.input.id != "run-command":
-            return
+
+    def on_command_box_run(self, event: CommandBox.Run) -> None:
         event.stop()
-        event.input.add_class("hidden")
-        command = event.value.strip()
-        event.input.value = ""
-        if command:
-            self.run_command(command)
+        self.run_command(event.command)
 
     @work(exclusive=True, group="command", exit_on_error=False)
     async def run_command(self, command: str) -> None:
