@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import PtoError
@@ -16,6 +17,23 @@ from pto_tui.core.rounds.records import Round
 from pto_tui.tui.drafts import DraftKeeper, form_values, set_form_values
 from pto_tui.tui.session import Session
 from pto_tui.tui.typed_app import pto_app
+from pto_tui.tui.widgets.run_outcome import with_last_line
+
+
+class VerdictBox(Static):
+    """What the last run recorded (a round's verdict preview), or why it recorded nothing,
+    above the Post-Run form; hidden while there is nothing to say."""
+
+    def show(self, text: Text | None) -> None:
+        self.set_class(text is None, "hidden")
+        self.update(text or "")
+
+    def closed(self, record: Round) -> None:
+        """The round was closed with its Post-Run: said in place of the Post-Run hint."""
+        shown = self.content if isinstance(self.content, Text) else Text(str(self.content))
+        verdict = record.verdict.value if record.verdict else "-"
+        self.update(with_last_line(shown, Text(f"closed: {verdict}, with its Post-Run",
+                                               style="dim")))
 
 
 class PostRunForm(Vertical):
@@ -51,6 +69,15 @@ class PostRunForm(Vertical):
             kept = self.draft.read()
             if kept is not None:
                 set_form_values(self, kept.fields)
+
+    async def preview(self, campaign: Campaign, number: int) -> Round | None:
+        """The verdict preview of open round `number` measured before (another session, the
+        CLI), read off the event loop; None when it has none or is closed."""
+        try:
+            record = await asyncio.to_thread(campaign.preview, number)
+        except PtoError:
+            return None  # nothing to preview yet: r runs the round
+        return None if record.is_closed else record
 
     def draft_fields(self) -> dict[str, FieldValue]:
         return form_values(self)

@@ -9,7 +9,14 @@ from rich.text import Text
 from pto_tui.core.rounds.counts import UNVERIFIED
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, Verdict
-from pto_tui.tui.format import VERDICT_STYLES, iter_name, marked_verdict, verdict_text, verdict_word
+from pto_tui.tui.format import (
+    FAILURE_COLOUR,
+    VERDICT_STYLES,
+    iter_name,
+    marked_verdict,
+    verdict_text,
+    verdict_word,
+)
 
 COLUMNS = ("", "", "iter", "verdict", "duration", "TFLOPS", "x init", "x torch", "hypothesis",
            "class", "phase")
@@ -106,7 +113,7 @@ def verdict_cell(record: Round, tampered: bool | None = None) -> Text:
     if record.unverified and record.is_closed:
         text.append(f" {UNVERIFIED}", style=VERDICT_STYLES[UNVERIFIED])
     if record.tampered if tampered is None else tampered:
-        text.append(" !tampered", style="bold red")
+        text.append(" !tampered", style=f"bold {FAILURE_COLOUR}")
     return text
 
 

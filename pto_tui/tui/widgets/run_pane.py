@@ -19,7 +19,7 @@ import contextlib
 from typing import Any
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -53,13 +53,12 @@ from pto_tui.tui.widgets.loop_steps import (
     step_title,
 )
 from pto_tui.tui.widgets.pane import ProjectPane
-from pto_tui.tui.widgets.post_run import PostRunForm
+from pto_tui.tui.widgets.post_run import PostRunForm, VerdictBox
 from pto_tui.tui.widgets.run_outcome import (
     failure_text,
     interrupted_text,
     recorded_text,
     round_verdict_text,
-    with_last_line,
 )
 from pto_tui.tui.widgets.step_table import StepTable
 
@@ -92,7 +91,7 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         yield LeftRunningNotice(id="run-left", classes="hidden")
         yield OptionList(id="run-loop")
         yield StepTable(id="run-steps", cursor_type="row")
-        yield Static(id="run-verdict", classes="hidden")
+        yield VerdictBox(id="run-verdict", classes="hidden")
         yield PostRunForm(self.session, id="run-post", classes="hidden")
         yield CommandBox(placeholder="command to run on the target (enter runs, esc cancels)",
                          id="run-command", classes="hidden")
@@ -120,17 +119,25 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
     async def await_post_run(self, number: int) -> None:
         """The verdict preview of a round measured before (another session, the CLI) and
         its Post-Run form, with its draft."""
-        try:
-            record = await asyncio.to_thread(self.session.campaign.preview, number)
-        except PtoError:
-            return  # nothing to preview yet: r runs the round
-        if self.running or record.is_closed:
-            return
-        self._show_verdict(round_verdict_text(record, None))
-        self.post_run.ask_for(record)
+        record = await self.post_run.preview(self.session.campaign, number)
+        if record is not None and not self.running:
+            self._show_verdict(round_verdict_text(record, None))
+            self.post_run.ask_for(record)
 
     def focus_default(self) -> None:
         self.query_one("#run-loop").focus()
+
+    def on_descendant_focus(self, _event: events.DescendantFocus) -> None:
+        self._writing()
+
+    def on_descendant_blur(self, _event: events.DescendantBlur) -> None:
+        self.call_after_refresh(self._writing)
+
+    def _writing(self) -> None:
+        """While a text field of the pane has the focus (Post-Run, a command, a log search)
+        the steps fold away, so the field is on the screen however small it is."""
+        focused = self.app.focused
+        self.set_class(isinstance(focused, Input) and self in focused.ancestors, "-writing")
 
     @property
     def log_pane(self) -> LogPane:
@@ -269,9 +276,7 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
     # ------------------------------------------------------------ results
 
     def _show_verdict(self, text: Text | None) -> None:
-        box = self.query_one("#run-verdict", Static)
-        box.set_class(text is None, "hidden")
-        box.update(text or "")
+        self.query_one(VerdictBox).show(text)
 
     async def _show_result(self, result: object, before: CampaignStatus | None) -> None:
         if isinstance(result, Round) and not result.is_baseline:
@@ -303,10 +308,8 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         closed = await self.post_run.close_round(self.session.campaign)
         if closed is None:
             return
-        box = self.query_one("#run-verdict", Static)
-        shown = box.content if isinstance(box.content, Text) else Text(str(box.content))
+        self.query_one(VerdictBox).closed(closed)
         verdict = closed.verdict.value if closed.verdict else "-"
-        box.update(with_last_line(shown, Text(f"closed: {verdict}, with its Post-Run", style="dim")))
         self._warnings()
         self.query_one("#run-loop").focus()
         self.app.notify(f"{iter_name(closed.number)} closed: {verdict}", title="post-run")
