@@ -143,23 +143,27 @@ class FilePicker(ModalScreen[Path | None]):
 
 
 class TextEditor(Screen[bool]):
-    """The built-in editor (tests, or terminals where the app cannot be suspended)."""
+    """The built-in editor (tests, or terminals where the app cannot be suspended). esc
+    closes it (the text area would take esc to move the focus on: the screen's key comes
+    first); with unsaved edits, only when pressed again."""
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="editor.save"),
-        Binding("escape", "cancel", "Close", id="editor.close"),
+        Binding("escape", "cancel", "Close", id="editor.close", priority=True),
     ]
 
     def __init__(self, path: Path) -> None:
         super().__init__()
         self.path = path
+        self.original = ""
+        self.warned = False
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"{self.path.name}  (ctrl+s saves, esc closes)", style="bold"),
                      classes="topbar")
-        text = self.path.read_text(encoding="utf-8", errors="replace")
-        yield TextArea(text, id="editor-area", show_line_numbers=True, tab_behavior="indent",
-                       soft_wrap=False)  # code: one line a row, so a line number is a row
+        self.original = self.path.read_text(encoding="utf-8", errors="replace")
+        yield TextArea(self.original, id="editor-area", show_line_numbers=True,
+                       tab_behavior="indent", soft_wrap=False)  # one line a row
         yield Footer()
 
     def on_mount(self) -> None:
@@ -173,4 +177,9 @@ class TextEditor(Screen[bool]):
         self.dismiss(True)
 
     def action_cancel(self) -> None:
+        if self.query_one(TextArea).text != self.original and not self.warned:
+            self.warned = True
+            self.app.notify("unsaved edits: ctrl+s saves them, esc again drops them",
+                            title="editor", severity="warning")
+            return
         self.dismiss(False)

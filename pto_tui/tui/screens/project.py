@@ -82,6 +82,9 @@ SIDE_MIN_WIDTH = 110  # below this the side summary folds away
 
 
 class ProjectScreen(Screen[None]):
+    # nothing focused (esc left a field): it stays so when a dialog closes, rather than
+    # Textual focusing the first field, where the next keys would be typed
+    AUTO_FOCUS = ""  # None would fall back to the app's "*"
     BINDINGS = [
         # digits while no text field has the focus, function keys and alt+digit anywhere;
         # the footer shows the first pane's binding only, as the range (keys.pane_keys_display)

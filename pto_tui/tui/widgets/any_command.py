@@ -45,7 +45,7 @@ class CommandBox(Input):
     """Where `!` takes the command: enter runs it (CommandBox.Run), esc cancels; hidden
     until asked for, and again after either."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="command.cancel")]
+    BINDINGS = [Binding("escape", "close", "Close the command box", id="command.close")]
 
     @dataclass
     class Run(Message):
@@ -55,7 +55,7 @@ class CommandBox(Input):
         self.remove_class("hidden")
         self.focus()
 
-    def action_cancel(self) -> None:
+    def action_close(self) -> None:
         self._close()
 
     def _close(self) -> None:
