@@ -106,9 +106,10 @@ class PreEditForm(VerticalScroll, can_focus=False):
         self.busy = False  # a start is being written: no second one
         self.prefilled_from: int | None = None  # the round this form was drafted from
         # what is typed, kept in the project as it is typed; the form as the program
-        # filled it (pre-filled, or blank: {}) is no draft
+        # filled it (blank, or pre-filled) is no draft
         self.draft = DraftKeeper(self, session, "pre-edit", self.draft_fields)
         self.draft.ready = False  # until restore_draft has looked for the kept one
+        self.blank: dict[str, FieldValue] = {}  # the form as composed (its ticks' defaults)
         self.untouched: dict[str, FieldValue] = {}
 
     def compose(self) -> ComposeResult:
@@ -170,6 +171,7 @@ class PreEditForm(VerticalScroll, can_focus=False):
         self.update_gates()
 
     def on_mount(self) -> None:
+        self.blank = self.untouched = form_values(self)
         self.draft.start()
 
     def on_unmount(self) -> None:
@@ -178,7 +180,7 @@ class PreEditForm(VerticalScroll, can_focus=False):
     def draft_fields(self) -> dict[str, FieldValue]:
         """The form as typed; nothing when it is as the program filled it."""
         values = form_values(self)
-        return {} if values == self.untouched else values
+        return {} if values in (self.untouched, self.blank) else values
 
     def restore_draft(self) -> None:
         """The draft kept when the project was last open, back in the form."""
@@ -186,7 +188,7 @@ class PreEditForm(VerticalScroll, can_focus=False):
         if kept is None:
             return
         set_form_values(self, kept.fields)
-        self.untouched = {}
+        self.untouched = self.blank  # a draft restored stays one until it is emptied
         line = self.query_one("#pe-prefilled", Static)
         line.update(Text.assemble(
             ("Draft restored", "bold"), f" (typed before, saved {kept.saved or '?'}). "
