@@ -14,7 +14,6 @@ from textual.widgets import Static
 
 from pto_tui.tui.actions import Action
 
-
 NAVIGATION = Text.assemble(
     ("Moving around\n", "bold underline"),
     ("1-5", "bold"), " switch panes while no text field has the focus; ",

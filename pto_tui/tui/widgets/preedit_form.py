@@ -103,6 +103,7 @@ class PreEditForm(VerticalScroll, can_focus=False):
         self.loaded: LoadedProject | None = None
         self.phases: tuple[str, ...] = ()
         self.findings: list[Finding] = []
+        self.gates_drawn = False
         self.busy = False  # a start is being written: no second one
         self.prefilled_from: int | None = None  # the round this form was drafted from
         # what is typed, kept in the project as it is typed; the form as the program
@@ -283,23 +284,28 @@ class PreEditForm(VerticalScroll, can_focus=False):
         return self.query_one("#pe-restore", Checkbox).value
 
     def update_gates(self) -> None:
+        """The gates beside Start, redrawn only when what they say changed: a redraw of
+        a text sized to its lines lays the whole screen out again (per key typed)."""
         rounds = self.loaded.rounds if self.loaded else []
-        self.findings = start_findings(self.pre_edit(), rounds)
-        gates = self.query_one("#pe-gates", Static)
+        findings = start_findings(self.pre_edit(), rounds)
+        changed = findings != self.findings or not self.gates_drawn
+        self.findings, self.gates_drawn = findings, True
         button = self.query_one("#pe-start", Button)
-        if self.findings:
+        button.disabled = bool(findings) or self.busy
+        refusal = self.query_one("#pe-refusal", Static)
+        if not changed:
+            return
+        gates = self.query_one("#pe-gates", Static)
+        if findings:
             text = Text("Start is disabled until every gate passes:\n", style="bold red")
-            for finding in self.findings:
+            for finding in findings:
                 text.append(f" ✗ [{finding.rule}] {finding.message}\n", style="red")
             gates.update(text)
-            button.disabled = True
-            refusal = self.query_one("#pe-refusal", Static)
             if not refusal.has_class("hidden"):  # shown after a refused start: kept current
-                refusal.update(refusal_text(self.findings))
+                refusal.update(refusal_text(findings))
         else:
-            self.query_one("#pe-refusal").add_class("hidden")
+            refusal.add_class("hidden")
             gates.update(Text("✓ every gate passes: the round may start", style="bold green"))
-            button.disabled = self.busy
 
     def set_busy(self, busy: bool) -> None:
         """While the round is being started (off the event loop) Start is disabled."""
