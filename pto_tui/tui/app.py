@@ -28,7 +28,7 @@ from pto_tui.tui.actions import EVERYWHERE, run_action, screen_actions
 from pto_tui.tui.format import error_text
 from pto_tui.tui.forms import TypingGuard
 from pto_tui.tui.keygate import KeyGate
-from pto_tui.tui.keys import load_keymap, pane_keys_display, unknown_ids_problem
+from pto_tui.tui.keys import as_alt_digit, load_keymap, pane_keys_display, unknown_ids_problem
 from pto_tui.tui.screens.help import HelpScreen
 from pto_tui.tui.screens.leave import KEEP, STOP, LeaveScreen, describe_job
 from pto_tui.tui.session import Session
@@ -72,7 +72,7 @@ class PtoApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         # keys and pastes go through the gate, one at a time (see keygate.py)
         if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
-            self.key_gate.put(event)
+            self.key_gate.put(as_alt_digit(event) if isinstance(event, events.Key) else event)
             return
         await super().on_event(event)
 

@@ -18,6 +18,7 @@ import pkgutil
 import tomllib
 from pathlib import Path
 
+from textual import events
 from textual.binding import Binding
 from textual.dom import DOMNode
 
@@ -90,3 +91,15 @@ def unknown_ids_problem(keymap: dict[str, str], path: Path | None = None) -> str
     ids = ", ".join(repr(i) for i in unknown)
     return (f"{path or keys_path()}: no key binding has the id {ids}: ignored "
             "(? lists every id)")
+
+
+# Textual reads alt+1 .. alt+5 from an xterm-like terminal (ESC then the digit) as the
+# characters macOS's Option key types there; pto-tui takes them back as alt+digit, so
+# the pane keys work in a text field (no answer of a form needs these characters)
+ALT_DIGITS = {"¡": "alt+1", "™": "alt+2", "£": "alt+3", "¢": "alt+4", "∞": "alt+5"}
+
+
+def as_alt_digit(event: events.Key) -> events.Key:
+    """The key as pressed: alt+digit for the characters Textual reads it as."""
+    key = ALT_DIGITS.get(event.character or "")
+    return event if key is None else events.Key(key, None)
