@@ -8,6 +8,8 @@
 3. First paint of a project with R rounds (default 1,000) in tmux: launch until the
    table's first rows are on the screen, against a bare Textual app showing a DataTable
    of the same rows and columns (goal <= 1.5x); then `G` until the last round shows.
+4. The forms (form_bench.py): a 300-key burst into the Pre-Edit form while a job
+   streams (goal p95 <= 30 ms a key), and Amend opening at 300 rounds (goal <= 300 ms).
 
     .venv/bin/python benchmarks/tui_bench.py [--lines N] [--rounds R] [--quick]
 
@@ -33,6 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+import form_bench  # noqa: E402
 from bookkeeping_bench import make_project  # noqa: E402  the one N-round project generator
 from textual import events  # noqa: E402
 from textual.app import App, ComposeResult  # noqa: E402
@@ -303,6 +306,7 @@ def main() -> int:
             os.environ.setdefault("PTO_TUI_HOME", str(Path(tmp) / "home"))  # anchors stay in tmp
             root = make_project(Path(tmp), args.rounds)
             met += report_paint(args.rounds, bench_first_paint(root, args.rounds, args.repeat))
+    met += form_bench.measure(100 if args.quick else 300, 30 if args.quick else 300)
     return 0 if all(met) else 1
 
 

@@ -133,6 +133,8 @@ def rule_section(rule: Rule, checks: list[str], callers: list[str], tests: list[
         fix.append(f"  - command line: {rule.cli}")
     if rule.mcp:
         fix.append(f"  - MCP: {rule.mcp}")
+    if rule.tui:
+        fix.append(f"  - terminal application: {rule.tui}")
     return [
         f"### `{rule.id}`",
         "",

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.app import SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
@@ -26,7 +27,7 @@ from pto_tui.core.project.layout import find_project_root
 from pto_tui.tui.actions import EVERYWHERE, run_action, screen_actions
 from pto_tui.tui.forms import TypingGuard
 from pto_tui.tui.keygate import KeyGate
-from pto_tui.tui.keys import load_keymap
+from pto_tui.tui.keys import as_alt_digit, load_keymap, pane_keys_display, unknown_ids_problem
 from pto_tui.tui.screens.help import HelpScreen
 from pto_tui.tui.screens.leave import KEEP, STOP, LeaveScreen, describe_job
 from pto_tui.tui.session import Session
@@ -45,7 +46,8 @@ class PtoApp(WorkbenchApp):
     TITLE = "pto-tui"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
-        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+        # the footer shows q (or esc) where it applies: ctrl+q is the same, from anywhere
+        Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit", priority=True),
         Binding("question_mark", "help", "Keys", id="app.help"),
     ]
 
@@ -63,13 +65,14 @@ class PtoApp(WorkbenchApp):
         self.start_dir = start_dir or Path.cwd()
         self.session: Session | None = None
         from_file, self.keymap_problems = load_keymap()
+        self.keys_from_file = from_file
         self.set_keymap({**from_file, **(keymap or {})})
         self.key_gate = KeyGate(self, super().on_event, TypingGuard(self))
 
     async def on_event(self, event: events.Event) -> None:
         # keys and pastes go through the gate, one at a time (see keygate.py)
         if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
-            self.key_gate.put(event)
+            self.key_gate.put(as_alt_digit(event) if isinstance(event, events.Key) else event)
             return
         await super().on_event(event)
 
@@ -80,12 +83,21 @@ class PtoApp(WorkbenchApp):
                 signal.SIGHUP, partial(self.call_later, self._hangup))
         for problem in self.keymap_problems:
             self.notify(problem, title="keys.toml", severity="warning")
+        if self.keys_from_file:  # in a thread: it imports every screen's module
+            self.run_worker(self._check_keymap_ids, thread=True, group="keymap",
+                            exit_on_error=False)
         if self.project is not None:
             self.open_project(self.project)
         else:
             from pto_tui.tui.screens.launcher import LauncherScreen
 
             self.push_screen(LauncherScreen(self.start_dir))
+
+    def _check_keymap_ids(self) -> None:
+        problem = unknown_ids_problem(self.keys_from_file)
+        if problem:
+            self.call_from_thread(self.notify, problem, title="keys.toml", severity="warning",
+                                  timeout=15)
 
     def on_unmount(self) -> None:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
@@ -136,12 +148,14 @@ class PtoApp(WorkbenchApp):
         return running
 
     async def leave(self, verb: str, then: Callable[[], Awaitable[object]]) -> None:
-        """Quit or close: at once when nothing runs, else only after the user chose."""
-        running = self.running_work()
-        if not running:
-            await self.finish_leaving(KEEP, then)
-            return
+        """Quit or close: at once when nothing runs and no form holds a draft, else only
+        after the user chose (the question names the work and the drafts)."""
         if isinstance(self.screen, LeaveScreen):
+            return
+        running = self.running_work()
+        drafts = [d.describe() for d in await self.session.flush_drafts()] if self.session else []
+        if not running and not drafts:
+            await self.finish_leaving(KEEP, then)
             return
 
         def chosen(choice: str | None) -> None:
@@ -149,11 +163,12 @@ class PtoApp(WorkbenchApp):
                 self.run_worker(self.finish_leaving(choice, then), group="leave",
                                 exclusive=True, exit_on_error=False)
 
-        self.push_screen(LeaveScreen(verb, running), chosen)
+        self.push_screen(LeaveScreen(verb, running, drafts), chosen)
 
     async def finish_leaving(self, choice: str, then: Callable[[], Awaitable[object]]) -> None:
         session = self.session
         if session is not None:
+            await session.flush_drafts()  # typed since the question: kept too
             session.keep_jobs(choice == KEEP)
             pane = self._run_pane()
             if pane is not None:
@@ -185,6 +200,19 @@ class PtoApp(WorkbenchApp):
         """The terminal went away (a dropped SSH session): jobs keep running, then exit."""
         self.run_worker(self.finish_leaving(KEEP, self._exit_now), group="leave",
                         exclusive=True, exit_on_error=False)
+
+    # ------------------------------------------------------------ what is shown
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Every notice as plain text: messages name project.toml sections and rule ids in
+        square brackets ("[discipline]"), which markup would swallow. Widgets' notify()
+        passes markup=True by default: ignored, on purpose."""
+        del markup
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def get_key_display(self, binding: Binding) -> str:
+        return pane_keys_display(binding) or super().get_key_display(binding)
 
     # ------------------------------------------------------------ errors
 

@@ -7,9 +7,12 @@ from textual.widgets import Button, Checkbox, Input, Select, TextArea
 
 
 def make_compact(root: DOMNode) -> None:
-    """Also: no blinking cursors (useless redraws over SSH, flaky screenshots)."""
+    """Also: no blinking cursors (useless redraws over SSH, flaky screenshots), and tab
+    into a field leaves its text as it is (selected, the next key would replace it)."""
     for widget in root.query("Input, Select, Button, TextArea, Checkbox"):
         if isinstance(widget, Input | Select | Button | Checkbox):
             widget.compact = True
         if isinstance(widget, Input | TextArea):
             widget.cursor_blink = False
+        if isinstance(widget, Input):
+            widget.select_on_focus = False

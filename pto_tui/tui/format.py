@@ -4,23 +4,32 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from pto_tui.core.errors import PtoError
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.counts import UNVERIFIED
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import timing_text
+from pto_tui.core.rules.registry import for_front
 from pto_tui.core.vocabulary import Verdict
 
-# Verdict colours, and a mark before the word: under NO_COLOR Textual turns colours into
-# greys (red on a dark row was nearly invisible), so the mark and bold carry the meaning.
+# Verdict colours, and a mark before the word. Light enough that each stands 4.5:1 or more
+# against the dark panes in colour and as the grey NO_COLOR turns it into (Textual's
+# monochrome is the colour's luma): an ANSI red was dark grey on dark grey there.
+KEPT_COLOUR = "#98e024"
+NEUTRAL_COLOUR = "#8ab4ff"
+FAILURE_COLOUR = "#ff8a8a"
+INCONCLUSIVE_COLOUR = "#ffd75f"
+OPEN_COLOUR = "#e38cff"
+UNVERIFIED_COLOUR = "#ff9ce6"
 VERDICT_STYLES: dict[str, str] = {
-    Verdict.KEPT.value: "bold green",
-    Verdict.NEUTRAL.value: "blue",
-    Verdict.FAILURE.value: "bold red",
-    Verdict.INCONCLUSIVE.value: "bold yellow",
+    Verdict.KEPT.value: f"bold {KEPT_COLOUR}",
+    Verdict.NEUTRAL.value: NEUTRAL_COLOUR,
+    Verdict.FAILURE.value: f"bold {FAILURE_COLOUR}",
+    Verdict.INCONCLUSIVE.value: f"bold {INCONCLUSIVE_COLOUR}",
     "baseline": "bold",
-    "open": "bold magenta",
-    UNVERIFIED: "bold bright_magenta",
+    "open": f"bold {OPEN_COLOUR}",
+    UNVERIFIED: f"bold {UNVERIFIED_COLOUR}",
 }
 VERDICT_MARKS: dict[str, str] = {
     Verdict.KEPT.value: "✓",
@@ -34,9 +43,11 @@ VERDICT_MARKS: dict[str, str] = {
 
 # job and step states are words; bad ends are bold too, so they stand out without colour
 STATE_STYLES: dict[str, str] = {
-    "succeeded": "green", "done": "green", "running": "cyan",
-    "failed": "bold red", "timed_out": "bold red", "lost": "bold red", "refused": "bold red",
-    "error": "bold red", "cancelled": "bold yellow", "interrupted": "bold yellow",
+    "succeeded": KEPT_COLOUR, "done": KEPT_COLOUR, "running": "cyan",
+    "failed": f"bold {FAILURE_COLOUR}", "timed_out": f"bold {FAILURE_COLOUR}",
+    "lost": f"bold {FAILURE_COLOUR}", "refused": f"bold {FAILURE_COLOUR}",
+    "error": f"bold {FAILURE_COLOUR}", "cancelled": f"bold {INCONCLUSIVE_COLOUR}",
+    "interrupted": f"bold {INCONCLUSIVE_COLOUR}",
 }
 
 
@@ -89,3 +100,9 @@ def round_duration(record: Round) -> str:
 
 def iter_name(number: int | None) -> str:
     return round_name(number) if number is not None else "-"
+
+
+def error_text(error: PtoError) -> str:
+    """An error as this app says it: a rule's fix named by the field or key that gives it
+    here, not by the command-line option."""
+    return for_front(error.render(), "tui")

@@ -26,16 +26,21 @@ def in_form(widget: Widget) -> bool:
                for node in widget.ancestors_with_self)
 
 
-def dropped(focused: Widget | None, event: events.Event) -> bool:
-    """Whether a key must not reach any binding: printable, in a form, not for the focused
-    widget itself."""
-    if not isinstance(event, events.Key) or focused is None:
-        return False
-    if not event.is_printable or event.key == "space":
+def goes_nowhere(focused: Widget | None, key: str, character: str | None) -> bool:
+    """Whether a key typed now must not reach any binding: printable, in a form, not for
+    the focused widget itself (the footer leaves such keys out too)."""
+    if focused is None or character is None or not character.isprintable() or key == "space":
         return False
     if isinstance(focused, Input | TextArea) or not in_form(focused):
         return False
-    return not focused.check_consume_key(event.key, event.character)
+    return not focused.check_consume_key(key, character)
+
+
+def dropped(focused: Widget | None, event: events.Event) -> bool:
+    """Whether a key event must not reach any binding (goes_nowhere)."""
+    if not isinstance(event, events.Key) or not event.is_printable:
+        return False
+    return goes_nowhere(focused, event.key, event.character)
 
 
 class TypingGuard:

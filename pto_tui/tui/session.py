@@ -10,6 +10,7 @@ user.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 from dataclasses import dataclass, field
@@ -21,12 +22,14 @@ from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError
 from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.rounds.drafts import Draft, list_drafts
 from pto_tui.core.rounds.records import Round
 from pto_tui.jobs.model import JobRecord, JobState, list_records
 from pto_tui.tui.disk_watch import DiskWatch
 
 if TYPE_CHECKING:
     from pto_tui.jobs.job import Job
+    from pto_tui.tui.drafts import DraftKeeper
     from pto_tui.tui.keep_running import KeepRunningRunner
 
 
@@ -59,6 +62,7 @@ class Session:
         self.campaign.after_write = self.watch.note_own  # our own writes are not news
         self._runner: KeepRunningRunner | None = None
         self.loaded: LoadedProject | None = None  # set by the project screen as it shows it
+        self.draft_keepers: set[DraftKeeper] = set()  # the forms open now that keep drafts
 
     @property
     def read_only(self) -> bool:
@@ -100,6 +104,14 @@ class Session:
     def keep_jobs(self, keep: bool) -> None:
         """Whether leaving the app lets running jobs go on (True) or stops them."""
         self.runner().keeping = keep
+
+    async def flush_drafts(self) -> list[Draft]:
+        """Every form's pending draft written; the project's drafts then."""
+        for keeper in list(self.draft_keepers):
+            await keeper.flush()
+        if self.read_only:
+            return []
+        return await asyncio.to_thread(list_drafts, self.layout)
 
     async def aclose(self) -> None:
         if self._runner is not None:

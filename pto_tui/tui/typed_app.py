@@ -14,6 +14,7 @@ from textual.app import App
 from textual.dom import DOMNode
 
 from pto_tui.core.errors import PtoError
+from pto_tui.tui.format import error_text
 
 
 class WorkbenchApp(App[int]):
@@ -22,7 +23,7 @@ class WorkbenchApp(App[int]):
     def report_error(self, error: BaseException, title: str = "") -> None:
         """The one place errors become a visible notice (workers and panes call it)."""
         if isinstance(error, PtoError):
-            text = error.render()
+            text = error_text(error)
             title = title or ("refused" if error.__class__.__name__ == "RuleViolation" else "")
         else:
             text = f"{error.__class__.__name__}: {error}"

@@ -150,3 +150,12 @@ def test_import_reads_a_rerun_row_back(tmp_path: Path) -> None:
     assert record.pre_edit.hypothesis == hypothesis.strip()
     assert cli("import", root) == 0
     assert tomllib.loads((root / "runs/iter-004/round.toml").read_text())["rerun_of"] == 2
+
+
+def test_a_rerun_of_a_rerun_names_the_round_it_reruns_once() -> None:
+    from pto_tui.core.rounds.records import Round
+    from pto_tui.core.rounds.reruns import rerun_title
+
+    again = Round(number=5, title="rerun of iter-002: block kv 32")
+    assert rerun_title(again) == "rerun of iter-005: block kv 32"
+    assert rerun_title(Round(number=2, title="block kv 32")) == "rerun of iter-002: block kv 32"

@@ -8,8 +8,9 @@ import pytest
 
 from pto_tui.core.rounds.records import ChecklistItem, EnvironmentNotes, PreEdit, Round
 from pto_tui.core.rules.pre_edit import pre_edit_findings
-from pto_tui.core.rules.protected import loosened_tolerances
-from pto_tui.core.rules.risk import diff_risks, parameter_risks
+from pto_tui.core.rules.protected import loosened_tolerances, protected_findings
+from pto_tui.core.rules.registry import for_front
+from pto_tui.core.rules.risk import diff_risks, parameter_risks, risk_findings, tile_knobs
 from pto_tui.core.rules.scope import outside_scope
 from pto_tui.core.rules.sequence import (
     BASELINE_FIRST,
@@ -37,6 +38,48 @@ def test_parameter_risks() -> None:
     assert "bigger tile TILE_S1" in found[0] and "FIFO size change kFaCvFifoSize" in found[1]
     assert parameter_risks([("PTO_ATTENTION_QK_BASE_M", 64, 32)]) == []
     assert parameter_risks([("PTO_ATTENTION_QK_BASE_M", 32, 64)])
+
+
+DEMO = Path(__file__).resolve().parents[2] / "pto_tui" / "demo" / "operators"
+
+
+def _sources(folder: Path, suffixes: tuple[str, ...]) -> dict[str, str]:
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.rglob("*"))
+            if p.suffix in suffixes}
+
+
+def test_tile_knobs_are_found_by_what_the_kernel_does_with_them() -> None:
+    """DEMO_ATTN_BLOCK_Q steps the query loop through a parameter defaulting to it: a tile
+    dimension whatever its name; a knob the kernel never sizes a tile with is not."""
+    dsl = _sources(DEMO / "demo_attention", (".py",))
+    assert tile_knobs(dsl, ["DEMO_ATTN_BLOCK_Q", "DEMO_ATTN_BLOCK_KV"]) == {
+        "DEMO_ATTN_BLOCK_Q", "DEMO_ATTN_BLOCK_KV"}
+    tilelib = _sources(DEMO / "demo_fa", (".h", ".cpp"))
+    assert tile_knobs(tilelib, ["CUBE_S0", "TILE_S1", "S1"]) == {"CUBE_S0", "TILE_S1"}
+    cpp = {"k.cpp": "template <int ROWS> void K() { Tile<TileType::Vec, float, ROWS, 64> t; }"}
+    assert tile_knobs(cpp, ["ROWS", "PRELOAD"]) == {"ROWS"}
+    renamed = {"k.py": 'WIDE = tuned_int("MY_KNOB", 4, valid_values=(4, 8))\n'
+                       "def run(x, step=WIDE):\n    return [x[i : i + step] for i in range(0, 9, step)]\n"}
+    assert tile_knobs(renamed, ["MY_KNOB"]) == {"MY_KNOB"}
+    assert tile_knobs({"k.py": 'N = tuned_int("MY_KNOB", 4)\nprint(N)\n'}, ["MY_KNOB"]) == set()
+    # a bigger tile is high risk by its use; the name pattern (BLOCK_[MNK]) misses BLOCK_Q
+    assert parameter_risks([("DEMO_ATTN_BLOCK_Q", 64, 128)]) == []
+    found = parameter_risks([("DEMO_ATTN_BLOCK_Q", 64, 128)], {"DEMO_ATTN_BLOCK_Q"})
+    assert found and "bigger tile DEMO_ATTN_BLOCK_Q 64->128" in found[0]
+    assert parameter_risks([("DEMO_ATTN_BLOCK_Q", 128, 64)], {"DEMO_ATTN_BLOCK_Q"}) == []
+
+
+def test_a_rules_fix_is_named_for_each_front_end() -> None:
+    """The command-line option in a refusal is the CLI's; the terminal application says
+    which field answers it."""
+    [finding] = risk_findings(["bigger tile X 1->2"], "")
+    assert "(`round changes --justify REASON`)" in finding.message
+    tui = for_front(finding.message, "tui")
+    assert "--justify" not in tui and "(the Round pane's justification field" in tui
+    [protected] = protected_findings(["workspace/kernel/main.cpp"], "")
+    assert "--bug-fix" not in for_front(protected.message, "tui")
+    assert "bug-fix reason field" in for_front(protected.message, "tui")
+    assert for_front(protected.message, "cli") == protected.message
 
 
 def test_diff_risks() -> None:

@@ -1,6 +1,6 @@
 """The Pre-Edit form is drafted from the last closed round (kernel, class, evidence,
 correctness plan, checklist notes) for the person to confirm: the checklist boxes stay
-unticked until ticked, the hypothesis is theirs to write, and what they type stands."""
+unticked until ticked, the hypothesis is theirs to write; ctrl+o drafts those fields again."""
 
 from __future__ import annotations
 
@@ -41,15 +41,22 @@ async def test_the_form_is_drafted_from_the_last_closed_round(campaign_root: Pat
             assert pre.checklist[key].note == last.pre_edit.checklist[key].note.strip()
             assert app.screen.query_one(f"#pe-tick-{key}", Checkbox).value is False
 
-        # what the person changes stands; ctrl+o fills only what is blank again
+        # ctrl+o puts back every field it pre-fills, whatever was typed over it; the
+        # person's own answers (the hypothesis) stay
         kernel = app.screen.query_one("#pe-kernel", Input)
-        kernel.value = ""
-        await type_into(pilot, "pe-kernel", "fa v2")
+        await type_into(pilot, "pe-kernel", " v2")  # tab leaves the text: typed after it
+        assert kernel.value == last.pre_edit.kernel + " v2"
+        first = next(iter(HARDWARE_CHECKLIST))
+        await type_into(pilot, f"pe-note-{first}", " (edited)")
+        await type_into(pilot, "pe-hypothesis", "mine")
         app.screen.query_one("#pe-evidence", TextArea).load_text("")
         await pilot.press("ctrl+o")
         await pilot.pause()
-        assert kernel.value == "fa v2"
-        assert form.pre_edit().evidence == last.pre_edit.evidence.strip()
+        restored = form.pre_edit()
+        assert kernel.value == last.pre_edit.kernel
+        assert restored.checklist[first].note == last.pre_edit.checklist[first].note.strip()
+        assert restored.evidence == last.pre_edit.evidence.strip()
+        assert restored.hypothesis == "mine"
 
 
 async def test_no_draft_without_a_closed_round(fresh_root: Path) -> None:

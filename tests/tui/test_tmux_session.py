@@ -3,10 +3,11 @@ real tmux server of its own at 80x24, keys sent with send-keys (each form typed 
 burst: full speed, no pause between fields), the screen read with capture-pane.
 
 One session, in order: open the demo project (once with NO_COLOR=1), review and compare
-rounds, pin a reference, export, fill the Pre-Edit form from its pre-fill, set the
-round's change, run it and press q during the benchmark keeping the job, reopen (the job
-is re-attached and recorded into its round), close the round, rerun the inconclusive
-round, quit. Every step is checked on the screen and in the records on disk.
+rounds, pin a reference, export, type half a Pre-Edit form and quit (its draft is named,
+kept and back on reopening), fill the rest of the form, set the round's change, run it
+and press q during the benchmark keeping the job, reopen (the job is re-attached and
+recorded into its round), type its Post-Run at 60x20 (on the screen as typed), close the
+round, rerun the inconclusive round, quit. Every step is checked on the screen and in the records on disk.
 
 The project is made with the CLI: the demo operator, env/baseline/rounds with given
 samples (iter-002 inconclusive by a 90% spread), and a benchmark command that counts its
@@ -49,6 +50,7 @@ TYPED = {  # the answers typed into the Pre-Edit form, as they must be recorded
 }
 ANALYSIS = "block q 128 measured after a kept job resumed"
 NEXT = "try block kv next"
+JUSTIFY = "a 128 row block still fits the cache"
 
 
 def _pre_edit(hypothesis: str, scope: str) -> list[str]:
@@ -192,13 +194,35 @@ def export_csv(tmux: Tmux, root: Path) -> None:
     assert [row["verdict"] for row in rows] == ["baseline", "failure", "inconclusive", "kept"]
 
 
-def fill_pre_edit(tmux: Tmux, root: Path) -> None:
-    """The form drafted from iter-003; the person's answers typed in one burst: tab skips
-    the pre-filled class, evidence, kernel and correctness plan and every checklist note,
-    space ticks each checklist item."""
+def half_typed_pre_edit_survives(tmux: Tmux, root: Path) -> None:
+    """The title typed, then q (asked: the draft is named), quit, reopen: it is back."""
     tmux.keys("3")
     tmux.wait_screen("Pre-filled from iter-003")
-    keys: list[Typed | str] = [Typed(TYPED["title"]), "Tab", "Tab", "Tab", "Tab"]
+    # esc, then q once esc has left the field: the focus bar has gone from the title (a
+    # terminal sends esc and a key right after it as one alt+key: a person's pause)
+    title = TYPED["title"]
+    tmux.keys("-l", title)
+    tmux.wait_screen(f"▌{title}")
+    tmux.keys("Escape")
+    tmux.wait(lambda shown: f"▌{title}" not in shown and f" {title}" in shown, "esc left")
+    tmux.keys("q")
+    tmux.wait_screen("the Pre-Edit draft of the next round (typed, not submitted)")
+    tmux.keys("y")
+    tmux.wait_ended()
+    assert (root / ".pto-tui" / "drafts" / "pre-edit.json").is_file()
+    tmux.launch(root, no_color=True)
+    tmux.wait_screen("? inconclusive")
+    tmux.keys("3")
+    screen = tmux.wait_screen("Draft restored")
+    assert TYPED["title"] in screen, screen
+
+
+def fill_pre_edit(tmux: Tmux, root: Path) -> None:
+    """The form as its draft left it (the title typed, the rest drafted from iter-003);
+    the person's answers typed in one burst: tab skips the pre-filled class, evidence,
+    kernel and correctness plan and every checklist note, space ticks each checklist
+    item. Starting the round clears the draft."""
+    keys: list[Typed | str] = ["Tab", "Tab", "Tab", "Tab"]
     for key in ("hypothesis", "why_ascend", "expected_metric", "main_risk"):
         keys += [Typed(TYPED[key]), "Tab"]
     keys += ["Tab", Typed(TYPED["scope"])]
@@ -214,19 +238,26 @@ def fill_pre_edit(tmux: Tmux, root: Path) -> None:
         assert pre[key] == TYPED[key], (key, pre[key])
     assert pre["scope"] == [TYPED["scope"]]
     assert pre["kernel"] == "demo_attention S=512"  # the pre-fill, confirmed by leaving it
+    assert not (root / ".pto-tui" / "drafts" / "pre-edit.json").exists()  # submitted
     assert pre["evidence"] == "profile shows reloads"
     for key in HARDWARE_CHECKLIST:
         assert pre["checklist"][key] == {"ticked": True, "note": f"checked {key}"}, key
 
 
 def change_and_leave_running(tmux: Tmux, root: Path) -> None:
-    """p: DEMO_ATTN_BLOCK_Q 64 -> 128; r in the Run pane; q during benchmark 1, keep it."""
+    """p: DEMO_ATTN_BLOCK_Q 64 -> 128, a bigger tile (the kernel steps its query loop by
+    it): justified in its field; r in the Run pane; q during benchmark 1, keep it."""
     tmux.keys("p")
     tmux.wait_screen("Change parameters")
     tmux.keys("Enter", "Down", "Enter", "C-s")
-    tmux.wait_screen("DEMO_ATTN_BLOCK_Q: 64 → 128")
+    tmux.wait_screen("high risk: bigger tile DEMO_ATTN_BLOCK_Q")
     changes = round_toml(root, 4)["changes"]
     assert changes["parameters"] == [{"name": "DEMO_ATTN_BLOCK_Q", "old": 64, "new": 128}]
+    # from the open round's view: the edit and parameter buttons, the kind, the
+    # description, the bug-fix reason, then the justification; Record changes 3 further
+    tmux.burst([*["Tab"] * 6, Typed(JUSTIFY), "Tab", "Tab", "Tab", "Enter"])
+    tmux.wait(lambda _s: round_toml(root, 4)["changes"].get("risk_justification") == JUSTIFY,
+              "the justification recorded")
     (root / "slow").touch()
     tmux.keys("4", "r")
     tmux.wait(lambda s: f"benchmark 1/{REPEATS}" in s and bench_runs(root) == 1,
@@ -242,7 +273,9 @@ def change_and_leave_running(tmux: Tmux, root: Path) -> None:
 
 def reattach_and_close(tmux: Tmux, root: Path) -> None:
     """Reopened (colours back): the kept job is re-attached into iter-004's run; once it
-    ends the rest runs, the verdict shows, and the Post-Run typed in a burst closes it."""
+    ends the rest runs and the verdict shows; the Post-Run's Analysis typed, q (its draft
+    named and kept), reopened in a 60x20 terminal: the Analysis back and the Next typed
+    there both on the screen; ctrl+s closes the round with them."""
     tmux.launch(root)
     tmux.wait_screen("? inconclusive")
     assert chromatic_colours(tmux.escaped())  # the NO_COLOR launch really was without
@@ -256,12 +289,32 @@ def reattach_and_close(tmux: Tmux, root: Path) -> None:
     measured = round_toml(root, 4)["measurement"]
     assert len(measured["samples_us"]) == REPEATS, measured
     assert bench_runs(root) == REPEATS  # the kept run adopted: no sample taken twice
-    tmux.burst(["a", Typed(ANALYSIS), "Tab", Typed(NEXT), "C-s"])
-    screen = tmux.wait_screen("with its Post-Run")
+    tmux.burst(["a", Typed(ANALYSIS)])
+    tmux.wait_screen(f"▌{ANALYSIS}")
+    tmux.keys("Escape")
+    tmux.wait(lambda shown: f"▌{ANALYSIS}" not in shown, "esc left the field")
+    tmux.keys("q")
+    tmux.wait_screen("the Post-Run draft of iter-004")
+    tmux.keys("y")
+    tmux.wait_ended()
+    tmux.width, tmux.height = 60, 20  # the smallest terminal
+    tmux.launch(root)
+    tmux.wait_screen("? inconclusive")
+    tmux.keys("4")
+    tmux.wait_screen(ANALYSIS)  # the draft, back in its field, on the screen
+    tmux.burst(["a", "Tab", Typed(NEXT)])
+    tmux.wait_screen(f"▌{NEXT}")
+    tmux.keys("C-s")
+    tmux.wait(lambda _s: round_toml(root, 4)["status"] == "closed", "iter-004 closed")
     record = round_toml(root, 4)
-    assert record["status"] == "closed", record
-    assert f"closed: {record['verdict']}, with its Post-Run" in screen, screen
     assert (record["analysis"], record["next"]) == (ANALYSIS, NEXT)
+    drafts = root / ".pto-tui" / "drafts"
+    tmux.wait(lambda _s: not any(drafts.iterdir()), "the drafts gone once closed", 10)
+    tmux.keys("q")
+    tmux.wait_ended()
+    tmux.width, tmux.height = 80, 24
+    tmux.launch(root)
+    tmux.wait_screen("? inconclusive")
 
 
 def rerun_inconclusive_and_quit(tmux: Tmux, root: Path) -> None:
@@ -287,6 +340,7 @@ def test_a_day_at_the_terminal(session: tuple[Tmux, Path]) -> None:
     open_and_review(tmux)
     pin_and_compare(tmux)
     export_csv(tmux, root)
+    half_typed_pre_edit_survives(tmux, root)
     fill_pre_edit(tmux, root)
     change_and_leave_running(tmux, root)
     reattach_and_close(tmux, root)

@@ -59,6 +59,10 @@ class Tmux:
         self.tmux("new-session", "-d", "-s", SESSION, "-x", str(self.width),
                   "-y", str(self.height), shlex.join(command))
 
+    def resize(self, width: int, height: int) -> None:
+        """The terminal made smaller or bigger, as a person drags a window."""
+        self.tmux("resize-window", "-t", SESSION, "-x", str(width), "-y", str(height))
+
     def alive(self) -> bool:
         return self.tmux("has-session", "-t", SESSION, check=False).returncode == 0
 

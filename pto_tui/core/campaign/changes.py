@@ -17,12 +17,16 @@ from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Changes, ParamChange, Round
 from pto_tui.core.rules.pre_edit import scope_findings
 from pto_tui.core.rules.protected import bug_fix_findings
-from pto_tui.core.rules.risk import diff_risks, parameter_risks, risk_findings
+from pto_tui.core.rules.risk import diff_risks, parameter_risks, risk_findings, tile_knobs
 from pto_tui.core.rules.rule import refuse
 from pto_tui.core.rules.scope import changed_lines, only_parameter_lines, outside_scope
 from pto_tui.core.rules.workload import workload_knob_findings
-from pto_tui.core.vocabulary import ChangeKind
+from pto_tui.core.vocabulary import ChangeKind, OperatorKind
 from pto_tui.core.workspace.files import iter_workspace_files
+
+KERNEL_SUFFIXES = (".py", ".h", ".hh", ".hpp", ".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh")
+MAX_SOURCE_BYTES = 1_000_000  # a bigger file is generated data, not the kernel's source
+MAX_SOURCES = 500
 
 
 def _stamp(path: Path) -> tuple[int, int, int]:
@@ -69,13 +73,33 @@ class ChangeRecorder:
         # a kind given earlier (by an agent, a person) stands until another is given
         changes.kind = request.kind or given_kind or self._inferred_kind(changes)
         changes.description = request.description or changes.description
-        changes.high_risk = diff_risks(diff_text) + parameter_risks(
-            (p.name, p.old, p.new) for p in changes.parameters
-        )
+        changed = [(p.name, p.old, p.new) for p in changes.parameters]
+        names = [name for name, _old, _new in changed]
+        tiles = tile_knobs(self._kernel_sources(), names) if names else set()
+        changes.high_risk = diff_risks(diff_text) + parameter_risks(changed, tiles)
         campaign.publish(record, diff_text=diff_text)
         for finding in risk_findings(changes.high_risk, changes.risk_justification):
             campaign.warnings.append(finding.render() + " before recording measurements")
         return record
+
+    def _kernel_sources(self) -> dict[str, str]:
+        """The operator's source files (path -> text), for what its tiles use: its own
+        folder only (an operator inside a repository: its package folder)."""
+        config = self.campaign.config
+        folder = operator_folder(config)
+        if config.operator.in_repository and config.operator.kind is not OperatorKind.PTO_TILE_LIB:
+            folder = f"{folder}/{config.operator.path}"
+        root = self.campaign.layout.workspace / folder
+        sources: dict[str, str] = {}
+        if not root.is_dir():
+            return sources
+        for rel in iter_workspace_files(root):
+            path = root / rel
+            if path.suffix in KERNEL_SUFFIXES and path.stat().st_size <= MAX_SOURCE_BYTES:
+                sources[rel] = path.read_text(encoding="utf-8", errors="replace")
+                if len(sources) >= MAX_SOURCES:
+                    break
+        return sources
 
     def _source_root(self) -> Path:
         config = self.campaign.config

@@ -101,8 +101,8 @@ def reference_round(rounds: list[Round], record: Round, against: str = PREVIOUS)
         number = record.changes.based_on
         if number is None:
             raise InputError(
-                f"{round_name(record.number)} does not record the round it was based on; "
-                "use --against frontier or --against N"
+                f"{round_name(record.number)} does not record the round it was based on",
+                hint="use --against frontier or --against N",
             )
         how = PREVIOUS
     elif against == FRONTIER:

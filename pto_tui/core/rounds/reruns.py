@@ -20,8 +20,10 @@ _RERUN_TITLE = re.compile(r"^\s*rerun of iter[-_ ]?(\d+)\s*[:：]?\s*(.*)$", re.
 
 
 def rerun_title(original: Round) -> str:
-    """The title of a rerun of `original`: the link first, then what is measured again."""
-    return f"rerun of {round_name(original.number)}: {original.short_hypothesis()}"
+    """The title of a rerun of `original`: the link first, then what is measured again
+    (a rerun of a rerun names the round it reruns once, not the whole chain)."""
+    _earlier, what = parse_rerun_title(original.short_hypothesis())
+    return f"rerun of {round_name(original.number)}: {what}"
 
 
 def parse_rerun_title(text: str) -> tuple[int | None, str]:

@@ -22,6 +22,7 @@ EDITABLE_SCOPE = Rule(
     steps=_STEPS,
     cli="`round changes --bug-fix REASON`",
     mcp="`round_changes` bug_fix",
+    tui="the Round pane's bug-fix reason field, then Record changes",
 )
 TOLERANCE_PROTECTED = Rule(
     "tolerance-protected",
@@ -31,6 +32,7 @@ TOLERANCE_PROTECTED = Rule(
     steps=_STEPS,
     cli="`round changes --approve-tolerance REASON`",
     mcp="`round_changes` approve_tolerance",
+    tui="the Round pane's tolerance approval field, then Record changes",
 )
 DISCIPLINE_PROTECTED = Rule(
     "discipline-protected",
@@ -40,6 +42,7 @@ DISCIPLINE_PROTECTED = Rule(
     steps=_STEPS,
     cli="`round changes --approve-discipline REASON`",
     mcp="`round_changes` approve_discipline",
+    tui="the Round pane's [discipline] reason field, then Record changes",
 )
 
 
@@ -55,11 +58,11 @@ def protected_findings(changed: Sequence[str], bug_fix: str) -> list[Finding]:
     if bug_fix.strip():
         return bug_fix_findings(bug_fix)
     return [
-        EDITABLE_SCOPE.finding(
+        EDITABLE_SCOPE.finding_with_fix(
             "protected file(s) changed: "
             + ", ".join(changed)
             + " (benchmark, harness, test logic, thresholds or workload); "
-            "only a declared bug fix with a reason may change them (--bug-fix REASON)"
+            "only a declared bug fix with a reason may change them"
         )
     ]
 
@@ -85,10 +88,10 @@ def tolerance_findings(loosened: Sequence[str], approval: str) -> list[Finding]:
             + "; its approval", approval,
         )
     return [
-        TOLERANCE_PROTECTED.finding(
+        TOLERANCE_PROTECTED.finding_with_fix(
             "correctness tolerance loosened: "
             + ", ".join(loosened)
-            + "; this needs the user's explicit approval with a reason (--approve-tolerance)"
+            + "; this needs the user's explicit approval with a reason"
         )
     ]
 
@@ -111,9 +114,8 @@ def discipline_findings(changed: Sequence[str], since: int, approval: str) -> li
     if problem is None:
         return []
     return [
-        DISCIPLINE_PROTECTED.finding(
+        DISCIPLINE_PROTECTED.finding_with_fix(
             f"[discipline] changed since {round_name(since)} closed: " + ", ".join(changed)
-            + f" ({problem}); justify the change with --approve-discipline REASON, "
-            "or restore the values"
+            + f" ({problem}); restore the values, or justify the change with a reason"
         )
     ]

@@ -39,3 +39,13 @@ def fix_of(rule_id: str, front: str) -> str:
     """The fix of rule `rule_id` for front end `front` ("cli", "mcp"); "" for no such rule."""
     rule = RULES.get(rule_id)
     return rule.fix_for(front) if rule is not None else ""
+
+
+def for_front(text: str, front: str) -> str:
+    """A refusal's text as front end `front` shows it: each rule's command-line piece in
+    parentheses (`Rule.finding_with_fix`) replaced by that front end's own piece."""
+    for rule in RULES.values():
+        piece = rule.piece(front)
+        if rule.cli and piece and f"({rule.cli})" in text:
+            text = text.replace(f"({rule.cli})", f"({piece})")
+    return text

@@ -7,7 +7,7 @@ before its numbers are recorded.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.rules.reasons import reason_findings
@@ -22,6 +22,7 @@ HIGH_RISK = Rule(
     steps=("measure", "run"),
     cli="`round changes --justify REASON`",
     mcp="`round_changes` justify",
+    tui="the Round pane's justification field, then Record changes",
 )
 
 _TILE_NAME = re.compile(r"(TILE|BASE_[MNK]|CUBE_S|BLOCK_[MNK]|_M\d?$|_N\d?$|_K\d?$)", re.I)
@@ -45,16 +46,65 @@ def _number(value: Scalar | None) -> float | None:
         return None
 
 
-def parameter_risks(changes: Iterable[tuple[str, Scalar | None, Scalar]]) -> list[str]:
+def parameter_risks(changes: Iterable[tuple[str, Scalar | None, Scalar]],
+                    tile_dimensions: Iterable[str] = ()) -> list[str]:
+    """FIFO sizes changed, tiles made bigger. A tile knob is one the kernel sizes or steps
+    through its tiles with (`tile_dimensions`, from `tile_knobs`), or one named as a tile
+    dimension where the source cannot tell (a constant passed on through template
+    defaults)."""
+    tiles = set(tile_dimensions)
     found = []
     for name, old, new in changes:
         if _FIFO_NAME.search(name):
             found.append(f"FIFO size change {name} {old}->{new} may change the kernel's semantics")
             continue
         before, after = _number(old), _number(new)
-        if _TILE_NAME.search(name) and before is not None and after is not None and after > before:
+        is_tile = name in tiles or _TILE_NAME.search(name) is not None
+        if is_tile and before is not None and after is not None and after > before:
             found.append(f"bigger tile {name} {old}->{new} risks UB overflow or a compile failure")
     return found
+
+
+# how a kernel binds a name to a knob's value: `BLOCK = tuned_int("ENV_NAME", ...)`, a
+# parameter default or an assignment `block_q: int = BLOCK`, a C++ `constexpr int X = BLOCK;`
+_TUNED = r"(\w+)\s*=\s*tuned_int\(\s*[\"']{name}[\"']"
+_ALIAS = r"(\w+)\s*(?::\s*[\w.\[\]]+\s*)?=\s*{name}\b(?!\s*\()"
+# how a kernel sizes or steps through a tile with a name N (Python and C++):
+_TILE_USES = (
+    r"\[[^\]\n]*:\s*[\w.]+\s*\+\s*{n}\b",  # a slice's extent: x[q0 : q0 + N]
+    r"\brange\([^()\n]*,[^()\n]*,\s*{n}\s*\)",  # a loop's step: range(0, seq, N)
+    r"\+=\s*{n}\b",  # a C++ loop's step: i += N
+    r"\b\w*Tile\w*\s*<[^;{{}}>]*\b{n}\b",  # a tile type's extent: Tile<..., N, ...>
+    r"\b(?:zeros|empty|ones|full)\(\s*\(?[^()\n]*\b{n}\b",  # an array shaped by N
+    r"std::(?:vector|array)<[^>]*>\s+\w+\s*[({{][^;]*\b{n}\b",  # a buffer sized by N
+)
+
+
+def tile_knobs(sources: Mapping[str, str], knobs: Iterable[str]) -> set[str]:
+    """The knobs the kernel's tiles use: those whose value (the knob itself, or a name the
+    source binds to it) sizes a tile or steps through tiles in the kernel's source files
+    (path -> text). By use, whatever the knob is called."""
+    texts = list(sources.values())
+    found = set()
+    for knob in knobs:
+        names = _bound_names(texts, knob)
+        if any(re.search(use.format(n=re.escape(name)), text)
+               for name in names for use in _TILE_USES for text in texts):
+            found.add(knob)
+    return found
+
+
+def _bound_names(texts: Sequence[str], knob: str) -> set[str]:
+    """The knob's name and the names bound to its value (two steps: the module constant
+    a tuned_int reads it into, then a parameter defaulting to that)."""
+    names = {knob}
+    for text in texts:
+        names.update(re.findall(_TUNED.format(name=re.escape(knob)), text))
+    for _step in range(2):
+        for name in list(names):
+            for text in texts:
+                names.update(re.findall(_ALIAS.format(name=re.escape(name)), text))
+    return names
 
 
 def diff_risks(diff_text: str) -> list[str]:
@@ -89,4 +139,4 @@ def risk_findings(high_risk: Sequence[str], justification: str) -> list[Finding]
     what = "high-risk change: " + "; ".join(high_risk)
     if justification.strip():
         return reason_findings(HIGH_RISK, f"{what} — its justification", justification)
-    return [HIGH_RISK.finding(f"{what} — write a justification (--justify)")]
+    return [HIGH_RISK.finding_with_fix(f"{what} — write a justification")]

@@ -48,8 +48,9 @@ class Finding:
 @dataclass(frozen=True)
 class Rule:
     """A rule of the workflow. `fix` says what answers it in words every front end can
-    show (the record field or the action); `cli` and `mcp` name the command, option, tool
-    or argument that gives that answer on the command line and over MCP."""
+    show (the record field or the action); `cli`, `mcp` and `tui` name the command,
+    option, tool, argument, field or key that gives that answer on the command line, over
+    MCP and in the terminal application."""
 
     id: str
     refuses: str
@@ -57,13 +58,23 @@ class Rule:
     steps: tuple[str, ...]
     cli: str = ""
     mcp: str = ""
+    tui: str = ""
 
     def finding(self, message: str, hint: str = "") -> Finding:
         return Finding(self.id, message, hint)
 
+    def finding_with_fix(self, message: str, hint: str = "") -> Finding:
+        """A finding whose message ends with the command-line piece that answers it, in
+        parentheses: each other front end shows its own piece there (`for_front`)."""
+        return Finding(self.id, f"{message} ({self.cli})" if self.cli else message, hint)
+
+    def piece(self, front: str) -> str:
+        """What answers the rule in front end `front` ("cli", "mcp" or "tui"), "" if none."""
+        return {"cli": self.cli, "mcp": self.mcp, "tui": self.tui}.get(front, "")
+
     def fix_for(self, front: str) -> str:
-        """The fix with the piece front end `front` ("cli" or "mcp") needs, when it has one."""
-        piece = self.cli if front == "cli" else self.mcp if front == "mcp" else ""
+        """The fix with the piece front end `front` needs, when it has one."""
+        piece = self.piece(front)
         return f"{self.fix} ({piece})" if piece else self.fix
 
 

@@ -305,6 +305,39 @@ class SnapshotStore:
             path.chmod(entry.mode)
 
 
+    def restore_file(self, snap_id: str, rel: str) -> bool:
+        """Put one workspace file (rel: relative to workspace/) back as the snapshot has
+        it; a file the snapshot does not have is removed. False: it already was."""
+        check_snapshot_id(snap_id)
+        if any(part in ("", ".", "..") for part in rel.split("/")):
+            raise PtoError(f"path {rel!r} leaves the workspace or is not normal")
+        path = self.workspace / rel
+        kept = self._file_of(snap_id, rel)
+        if kept is None:
+            if not path.exists():
+                return False
+            path.unlink()
+            return True
+        data, mode = kept
+        if path.is_file() and path.read_bytes() == data and path.stat().st_mode & 0o777 == mode:
+            return False
+        atomic_write_bytes(path, data)
+        path.chmod(mode)
+        return True
+
+    def _file_of(self, snap_id: str, rel: str) -> tuple[bytes, int] | None:
+        """(content, mode) of one file in the snapshot, None when it has no such file."""
+        if snap_id.startswith(GIT_PREFIX):
+            listed = self._git("ls-tree", snap_id[len(GIT_PREFIX) :], "--", rel).split()
+            if len(listed) < 3 or listed[1] != "blob":
+                return None
+            blob = subprocess.run(["git", "-C", str(self.workspace), "cat-file", "blob", listed[2]],
+                                  capture_output=True, check=True)
+            return blob.stdout, int(listed[0], 8) & 0o777
+        entry = self.manifest(snap_id).get(rel)
+        return None if entry is None else (self._blob(entry.sha), entry.mode)
+
+
 def not_inlined(name: str, old_size: int, new_size: int) -> str:
     """patch.diff's line for a file too large to inline (sizes in bytes, 0: absent)."""
     return (

@@ -12,6 +12,7 @@ from textual.widgets import Footer, Static
 
 from pto_tui.core.rounds.durations import duration_in, duration_unit
 from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.render import format_tflops
 from pto_tui.core.vocabulary import PRE_EDIT_FIELDS
 from pto_tui.tui.format import iter_name, verdict_word
 
@@ -44,7 +45,7 @@ def round_facts(r: Round, unit: str = "") -> list[tuple[str, str, str]]:
         ("measurement", "correctness", m.correctness or "-"),
         ("measurement", "median", duration_in(m.median_us, unit)),
         ("measurement", "samples (cycles)" if m.in_cycles else "samples (us)", _samples(m.samples_us)),
-        ("measurement", "TFLOPS", f"{m.tflops:.2f}" if m.tflops is not None else "-"),
+        ("measurement", "TFLOPS", format_tflops(m.tflops)),
         ("measurement", "problem", m.problem or "-"),
     ]
     for path in r.changes.files:
@@ -72,6 +73,7 @@ def differences(a: Round, b: Round) -> list[tuple[str, str, str, str]]:
     return [(s, f, va, vb) for s, f, va, vb, differs in compared_rows(a, b) if differs]
 
 
+FIELD_WIDTH = 26  # the field column's widest (a longer name wraps)
 DIFFERS = "≠"  # the mark of a differing row in the full view (readable without colour)
 
 
@@ -81,7 +83,10 @@ def compare_table(a: Round, b: Round, full: bool, pinned: bool = False) -> Table
         return Text("the two rounds do not differ")
     table = Table(expand=True, show_lines=False, box=None, padding=(0, 1))
     table.add_column("", width=1, no_wrap=True)
-    table.add_column("field", style="bold", ratio=2)
+    # the field column as wide as its longest name (a parameter's name is what differs
+    # most often), up to a third of 80 columns; the values share the rest
+    width = min(FIELD_WIDTH, max(len(field) for _s, field, *_rest in rows))
+    table.add_column("field", style="bold", min_width=width, max_width=FIELD_WIDTH)
     table.add_column(iter_name(a.number) + (" (ref)" if pinned else ""), ratio=3)
     table.add_column(iter_name(b.number), ratio=3)
     section = ""

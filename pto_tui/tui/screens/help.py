@@ -14,6 +14,18 @@ from textual.widgets import Static
 
 from pto_tui.tui.actions import Action
 
+NAVIGATION = Text.assemble(
+    ("Moving around\n", "bold underline"),
+    ("1-5", "bold"), " switch panes while no text field has the focus; ",
+    ("F1-F5", "bold"), " or ", ("alt+1-5", "bold"), " from anywhere, a field included\n",
+    ("esc", "bold"), " goes back one level: out of a field to its pane, out of a sub-screen to "
+    "where it was opened; never to another pane\n",
+    ("q", "bold"), " goes back from a sub-screen and quits only from a pane (asking when a job "
+    "runs or a form holds a draft); in a field or a form's screen it is a letter\n",
+    ("tab", "bold"), " moves between fields, leaving their text as it is · ",
+    ("ctrl+p", "bold"), " every action · keys remap by id in keys.toml",
+)
+
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [
@@ -44,13 +56,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text(f"Keys, by pane ({first} first)  ·  j/k scroll, esc closes",
                               style="bold"), id="help-title")
             yield Static(table, id="help-table")
-            yield Static(
-                Text(
-                    "tab/shift+tab move between panes and fields · digits jump to panes · "
-                    "ctrl+p every action · keys remap in keys.toml by id",
-                    style="dim",
-                )
-            )
+            yield Static(NAVIGATION, id="help-navigation")
 
     def on_mount(self) -> None:
         self.query_one("#help-body").focus()

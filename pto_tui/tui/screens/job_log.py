@@ -34,8 +34,7 @@ def job_summary(record: JobRecord) -> Text:
 
 class JobLogScreen(Screen[None]):
     BINDINGS = [
-        Binding("escape", "home", "Back", id="joblog.back"),
-        Binding("q", "app.quit", "Quit", id="joblog.quit"),
+        Binding("escape,q", "back", "Back", id="joblog.back"),
     ]
 
     def __init__(self, record: JobRecord) -> None:
@@ -54,6 +53,7 @@ class JobLogScreen(Screen[None]):
         pane.set_state(self.record.state.value)
         pane.focus_default()
 
-    def action_home(self) -> None:
-        """esc in the log (no search open) comes here: back to where the log was opened."""
+    def action_back(self) -> None:
+        """esc or q (esc in the log with no search open comes here): back to where the log
+        was opened."""
         self.app.pop_screen()

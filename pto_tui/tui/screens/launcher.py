@@ -57,8 +57,10 @@ class LauncherScreen(Screen[None]):
         listing.clear_options()
         for path in projects:
             label = "." if path == self.start else str(path.relative_to(self.start))
-            listing.add_option(Option(label, id=str(path)))
-        if not projects:
+            listing.add_option(Option(Text(label), id=str(path)))
+        if projects:
+            listing.highlighted = 0  # enter opens the first at once
+        else:
             listing.add_option(Option("no project here yet: press n to create one",
                                       disabled=True))
         self.query_one("#launcher-where", Static).update(

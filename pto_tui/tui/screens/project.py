@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal
+from textual.keys import key_to_character
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Input, Static, TextArea
@@ -22,6 +23,8 @@ from pto_tui.core.project.modes import mode_spec
 from pto_tui.tui.compact import make_compact
 from pto_tui.tui.disk_watch import DiskChanged, reload_changed
 from pto_tui.tui.format import duration, iter_name, speed
+from pto_tui.tui.forms import goes_nowhere, in_form
+from pto_tui.tui.keys import PANE_COUNT
 from pto_tui.tui.messages import AttachEvidence, OpenRound, ProjectChanged, RunLoopStep, ShowPane
 from pto_tui.tui.session import LoadedProject, Session
 from pto_tui.tui.typed_app import pto_app
@@ -75,21 +78,27 @@ MAKE_PANE: dict[str, Callable[[Session], ProjectPane]] = {
     "run": _run_pane, "costmodel": _costmodel_pane,
 }
 FIRST_PANE = "rounds"
+assert len(PANES) == PANE_COUNT
 SIDE_MIN_WIDTH = 110  # below this the side summary folds away
 
 
 class ProjectScreen(Screen[None]):
+    # nothing focused (esc left a field): it stays so when a dialog closes, rather than
+    # Textual focusing the first field, where the next keys would be typed
+    AUTO_FOCUS = ""  # None would fall back to the app's "*"
     BINDINGS = [
+        # digits while no text field has the focus, function keys and alt+digit anywhere;
+        # the footer shows the first pane's binding only, as the range (keys.pane_keys_display)
         *(
-            Binding(f"{i},f{i}", f"show_pane('{pid}')", f"Go to {title}", show=False,
-                    id=f"pane.{pid}")
+            Binding(f"{i},f{i},alt+{i}", f"show_pane('{pid}')",
+                    "Panes" if i == 1 else f"Go to {title}", show=i == 1, id=f"pane.{pid}")
             for i, (pid, title) in enumerate(PANES, 1)
         ),
-        Binding("escape", "home", "Back", show=False, id="project.back"),
+        Binding("escape", "back", "Leave field", id="project.back"),  # shown in a field only
         Binding("q", "app.quit", "Quit", id="project.quit"),
         Binding("ctrl+w", "close_project", "Close project", show=False, id="project.close"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="project.reload"),
-        Binding("w", "write_chart", "Chart", id="project.chart"),
+        Binding("w", "write_chart", "Chart", show=False, id="project.chart"),
         Binding("X", "export", "Export rounds", show=False, id="project.export"),
         Binding("R", "write_report", "Campaign report", show=False, id="project.report"),
     ]
@@ -111,7 +120,7 @@ class ProjectScreen(Screen[None]):
             yield Static(id="side")
             with ContentSwitcher(initial=FIRST_PANE, id="main"):
                 yield self._panes[FIRST_PANE]
-        yield Footer()
+        yield Footer(compact=True)  # a pane's keys, the pane keys, q and ? in 80 columns
 
     def pane(self, pid: str) -> ProjectPane:
         """The pane, built when first asked for (mounted by mount_panes)."""
@@ -193,17 +202,18 @@ class ProjectScreen(Screen[None]):
 
     def _draw_topbar(self) -> None:
         config = self.session.campaign.config
-        text = Text.assemble(
-            (config.operator.name, "bold"),
-            f" · {config.operator.kind.value} · {config.case.describe() or 'no case'}"
-            f" · {config.target.label}",
-        )
-        if config.target.simulated:  # first, so a narrow terminal still shows it
+        # one row whatever the width: what must be seen first, the case (the longest
+        # part) last, cut with an ellipsis
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if self.session.read_only:
+            text.append("READ-ONLY (the folder is not writable) · ", style="bold red")
+        if config.target.simulated:
             perf_sim = mode_spec(config.target.mode).perf_sim
             what = "CYCLES (perf_sim)" if perf_sim else "SIMULATED timings (cpu-sim)"
-            text = Text.assemble((f"{what} · ", "bold"), text)
-        if self.session.read_only:
-            text.append("  READ-ONLY (the folder is not writable)", style="bold red")
+            text.append(f"{what} · ", style="bold")
+        text.append(config.operator.name, style="bold")
+        text.append(f" · {config.operator.kind.value} · {config.target.label}"
+                    f" · {config.case.describe() or 'no case'}")
         self.query_one("#topbar", Static).update(text)
 
     def _draw_tabs(self) -> None:
@@ -258,19 +268,38 @@ class ProjectScreen(Screen[None]):
         event.stop()
         await self.action_show_pane(event.pane)
 
-    async def action_home(self) -> None:
-        """esc: out of a text field to its pane first (so keys work again), else home."""
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """What the footer shows: not a printable key while the focus is on a form's tick
+        or select, where such keys go nowhere (forms.py): there F1-5 switch panes."""
+        bindings = super().active_bindings
         focused = self.focused
-        if isinstance(focused, Input | TextArea):
-            pane = self.pane(self.current)
-            target = next((a for a in focused.ancestors
-                           if isinstance(a, Widget) and a.can_focus and a is not focused), None)
-            if target is None and not pane.can_focus:
-                self.set_focus(None)  # the pane's own keys work again
-            else:
-                (target or pane).focus()
+        return {key: active for key, active in bindings.items()
+                if not goes_nowhere(focused, key, key_to_character(key))}
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """esc is in the footer while a field has the focus (it leaves the field)."""
+        if action == "back":
+            return self._in_field()
+        return True
+
+    def _in_field(self) -> bool:
+        focused = self.focused
+        return focused is not None and (isinstance(focused, Input | TextArea) or in_form(focused))
+
+    def action_back(self) -> None:
+        """esc: back one level, never to another pane: out of a field (a text field, or
+        any widget of a form) to its pane, so the pane's keys work again. At the pane's
+        own level it does nothing (q quits from there)."""
+        focused = self.focused
+        if focused is None or not self._in_field():
             return
-        await self.action_show_pane("rounds")
+        pane = self.pane(self.current)
+        target = next((a for a in focused.ancestors
+                       if isinstance(a, Widget) and a.can_focus and not in_form(a)), None)
+        if target is None or target is self:
+            target = pane if pane.can_focus else None
+        self.set_focus(target)  # None: no widget, the pane's and the screen's keys work
 
     async def action_close_project(self) -> None:
         await pto_app(self).close_project()

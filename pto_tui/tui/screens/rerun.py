@@ -56,7 +56,7 @@ class RerunScreen(ModalScreen[bool]):
     """
     BINDINGS = [
         Binding("y", "choose(True)", "Rerun", id="rerun.yes"),
-        Binding("escape,n", "choose(False)", "Cancel", id="rerun.cancel"),
+        Binding("escape,n,q", "choose(False)", "Cancel", id="rerun.cancel"),
     ]
 
     def __init__(self, original: Round, next_number: int) -> None:

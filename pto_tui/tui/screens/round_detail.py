@@ -3,6 +3,7 @@ and amendments (a closed round is never edited: a correction is kept beside it).
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from rich.text import Text
@@ -25,11 +26,13 @@ from textual.widgets.option_list import Option
 
 from pto_tui.core.campaign.requests import AmendRequest
 from pto_tui.core.errors import PtoError
+from pto_tui.core.rounds.drafts import clear_draft
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.reruns import reruns_of
 from pto_tui.core.vocabulary import Verdict
 from pto_tui.jobs.model import JobRecord, list_records
 from pto_tui.tui.compact import make_compact
+from pto_tui.tui.drafts import DraftKeeper, form_values, set_form_values
 from pto_tui.tui.format import iter_name, round_duration, verdict_text
 from pto_tui.tui.forms import FORM
 from pto_tui.tui.screens.document import DocumentScreen, file_view
@@ -48,16 +51,19 @@ def round_jobs(jobs: list[JobRecord], number: int) -> list[JobRecord]:
 
 
 class AmendScreen(ModalScreen[tuple[str, str, str] | None]):
-    """Field, new value and the reason of an amendment (core validates and keeps it)."""
+    """Field, new value and the reason of an amendment (core validates and keeps it).
+    What is typed is kept as the round's Amend draft until the amendment is recorded."""
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Amend", id="amend.save"),
         Binding("escape", "cancel", "Cancel", id="amend.cancel"),
     ]
 
-    def __init__(self, record: Round) -> None:
+    def __init__(self, record: Round, session: Session) -> None:
         super().__init__()
         self.record = record
+        self.draft = DraftKeeper(self, session, "amend", lambda: form_values(self),
+                                 lambda: record.number)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="amend-body", classes=FORM, can_focus=False):
@@ -74,25 +80,40 @@ class AmendScreen(ModalScreen[tuple[str, str, str] | None]):
 
     def on_mount(self) -> None:
         make_compact(self)
+        kept = self.draft.read()
+        if kept is not None:
+            set_form_values(self, kept.fields)
+        self.draft.start()
         self.query_one("#amend-value", Input).focus()
+
+    def on_unmount(self) -> None:
+        self.draft.stop()
+
+    def on_input_changed(self, _event: Input.Changed) -> None:
+        self.draft.changed()
+
+    def on_select_changed(self, _event: Select.Changed) -> None:
+        self.draft.changed()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         if event.input.id == "amend-value":
             self.query_one("#amend-why", Input).focus()
         else:
-            self.action_save()
+            self.run_worker(self.action_save())
 
-    def action_save(self) -> None:
+    async def action_save(self) -> None:
         field = self.query_one("#amend-field", Select).value
         value = self.query_one("#amend-value", Input).value.strip()
         why = self.query_one("#amend-why", Input).value.strip()
         if not value or not why:
             self.app.notify("write the new value and why", title="amend", severity="warning")
             return
+        await self.draft.flush()  # kept until the amendment is recorded (it may be refused)
         self.dismiss((str(field), value, why))
 
-    def action_cancel(self) -> None:
+    async def action_cancel(self) -> None:
+        await self.draft.flush()  # esc leaves the form, not what was typed into it
         self.dismiss(None)
 
 
@@ -156,7 +177,7 @@ class RoundScreen(Screen[bool]):
         if self.folder.is_dir():
             for path in sorted(self.folder.rglob("*")):
                 if path.is_file() and path.name not in RECORD_FILES:
-                    options.append(Option(str(path.relative_to(self.folder)), id=str(path)))
+                    options.append(Option(Text(str(path.relative_to(self.folder))), id=str(path)))
         for index, job in enumerate(self.jobs):
             label = Text.assemble(f"job {job.name}  ", (job.state.value, "dim"))
             options.append(Option(label, id=f"job:{index}"))
@@ -168,9 +189,12 @@ class RoundScreen(Screen[bool]):
         self.query_one(TabbedContent).active = name
 
     def action_scroll(self, where: str) -> None:
+        """j/k: the notes and the patch scroll; in the logs the cursor moves."""
         pane = self.query_one(TabbedContent).active_pane
         if pane is None:
             return
+        for listing in pane.query(OptionList):
+            listing.action_cursor_down() if where == "down" else listing.action_cursor_up()
         for body in pane.query(VerticalScroll):
             body.scroll_down() if where == "down" else body.scroll_up()
 
@@ -191,13 +215,13 @@ class RoundScreen(Screen[bool]):
             self.app.notify("the round is open: change it in the Round pane (3); amendments "
                             "are for closed rounds", title="amend", severity="warning")
             return
-        self.app.push_screen(AmendScreen(self.record), self._amend)
+        self.app.push_screen(AmendScreen(self.record, self.session), self._amend)
 
     async def _amend(self, answer: tuple[str, str, str] | None) -> None:
         if answer is None:
             return
         field, value, why = answer
-        campaign = self.session.campaign
+        campaign, number = self.session.campaign, self.record.number
         said = len(campaign.warnings)
         try:
             self.record = campaign.amend(AmendRequest(self.record.number, field, value, why))
@@ -205,6 +229,7 @@ class RoundScreen(Screen[bool]):
             pto_app(self).report_error(error, title="amend")
             return
         self.amended = True
+        await asyncio.to_thread(clear_draft, self.session.layout, "amend", number)
         warnings = campaign.warnings[said:]
         if warnings:  # held for review: the numbers do not keep it
             self.app.notify(warnings[-1], title="amend held for review", severity="warning", timeout=15)

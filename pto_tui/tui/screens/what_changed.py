@@ -158,7 +158,8 @@ class WhatChangedScreen(Screen[None]):
             self.diff = await asyncio.to_thread(
                 round_diff, self.session.campaign, self.number, self.against)
         except PtoError as error:
-            self.problem = error.render()
+            # the command line's hint (--against ...) is not this screen's: f is
+            self.problem = error.message
         self._draw()
 
     def _draw(self, loading: bool = False) -> None:
@@ -169,6 +170,8 @@ class WhatChangedScreen(Screen[None]):
             body = what_changed_body(self.diff)
         elif self.problem:
             body = Text(f"nothing to compare: {self.problem}", style="bold yellow")
+            body.append(f"\nf compares with the {FRONTIER if self.against == PREVIOUS else PREVIOUS}"
+                        " instead", style="dim")
         else:
             body = Text("reading the rounds…" if loading else "", style="dim")
         self.query_one("#changed-text", Static).update(body)

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Input
 
 from pto_tui.core.errors import PtoError
 from pto_tui.jobs.model import JobSpec
@@ -33,3 +39,34 @@ async def run_any_command(session: Session, command: str, log_pane: LogPane,
     finally:
         running(False)
     log_pane.set_state(record.state.value)
+
+
+class CommandBox(Input):
+    """Where `!` takes the command: enter runs it (CommandBox.Run), esc cancels; hidden
+    until asked for, and again after either."""
+
+    BINDINGS = [Binding("escape", "close", "Close the command box", id="command.close")]
+
+    @dataclass
+    class Run(Message):
+        command: str
+
+    def open(self) -> None:
+        self.remove_class("hidden")
+        self.focus()
+
+    def action_close(self) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        self.value = ""
+        self.add_class("hidden")
+        if self.parent is not None and isinstance(self.parent, Widget) and self.parent.can_focus:
+            self.parent.focus()  # back to the pane, whose keys work again
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        command = event.value.strip()
+        self._close()
+        if command:
+            self.post_message(self.Run(command))

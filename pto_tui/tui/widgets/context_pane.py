@@ -90,7 +90,9 @@ class ContextPane(VerticalScroll, ProjectPane):
         docs.clear_options()
         for path in self._documents():
             rel = path.relative_to(self.session.root)
-            docs.add_option(Option(str(rel), id=str(path)))
+            docs.add_option(Option(Text(str(rel)), id=str(path)))
+        if docs.option_count:
+            docs.highlighted = 0  # enter opens the first without a key before it
         table = self.query_one("#ctx-tunables", DataTable)
         table.clear()
         for name, t in self.session.campaign.config.tunables.items():

@@ -80,6 +80,7 @@ class QueryInput(Input):
         super().__init__(suggester=QuerySuggester(), **kwargs)  # type: ignore[arg-type]
         self.history = history
         self.position = len(history)
+        self._recalled = ""  # the text ↑/↓ put in: any other text starts from the newest
 
     def action_complete(self) -> None:
         suggestion = complete(self.value)
@@ -93,8 +94,11 @@ class QueryInput(Input):
     def action_history(self, step: int) -> None:
         if not self.history:
             return
+        if self.value != self._recalled:  # typed, edited or cleared: ↑ is the newest again
+            self.position = len(self.history)
         self.position = max(0, min(len(self.history), self.position + step))
         self.value = self.history[self.position] if self.position < len(self.history) else ""
+        self._recalled = self.value
         self.cursor_position = len(self.value)
 
 
@@ -196,15 +200,14 @@ class CostmodelPane(Vertical, ProjectPane, can_focus=True):
             return
         event.stop()
         text = event.value.strip()
-        queries = self._parse(text)
-        if not queries:
-            return
-        if not self.history or self.history[-1] != text:
+        # kept even when it does not parse: ↑ brings it back to be corrected
+        if text and (not self.history or self.history[-1] != text):
             self.history.append(text)
             save_history(self.history)
-        query_input = self.query_one(QueryInput)
-        query_input.position = len(self.history)
-        self.run_queries(queries)
+        self.query_one(QueryInput).position = len(self.history)
+        queries = self._parse(text)
+        if queries:
+            self.run_queries(queries)
 
     # ------------------------------------------------------------ running
 

@@ -140,7 +140,7 @@ class LogPane(Vertical):
             box.add_class("hidden")
             self.view.focus()
         else:
-            await self.screen.run_action("home")
+            await self.screen.run_action("back")
 
     def focus_default(self) -> None:
         self.view.focus()

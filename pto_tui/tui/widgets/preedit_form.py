@@ -17,13 +17,15 @@ from pto_tui.core.campaign.prefill import draft_answers, prefill_source
 from pto_tui.core.campaign.requests import StartRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import round_name
+from pto_tui.core.rounds.drafts import FieldValue
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit
 from pto_tui.core.rules.rule import Finding
 from pto_tui.core.rules.sequence import start_findings
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, OPTIMISATION_PRIORITIES
+from pto_tui.tui.drafts import DraftKeeper, form_values, set_form_values
 from pto_tui.tui.forms import FORM
 from pto_tui.tui.messages import StartRequested
-from pto_tui.tui.session import LoadedProject
+from pto_tui.tui.session import LoadedProject, Session
 from pto_tui.tui.widgets.tick import Tick
 
 # (key, label, placeholder) of the one-line fields, in notes.md order
@@ -97,14 +99,21 @@ class PreEditForm(VerticalScroll, can_focus=False):
             super().__init__()
             self.scope = scope
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, session: Session, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.add_class(FORM)
         self.loaded: LoadedProject | None = None
         self.phases: tuple[str, ...] = ()
         self.findings: list[Finding] = []
+        self.gates_drawn = False
         self.busy = False  # a start is being written: no second one
         self.prefilled_from: int | None = None  # the round this form was drafted from
+        # what is typed, kept in the project as it is typed; the form as the program
+        # filled it (blank, or pre-filled) is no draft
+        self.draft = DraftKeeper(self, session, "pre-edit", self.draft_fields)
+        self.draft.ready = False  # until restore_draft has looked for the kept one
+        self.blank: dict[str, FieldValue] = {}  # the form as composed (its ticks' defaults)
+        self.untouched: dict[str, FieldValue] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(id="pe-refusal", classes="hidden")
@@ -157,18 +166,46 @@ class PreEditForm(VerticalScroll, can_focus=False):
             self.phases = phases
             self.query_one("#pe-phase", Select).set_options([(p, p) for p in phases])
         self.query_one("#pe-three-round").set_class(not loaded.status.three_round_rule, "hidden")
+        if not self.draft.ready:
+            self.restore_draft()
+            self.draft.ready = True
         if self.prefilled_from is None and self.is_blank():
             self.prefill(announce=False)
         self.update_gates()
+
+    def on_mount(self) -> None:
+        self.blank = self.untouched = form_values(self)
+        self.draft.start()
+
+    def on_unmount(self) -> None:
+        self.draft.stop()
+
+    def draft_fields(self) -> dict[str, FieldValue]:
+        """The form as typed; nothing when it is as the program filled it."""
+        values = form_values(self)
+        return {} if values in (self.untouched, self.blank) else values
+
+    def restore_draft(self) -> None:
+        """The draft kept when the project was last open, back in the form."""
+        kept = self.draft.read()
+        if kept is None:
+            return
+        set_form_values(self, kept.fields)
+        self.untouched = self.blank  # a draft restored stays one until it is emptied
+        line = self.query_one("#pe-prefilled", Static)
+        line.update(Text.assemble(
+            ("Draft restored", "bold"), f" (typed before, saved {kept.saved or '?'}). "
+            "ctrl+o pre-fills from the last round instead."))
+        line.remove_class("hidden")
 
     def is_blank(self) -> bool:
         return not self.title_text and self.pre_edit() == PreEdit(
             checklist={key: ChecklistItem() for key in HARDWARE_CHECKLIST})
 
     def prefill(self, announce: bool = True) -> None:
-        """Fill the blank fields from the last closed round (core's draft: kernel, class,
-        evidence, correctness plan, checklist notes). The checklist boxes stay as they
-        are: ticking each is the person's confirmation of its note."""
+        """Fill the fields core drafts from the last closed round (kernel, class, evidence,
+        correctness plan, checklist notes), whatever they hold now. The checklist boxes
+        stay as they are: ticking each is the person's confirmation of its note."""
         rounds = self.loaded.rounds if self.loaded else []
         try:
             source = prefill_source(rounds)
@@ -179,32 +216,29 @@ class PreEditForm(VerticalScroll, can_focus=False):
         draft = draft_answers(source)
         filled = []
         for key, label in (("kernel", "kernel"), ("correctness_plan", "correctness")):
-            widget = self.query_one(f"#pe-{key}", Input)
-            if not widget.value.strip() and getattr(draft, key):
-                widget.value = getattr(draft, key)
+            if getattr(draft, key):
+                self.query_one(f"#pe-{key}", Input).value = getattr(draft, key)
                 filled.append(label)
-        select = self.query_one("#pe-bottleneck", Select)
-        if not isinstance(select.value, str) and draft.bottleneck in BOTTLENECK_CLASSES:
-            select.value = draft.bottleneck
+        if draft.bottleneck in BOTTLENECK_CLASSES:
+            self.query_one("#pe-bottleneck", Select).value = draft.bottleneck
             filled.append("class")
-        area = self.query_one("#pe-evidence", TextArea)
-        if not area.text.strip() and draft.evidence:
-            area.load_text(draft.evidence)
+        if draft.evidence:
+            self.query_one("#pe-evidence", TextArea).load_text(draft.evidence)
             filled.append("evidence")
         notes = 0
         for key, item in draft.checklist.items():
-            note = self.query_one(f"#pe-note-{key}", Input)
-            if not note.value.strip() and item.note:
-                note.value = item.note
+            if item.note:
+                self.query_one(f"#pe-note-{key}", Input).value = item.note
                 notes += 1
         if notes:
             filled.append(f"{notes} checklist notes")
         self.prefilled_from = source.number
+        self.untouched = form_values(self)
         line = self.query_one("#pe-prefilled", Static)
         line.update(Text.assemble(
             (f"Pre-filled from {round_name(source.number)}: ", "bold"),
-            (", ".join(filled) or "nothing blank to fill") + ". Check each; tick the "
-            "checklist items you confirm (space). ctrl+o fills blanks again."))
+            (", ".join(filled) or "nothing to fill") + ". Check each; tick the "
+            "checklist items you confirm (space). ctrl+o fills them again."))
         line.remove_class("hidden")
         self.update_gates()
 
@@ -252,23 +286,28 @@ class PreEditForm(VerticalScroll, can_focus=False):
         return self.query_one("#pe-restore", Checkbox).value
 
     def update_gates(self) -> None:
+        """The gates beside Start, redrawn only when what they say changed: a redraw of
+        a text sized to its lines lays the whole screen out again (per key typed)."""
         rounds = self.loaded.rounds if self.loaded else []
-        self.findings = start_findings(self.pre_edit(), rounds)
-        gates = self.query_one("#pe-gates", Static)
+        findings = start_findings(self.pre_edit(), rounds)
+        changed = findings != self.findings or not self.gates_drawn
+        self.findings, self.gates_drawn = findings, True
         button = self.query_one("#pe-start", Button)
-        if self.findings:
+        button.disabled = bool(findings) or self.busy
+        refusal = self.query_one("#pe-refusal", Static)
+        if not changed:
+            return
+        gates = self.query_one("#pe-gates", Static)
+        if findings:
             text = Text("Start is disabled until every gate passes:\n", style="bold red")
-            for finding in self.findings:
+            for finding in findings:
                 text.append(f" ✗ [{finding.rule}] {finding.message}\n", style="red")
             gates.update(text)
-            button.disabled = True
-            refusal = self.query_one("#pe-refusal", Static)
             if not refusal.has_class("hidden"):  # shown after a refused start: kept current
-                refusal.update(refusal_text(self.findings))
+                refusal.update(refusal_text(findings))
         else:
-            self.query_one("#pe-refusal").add_class("hidden")
+            refusal.add_class("hidden")
             gates.update(Text("✓ every gate passes: the round may start", style="bold green"))
-            button.disabled = self.busy
 
     def set_busy(self, busy: bool) -> None:
         """While the round is being started (off the event loop) Start is disabled."""
@@ -298,17 +337,21 @@ class PreEditForm(VerticalScroll, can_focus=False):
         self.query_one("#pe-bottleneck", Select).clear()
         self.query_one("#pe-prefilled").add_class("hidden")
         self.prefilled_from = None  # the next form is drafted from the round just closed
+        self.untouched = form_values(self)
 
     # ------------------------------------------------------------ events
 
     def on_input_changed(self, _event: Input.Changed) -> None:
         self.update_gates()
+        self.draft.changed()
 
     def on_checkbox_changed(self, _event: Checkbox.Changed) -> None:
         self.update_gates()
+        self.draft.changed()
 
     def on_text_area_changed(self, _event: TextArea.Changed) -> None:
         self.update_gates()
+        self.draft.changed()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "pe-bottleneck":
@@ -316,6 +359,7 @@ class PreEditForm(VerticalScroll, can_focus=False):
             meaning = BOTTLENECK_CLASSES.get(value, "") if isinstance(value, str) else ""
             self.query_one("#pe-class-meaning", Static).update(Text(meaning, style="italic"))
         self.update_gates()
+        self.draft.changed()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "pe-start":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from rich.console import Group
@@ -25,8 +26,9 @@ from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.project.kinds.registry import project_kind
 from pto_tui.core.rounds.records import Measurement, Round
+from pto_tui.core.rules.scope import is_protected
 from pto_tui.core.vocabulary import ChangeKind
-from pto_tui.tui.format import duration, iter_name, round_duration, verdict_text
+from pto_tui.tui.format import duration, error_text, iter_name, round_duration, verdict_text
 from pto_tui.tui.messages import ProjectChanged, StartRequested
 from pto_tui.tui.screens.document import read_text
 from pto_tui.tui.session import LoadedProject, Session
@@ -70,6 +72,8 @@ class OpenRoundView(VerticalScroll):
         yield Input(id="or-justify", placeholder="justification of a high-risk change")
         yield Input(id="or-approve",
                     placeholder="approval of a loosened tolerance (who, why): only if approved")
+        yield Input(id="or-discipline",
+                    placeholder="reason for a change of [discipline] in project.toml, if any")
         yield Button("Record changes", id="or-record")
         yield Static(id="or-changes")
         yield Label("3  Run: r in the Run pane (4) (build → correctness → benchmark)",
@@ -108,7 +112,7 @@ class RoundPane(Vertical, ProjectPane):
     def compose(self) -> ComposeResult:
         yield Static(id="round-state")
         with ContentSwitcher(initial="preedit", id="round-switch"):
-            yield PreEditForm(id="preedit")
+            yield PreEditForm(self.session, id="preedit")
             yield OpenRoundView(id="openround")
 
     @property
@@ -234,7 +238,9 @@ class RoundPane(Vertical, ProjectPane):
         if record is not None:
             self.app.notify(f"{iter_name(record.number)} started: now make the change",
                             title="round")
-            self.query_one(PreEditForm).clear()
+            form = self.query_one(PreEditForm)
+            form.clear()
+            await form.draft.clear()  # submitted: the draft has done its job
 
     def on_pre_edit_form_suggest_requested(self, event: PreEditForm.SuggestRequested) -> None:
         event.stop()
@@ -292,10 +298,20 @@ class RoundPane(Vertical, ProjectPane):
         return value if isinstance(value, str) else ""
 
     def edit_source(self) -> None:
-        from pto_tui.tui.screens.editor import FilePicker, TextEditor, open_in_editor
+        from pto_tui.tui.screens.editor import FilePicker, TextEditor, open_in_editor, workspace_files
 
         config = self.campaign.config
-        root = self.session.layout.workspace / project_kind(config.operator.kind).workspace_subdir
+        workspace = self.session.layout.workspace
+        root = workspace / project_kind(config.operator.kind).workspace_subdir
+        protected = frozenset(
+            path.relative_to(root).as_posix() for path in workspace_files(root)
+            if is_protected(path.relative_to(workspace).as_posix(), config.protected,
+                            config.editable))
+        open_round = self.loaded.open_round if self.loaded else None
+        base = open_round.base_snapshot if open_round is not None else ""
+
+        def revert(path: Path) -> bool:
+            return self.campaign.snapshots.restore_file(base, path.relative_to(workspace).as_posix())
 
         def picked(path: object) -> None:
             if path is None:
@@ -303,7 +319,8 @@ class RoundPane(Vertical, ProjectPane):
             if not open_in_editor(self.app, path):  # type: ignore[arg-type]
                 self.app.push_screen(TextEditor(path))  # type: ignore[arg-type]
 
-        self.app.push_screen(FilePicker(root), picked)
+        name = iter_name(open_round.number) if open_round is not None else ""
+        self.app.push_screen(FilePicker(root, protected, revert if base else None, name), picked)
 
     def change_parameters(self) -> None:
         from pto_tui.tui.screens.params import ParamScreen
@@ -323,14 +340,15 @@ class RoundPane(Vertical, ProjectPane):
         request = ChangesRequest(
             kind=ChangeKind(kind) if kind else None, description=self._value("or-describe"),
             parameters=parameters or {}, bug_fix=self._value("or-bugfix"),
-            risk_justification=self._value("or-justify"), tolerance_approval=self._value("or-approve"))
+            risk_justification=self._value("or-justify"), tolerance_approval=self._value("or-approve"),
+            discipline_approval=self._value("or-discipline"))
         try:
             record = await asyncio.to_thread(self.campaign.record_changes, request)
         except PtoError as error:
             pto_app(self).report_error(error, title="changes")
             open_round = self.loaded.open_round if self.loaded else None
             if open_round is not None:
-                self._show_changes(open_round, refusal=error.render())
+                self._show_changes(open_round, refusal=error_text(error))
             return
         self._show_changes(record)
         self.app.notify(f"changes recorded: {len(record.changes.files)} file(s), "
@@ -370,7 +388,8 @@ class RoundPane(Vertical, ProjectPane):
         )
         if record is not None:
             self.last_closed = record
-            for widget_id in ("or-describe", "or-bugfix", "or-justify", "or-approve", "or-samples",
+            for widget_id in ("or-describe", "or-bugfix", "or-justify", "or-approve",
+                              "or-discipline", "or-samples",
                               "or-tflops", "or-problem", "or-analysis", "or-next"):
                 self.query_one(f"#{widget_id}", Input).value = ""
             for widget_id in ("or-kind", "or-build", "or-correct"):

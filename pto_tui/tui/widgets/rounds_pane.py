@@ -19,7 +19,7 @@ from pto_tui.core.project.modes import CYCLES
 from pto_tui.core.rounds.durations import duration_unit
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import format_tflops, timing_text
-from pto_tui.tui.format import iter_name, marked_verdict, ratio, speed, verdict_word
+from pto_tui.tui.format import ratio, speed, verdict_word
 from pto_tui.tui.messages import OpenRound, ProjectChanged, ShowPane
 from pto_tui.tui.session import LoadedProject, Session
 from pto_tui.tui.widgets.frontier_plot import FrontierPlot, PlotPoint
@@ -31,11 +31,11 @@ from pto_tui.tui.widgets.rounds_rows import (
     FRONTIER_STEP,
     PIN_MARK,
     SORTS,
+    counts_text,
     hypothesis_cell,
     legend_text,
     matches,
     verdict_cell,
-    verdict_text_style,
 )
 
 FIRST_ROWS = 100  # rows in the table's first frame (more than a tall terminal shows)
@@ -233,20 +233,10 @@ class RoundsPane(Vertical, ProjectPane):
         loaded = self.loaded
         if loaded is None:
             return
-        st = loaded.status
-        text = Text()
-        for verdict, count in st.counts.items():
-            text.append(f"{marked_verdict(verdict)} {count}", style=verdict_text_style(verdict))
-            text.append("  ")
-        text.append(f"│ {shown}/{len(loaded.rounds)} shown, sort {SORTS[self.sort_index][0]}"
-                    + (" desc" if self.descending else ""), style="dim")
-        if self.query_text:
-            text.append(f", filter '{self.query_text}'", style="dim")
-        if self.marked:
-            text.append("  marked " + " ".join(iter_name(n) for n in self.marked), style="cyan")
-        if self.pinned is not None:
-            text.append(f"  reference {iter_name(self.pinned)}", style="magenta")
-        self.query_one("#rounds-counts", Static).update(text)
+        sort = SORTS[self.sort_index][0] + (" desc" if self.descending else "")
+        self.query_one("#rounds-counts", Static).update(counts_text(
+            loaded.status.counts, shown, len(loaded.rounds), sort, self.query_text,
+            self.marked, self.pinned))
 
     # ------------------------------------------------------------ actions
 
@@ -278,7 +268,7 @@ class RoundsPane(Vertical, ProjectPane):
         box = self.query_one("#rounds-filter", Input)
         if box.has_class("hidden") and not self.query_text:
             # this binding shadows the screen's esc: with no filter to clear, pass it on
-            await self.screen.run_action("home")
+            await self.screen.run_action("back")
             return
         box.value = ""
         box.add_class("hidden")

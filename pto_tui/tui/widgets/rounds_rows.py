@@ -8,7 +8,15 @@ from rich.text import Text
 
 from pto_tui.core.rounds.counts import UNVERIFIED
 from pto_tui.core.rounds.records import Round
-from pto_tui.tui.format import VERDICT_STYLES, verdict_text, verdict_word
+from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, Verdict
+from pto_tui.tui.format import (
+    FAILURE_COLOUR,
+    VERDICT_STYLES,
+    iter_name,
+    marked_verdict,
+    verdict_text,
+    verdict_word,
+)
 
 COLUMNS = ("", "", "iter", "verdict", "duration", "TFLOPS", "x init", "x torch", "hypothesis",
            "class", "phase")
@@ -79,6 +87,23 @@ def matches(record: Round, query: str) -> bool:
     return True
 
 
+VERDICT_WORDS = (*(v.value for v in Verdict), "baseline", "open", UNVERIFIED)
+
+
+def filter_problem(query: str) -> str:
+    """Why a filter can match no round whatever the rounds are ("" when it can): a
+    verdict or bottleneck class no word of pto-tui's starts with or contains."""
+    for term in query.lower().split():
+        field, sep, value = term.partition(":")
+        if not sep:
+            continue
+        if field in ("verdict", "v") and not any(w.startswith(value) for w in VERDICT_WORDS):
+            return f"no verdict starts with '{value}' ({', '.join(VERDICT_WORDS)})"
+        if field in ("class", "c") and not any(value in name.lower() for name in BOTTLENECK_CLASSES):
+            return f"no bottleneck class contains '{value}'"
+    return ""
+
+
 def verdict_cell(record: Round, tampered: bool | None = None) -> Text:
     """The verdict, with a visible mark when the closed record was changed by hand (the
     round is shown and counted as it was closed), and the word when nothing vouches for
@@ -88,9 +113,30 @@ def verdict_cell(record: Round, tampered: bool | None = None) -> Text:
     if record.unverified and record.is_closed:
         text.append(f" {UNVERIFIED}", style=VERDICT_STYLES[UNVERIFIED])
     if record.tampered if tampered is None else tampered:
-        text.append(" !tampered", style="bold red")
+        text.append(" !tampered", style=f"bold {FAILURE_COLOUR}")
     return text
 
 
 def verdict_text_style(verdict: str) -> str:
     return VERDICT_STYLES.get(verdict, "")
+
+
+def counts_text(counts: dict[str, int], shown: int, total: int, sort: str, query: str,
+                marked: list[int], pinned: int | None) -> Text:
+    """The line under the table: each verdict's count, what is shown and how, the marks;
+    then why a filter matches nothing, when it cannot match anything."""
+    text = Text()
+    for verdict, count in counts.items():
+        text.append(f"{marked_verdict(verdict)} {count}", style=verdict_text_style(verdict))
+        text.append("  ")
+    text.append(f"│ {shown}/{total} shown, sort {sort}", style="dim")
+    if query:
+        text.append(f", filter '{query}'", style="dim")
+    if marked:
+        text.append("  marked " + " ".join(iter_name(n) for n in marked), style="cyan")
+    if pinned is not None:
+        text.append(f"  reference {iter_name(pinned)}", style="magenta")
+    problem = filter_problem(query)
+    if problem:  # the empty table says why
+        text.append(f"\n{problem}", style="bold yellow")
+    return text

@@ -85,9 +85,9 @@ def round_verdict_text(r: Round, before: CampaignStatus | None) -> Text:
 
 
 def interrupted_text(step: str, title: str, how: str) -> Text:
-    if step == "round":
-        return Text(f"{title} {how}: the round stays open and nothing was recorded;"
-                    " r runs it again.", style="yellow")
+    if step == "round":  # its samples so far are in its journal: never "nothing recorded"
+        return Text(f"{title} {how}: the round stays open; every sample already measured "
+                    "is kept (r runs the rest, d discards them).", style="yellow")
     return Text(f"{LOOP_STEPS[step][1]} {how}: nothing was recorded.", style="yellow")
 
 

@@ -19,7 +19,7 @@ import contextlib
 from typing import Any
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -32,11 +32,11 @@ from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.records import EnvironmentNotes, Round, TorchBaseline
 from pto_tui.jobs.model import JobRecord
-from pto_tui.tui.format import iter_name
+from pto_tui.tui.format import error_text, iter_name
 from pto_tui.tui.messages import ProjectChanged
 from pto_tui.tui.session import LoadedProject, Session
 from pto_tui.tui.typed_app import pto_app
-from pto_tui.tui.widgets.any_command import run_any_command
+from pto_tui.tui.widgets.any_command import CommandBox, run_any_command
 from pto_tui.tui.widgets.left_running import (
     LeftRunningNotice,
     follow_again,
@@ -53,13 +53,12 @@ from pto_tui.tui.widgets.loop_steps import (
     step_title,
 )
 from pto_tui.tui.widgets.pane import ProjectPane
-from pto_tui.tui.widgets.post_run import PostRunForm
+from pto_tui.tui.widgets.post_run import PostRunForm, VerdictBox
 from pto_tui.tui.widgets.run_outcome import (
     failure_text,
     interrupted_text,
     recorded_text,
     round_verdict_text,
-    with_last_line,
 )
 from pto_tui.tui.widgets.step_table import StepTable
 
@@ -97,10 +96,10 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         yield LeftRunningNotice(id="run-left", classes="hidden")
         yield OptionList(id="run-loop")
         yield StepTable(id="run-steps", cursor_type="row")
-        yield Static(id="run-verdict", classes="hidden")
-        yield PostRunForm(id="run-post", classes="hidden")
-        yield Input(placeholder="command to run on the target (enter runs, esc cancels)",
-                    id="run-command", classes="hidden")
+        yield VerdictBox(id="run-verdict", classes="hidden")
+        yield PostRunForm(self.session, id="run-post", classes="hidden")
+        yield CommandBox(placeholder="command to run on the target (enter runs, esc cancels)",
+                         id="run-command", classes="hidden")
         yield LogPane(id="run-log")
 
     def on_mount(self) -> None:
@@ -117,9 +116,34 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
                                               exit_on_error=False)
             else:
                 self.follow_left_running(record)
+        measured = loaded.open_round
+        if measured is not None and measured.measurement.build and not self.running \
+                and self.post_run.awaiting is None and unfinished_of_open_round(loaded) is None:
+            self.await_post_run(measured.number)  # measured before: its Post-Run is next
+
+    @work(exclusive=True, group="post-run-ask", exit_on_error=False)
+    async def await_post_run(self, number: int) -> None:
+        """The verdict preview of a round measured before (another session, the CLI) and
+        its Post-Run form, with its draft."""
+        record = await self.post_run.preview(self.session.campaign, number)
+        if record is not None and not self.running:
+            self._show_verdict(round_verdict_text(record, None))
+            self.post_run.ask_for(record)
 
     def focus_default(self) -> None:
         self.query_one("#run-loop").focus()
+
+    def on_descendant_focus(self, _event: events.DescendantFocus) -> None:
+        self._writing()
+
+    def on_descendant_blur(self, _event: events.DescendantBlur) -> None:
+        self.call_after_refresh(self._writing)
+
+    def _writing(self) -> None:
+        """While a text field of the pane has the focus (Post-Run, a command, a log search)
+        the steps fold away, so the field is on the screen however small it is."""
+        focused = self.app.focused
+        self.set_class(isinstance(focused, Input) and self in focused.ancestors, "-writing")
 
     @property
     def log_pane(self) -> LogPane:
@@ -209,7 +233,7 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
                 "refused" if isinstance(error, RuleViolation) else "failed")
             self._mark_running("cancelled" if state == "interrupted" else "failed")
             self.log_pane.end(state)
-            self._show_verdict(failure_text(step, title, state, error.render()))
+            self._show_verdict(failure_text(step, title, state, error_text(error)))
             pto_app(self).report_error(error, title=f"{title} {state}")
         except Exception:
             self._mark_running("failed")
@@ -265,9 +289,7 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
     # ------------------------------------------------------------ results
 
     def _show_verdict(self, text: Text | None) -> None:
-        box = self.query_one("#run-verdict", Static)
-        box.set_class(text is None, "hidden")
-        box.update(text or "")
+        self.query_one(VerdictBox).show(text)
 
     async def _show_result(self, result: object, before: CampaignStatus | None) -> None:
         if isinstance(result, Round) and not result.is_baseline:
@@ -299,10 +321,8 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         closed = await self.post_run.close_round(self.session.campaign)
         if closed is None:
             return
-        box = self.query_one("#run-verdict", Static)
-        shown = box.content if isinstance(box.content, Text) else Text(str(box.content))
+        self.query_one(VerdictBox).closed(closed)
         verdict = closed.verdict.value if closed.verdict else "-"
-        box.update(with_last_line(shown, Text(f"closed: {verdict}, with its Post-Run", style="dim")))
         self._warnings()
         self.query_one("#run-loop").focus()
         self.app.notify(f"{iter_name(closed.number)} closed: {verdict}", title="post-run")
@@ -371,23 +391,16 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         self.log_pane.action_maximize()
 
     def action_command(self) -> None:
-        box = self.query_one("#run-command", Input)
-        box.remove_class("hidden")
-        box.focus()
+        self.query_one(CommandBox).open()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "run-next":  # enter in Analysis is the form's own
             event.stop()
             self.action_save_post_run()
-            return
-        if event.input.id != "run-command":
-            return
+
+    def on_command_box_run(self, event: CommandBox.Run) -> None:
         event.stop()
-        event.input.add_class("hidden")
-        command = event.value.strip()
-        event.input.value = ""
-        if command:
-            self.run_command(command)
+        self.run_command(event.command)
 
     @work(exclusive=True, group="command", exit_on_error=False)
     async def run_command(self, command: str) -> None:
