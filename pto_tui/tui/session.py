@@ -15,7 +15,7 @@ import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pto_tui.backends.sample_journal import unfinished
 from pto_tui.core.campaign.campaign import Campaign
@@ -29,8 +29,13 @@ from pto_tui.tui.disk_watch import DiskWatch
 
 if TYPE_CHECKING:
     from pto_tui.jobs.job import Job
-    from pto_tui.tui.drafts import DraftKeeper
     from pto_tui.tui.keep_running import KeepRunningRunner
+
+
+class PendingDraft(Protocol):
+    """A form's draft keeper as the session sees it (tui/drafts.py): one it can flush."""
+
+    async def flush(self) -> None: ...
 
 
 @dataclass
@@ -62,7 +67,7 @@ class Session:
         self.campaign.after_write = self.watch.note_own  # our own writes are not news
         self._runner: KeepRunningRunner | None = None
         self.loaded: LoadedProject | None = None  # set by the project screen as it shows it
-        self.draft_keepers: set[DraftKeeper] = set()  # the forms open now that keep drafts
+        self.draft_keepers: set[PendingDraft] = set()  # the forms open now that keep drafts
 
     @property
     def read_only(self) -> bool:

@@ -17,6 +17,7 @@ QUICK = {
     "chart_bench.py": (["--quick"], "goal: <= 2.0 s"),
     "cli_bench.py": (["--quick"], "goal <= 4.0x"),
     "tui_bench.py": (["--quick"], "first paint"),
+    "form_bench.py": (["--quick"], "Amend opens at 30 rounds"),
     "jobs_bench.py": (["--quick"], "goal:"),
     "costmodel_grid.py": (["--skip-reference"], "cold"),
     "verdict_bench.py": (["--quick"], "true 6% gain: kept"),

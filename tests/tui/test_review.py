@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from textual.widgets import DataTable, Static
 
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.compare import CompareScreen
 from pto_tui.tui.screens.help import HelpScreen
-from pto_tui.tui.screens.project import ProjectScreen
 from pto_tui.tui.screens.round_detail import RoundScreen
 from pto_tui.tui.widgets.rounds_pane import RoundsPane
 from tests.tui.keys import loaded
@@ -50,29 +48,25 @@ async def test_filter_by_verdict_class_and_text(campaign_root: Path) -> None:
         assert table_rows(app) == ["4", "1", "2", "0", "3"]
 
 
-async def test_escape_with_no_filter_left_goes_home(
-    campaign_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The first esc clears the filter; the next, with nothing to clear, is the screen's home."""
-    homes: list[str] = []
-    original = ProjectScreen.action_home
-
-    async def home(screen: ProjectScreen) -> None:
-        homes.append(screen.current)
-        await original(screen)
-
-    monkeypatch.setattr(ProjectScreen, "action_home", home)
+async def test_escape_with_no_filter_left_stays_on_the_rounds_pane(campaign_root: Path) -> None:
+    """The first esc clears the filter; the next, with nothing to clear, goes back one
+    level, which on a pane's own level is nowhere: never to another pane."""
     app = PtoApp(campaign_root)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
+        table = app.screen.query_one("#rounds-table", DataTable)
         await pilot.press("slash", *"verdict:kept", "enter")
-        await pilot.press("escape")  # clears the filter: not home yet
+        assert table_rows(app) == ["1"]
+        await pilot.press("escape")  # clears the filter
         assert table_rows(app) == ["0", "1", "2", "3", "4"]
-        assert homes == []
-        await pilot.press("escape")
-        assert homes == ["rounds"]
+        assert app.focused is table
+        await pilot.press("escape", "escape")
         assert app.screen.current == "rounds"
-        assert app.focused is app.screen.query_one("#rounds-table", DataTable)
+        assert app.focused is table
+        assert table_rows(app) == ["0", "1", "2", "3", "4"]
+        row = table.cursor_row
+        await pilot.press("k")  # the pane's keys still work
+        assert table.cursor_row == row - 1
 
 
 async def test_mark_two_rounds_and_compare_only_differences(campaign_root: Path) -> None:

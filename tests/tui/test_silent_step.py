@@ -11,6 +11,7 @@ from textual.widgets import DataTable
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.widgets.run_pane import RunPane
+from pto_tui.tui.widgets.step_table import StepTable
 from tests.tui.keys import loaded, wait_for
 
 STEP = "torch_npu baseline"
@@ -32,7 +33,8 @@ async def test_a_silent_step_says_how_long_it_has_printed_nothing(demo_root: Pat
         await loaded(pilot)
         await pilot.press("4")
         pane = app.screen.query_one(RunPane)
-        pane.silence_after = 1.0  # the pane's own 30 s, shortened for the test
+        # the step table's own 30 s, shortened for the test
+        app.screen.query_one("#run-steps", StepTable).silence_after = 1.0
         await pilot.press("T")
         await wait_for(pilot, lambda: "no output for" in state_of(app, STEP), timeout=30)
         first = state_of(app, STEP)

@@ -16,9 +16,8 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
+from textual.containers import Vertical
+from textual.widgets import Button, ContentSwitcher, Input, Select, Static
 
 from pto_tui.core.campaign.prefill import perf_sim_evidence_of
 from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest
@@ -33,73 +32,12 @@ from pto_tui.tui.messages import ProjectChanged, StartRequested
 from pto_tui.tui.screens.document import read_text
 from pto_tui.tui.session import LoadedProject, Session
 from pto_tui.tui.typed_app import pto_app
+from pto_tui.tui.widgets.open_round import OpenRoundView, parse_samples
 from pto_tui.tui.widgets.pane import ProjectPane
 from pto_tui.tui.widgets.preedit_form import PreEditForm
 
 T = TypeVar("T")
 MAX_DIFF_LINES = 400  # the whole diff is in patch.diff; the pane shows its head
-
-
-def parse_samples(text: str) -> list[float]:
-    values = []
-    for part in text.replace(";", ",").replace(" ", ",").split(","):
-        if part.strip():
-            try:
-                values.append(float(part))
-            except ValueError:
-                raise InputError(f"samples: {part.strip()!r} is not a number") from None
-    return values
-
-
-class OpenRoundView(VerticalScroll):
-    BINDINGS = [
-        Binding("e", "edit", "Edit source", id="round.edit"),
-        Binding("p", "params", "Parameters", id="round.params"),
-    ]
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="or-summary")
-        yield Label("1  Edit (the hypothesis' change only)", classes="step")
-        with Horizontal(classes="buttons"):
-            yield Button("Edit a source file (e)", id="or-edit")
-            yield Button("Change parameters (p)", id="or-params")
-        yield Label("2  Changes (files and diff are detected)", classes="step")
-        yield Select([(k.value, k.value) for k in ChangeKind], id="or-kind",
-                     prompt="change kind: detected", allow_blank=True)
-        yield Input(id="or-describe", placeholder="what was changed, briefly")
-        yield Input(id="or-bugfix",
-                    placeholder="bug-fix reason (only when a protected file must change)")
-        yield Input(id="or-justify", placeholder="justification of a high-risk change")
-        yield Input(id="or-approve",
-                    placeholder="approval of a loosened tolerance (who, why): only if approved")
-        yield Input(id="or-discipline",
-                    placeholder="reason for a change of [discipline] in project.toml, if any")
-        yield Button("Record changes", id="or-record")
-        yield Static(id="or-changes")
-        yield Label("3  Run: r in the Run pane (4) (build → correctness → benchmark)",
-                    classes="step")
-        yield Static(Text("The run records the changes, measures and closes the round with its "
-                          "verdict; Analysis and Next are written there after it. Numbers "
-                          "measured elsewhere can be entered below instead.", style="dim"))
-        with Horizontal(classes="measure-row"):
-            yield Select([("build ok", "ok"), ("build failed", "failed")], id="or-build",
-                         prompt="build", allow_blank=True)
-            yield Select([("correctness pass", "pass"), ("correctness fail", "fail")],
-                         id="or-correct", prompt="correctness", allow_blank=True)
-        yield Input(id="or-samples", placeholder="benchmark durations in us, comma separated")
-        yield Input(id="or-tflops", placeholder="TFLOPS (optional)")
-        yield Input(id="or-problem", placeholder="what went wrong, if anything")
-        yield Button("Record measurement", id="or-measure")
-        yield Label("4  Close (the verdict is decided from the samples)", classes="step")
-        yield Input(id="or-analysis", placeholder="Analysis: why it worked or failed")
-        yield Input(id="or-next", placeholder="Next: what to try next")
-        yield Button("Close the round", id="or-close", variant="warning")
-
-    def action_edit(self) -> None:
-        self.query_ancestor(RoundPane).edit_source()
-
-    def action_params(self) -> None:
-        self.query_ancestor(RoundPane).change_parameters()
 
 
 class RoundPane(Vertical, ProjectPane):
@@ -276,6 +214,14 @@ class RoundPane(Vertical, ProjectPane):
         if self.loaded is not None and self.loaded.open_round is not None:
             self.app.notify("a round is open: the evidence is kept for the next Pre-Edit form",
                             title="evidence")
+
+    def on_open_round_view_edit_source(self, event: OpenRoundView.EditSource) -> None:
+        event.stop()
+        self.edit_source()
+
+    def on_open_round_view_change_parameters(self, event: OpenRoundView.ChangeParameters) -> None:
+        event.stop()
+        self.change_parameters()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         actions: dict[str, Callable[[], object]] = {

@@ -27,7 +27,6 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
-from pto_tui.backends.silence import Silence
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.records import EnvironmentNotes, Round, TorchBaseline
@@ -62,9 +61,6 @@ from pto_tui.tui.widgets.run_outcome import (
 )
 from pto_tui.tui.widgets.step_table import StepTable
 
-# seconds a running step prints nothing before its row says so ("no output for 30 s")
-SILENCE_AFTER = 30.0
-
 
 class RunPane(Vertical, ProjectPane, can_focus=True):
     BINDINGS = [
@@ -87,9 +83,6 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         self.session = session
         self.worker: Worker[None] | None = None
         self.running = ""  # the loop step running now
-        self._step_started: dict[str, float] = {}
-        self.silence = Silence()  # the running step's silence, shown after silence_after s
-        self.silence_after = SILENCE_AFTER
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-hint")
@@ -104,7 +97,6 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
 
     def on_mount(self) -> None:
         self._draw()
-        self.set_interval(1.0, self._show_silence)
 
     def show_loaded(self, loaded: LoadedProject) -> None:
         self._draw()
@@ -202,9 +194,7 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         """Clear what the last run showed and open the log for this one."""
         self.running = step
         self.post_run.ask_for(None)
-        self.query_one(StepTable).clear()
-        self._step_started.clear()
-        self.silence = Silence()  # a step a cancelled run left is no longer running
+        self.query_one(StepTable).begin()
         self._show_verdict(None)
         self.log_pane.begin(title, cancel=self.action_cancel)
         self.add_class("-running")  # the log gets most of the pane while a job runs
@@ -254,29 +244,17 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
             self.app.notify(warning, title="warning", severity="warning")
         campaign.warnings.clear()
 
-    def _show_silence(self) -> None:
-        self.query_one(StepTable).show_silence(self.silence.silent(self.silence_after))
-
     def _on_event(self, event: Any) -> None:  # StepEvent (backends are imported lazily)
-        self.silence.see(event)
-        table = self.query_one(StepTable)
-        if event.kind == "line" and table.silent_step:
-            self._show_silence()  # it printed: the note goes at once
-        now = asyncio.get_running_loop().time()
         if event.kind == "line" and event.line is not None:
             self.log_pane.write(event.line.stream, event.line.text)
-        elif event.kind == "started":
-            self._step_started[event.step] = now
-            table.started(event.step)
-            self.log_pane.write("meta", f"── {event.step}")
+        if event.kind == "finished" and event.record is not None \
+                and self.left_notice.ended(event.record.id):
+            self._draw()  # the job kept running has ended: its run goes on
+        meta = self.query_one(StepTable).see(event)
+        if meta:
+            self.log_pane.write("meta", meta)
+        if event.kind == "started":
             self.log_pane.set_title(f"{self._title(self.running)}: {event.step}")
-        elif event.kind == "finished":
-            if event.record is not None and self.left_notice.ended(event.record.id):
-                self._draw()  # the job kept running has ended: its run goes on
-            state = event.record.state.value if event.record is not None else "done"
-            took = now - self._step_started.get(event.step, now)
-            table.finished(event.step, state, took)
-            self.log_pane.write("meta", f"── {event.step}: {state} in {took:.1f}s")
 
     def _mark_running(self, state: str) -> None:
         self.query_one(StepTable).mark_running(state)

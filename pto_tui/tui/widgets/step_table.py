@@ -1,13 +1,20 @@
-"""The Run pane's table of steps: each step's state and time, as the service reports them."""
+"""The Run pane's table of steps: each step's state and time, as the service reports them,
+and how long the running step has printed nothing."""
 
 from __future__ import annotations
+
+import time
+from typing import Any
 
 from rich.text import Text
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
-from pto_tui.backends.silence import Silent
+from pto_tui.backends.silence import Silence, Silent
 from pto_tui.tui.format import STATE_STYLES
+
+# seconds a running step prints nothing before its row says so ("no output for 30 s")
+SILENCE_AFTER = 30.0
 
 
 def state_text(state: str) -> Text:
@@ -16,10 +23,41 @@ def state_text(state: str) -> Text:
 
 class StepTable(DataTable[str | Text]):
     silent_step = ""  # the step whose row says it prints nothing
+    silence_after = SILENCE_AFTER
 
     def on_mount(self) -> None:
         for column in ("step", "state", "time"):
             self.add_column(column, key=column)
+        self.silence = Silence()  # the running step's silence, shown after silence_after s
+        self._started: dict[str, float] = {}
+        self.set_interval(1.0, self.tick)
+
+    def begin(self) -> None:
+        """A new run: no step, and none left running by a cancelled run."""
+        self.clear()
+        self._started.clear()
+        self.silence = Silence()
+
+    def see(self, event: Any) -> str:  # StepEvent (backends are imported lazily)
+        """The service's event on its step's row; the line to put in the log for it
+        ("── build", "── build: succeeded in 3.1s"), "" for none."""
+        self.silence.see(event)
+        if event.kind == "line" and self.silent_step:
+            self.tick()  # it printed: the note goes at once
+        now = time.monotonic()
+        if event.kind == "started":
+            self._started[event.step] = now
+            self.started(event.step)
+            return f"── {event.step}"
+        if event.kind == "finished":
+            state = event.record.state.value if event.record is not None else "done"
+            took = now - self._started.get(event.step, now)
+            self.finished(event.step, state, took)
+            return f"── {event.step}: {state} in {took:.1f}s"
+        return ""
+
+    def tick(self) -> None:
+        self.show_silence(self.silence.silent(self.silence_after))
 
     def started(self, step: str) -> None:
         if step in self.rows:
