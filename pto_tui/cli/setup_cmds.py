@@ -18,9 +18,13 @@ from pto_tui.cli.common import (
     project_layout,
 )
 from pto_tui.core import payloads
+from pto_tui.core.campaign.plan import NewProject
+from pto_tui.core.campaign.planning import plan_project
 from pto_tui.core.campaign.project_arguments import COMMAND_KEYS, ProjectArguments, project_answers
-from pto_tui.core.campaign.scaffold import NewProject, create_project, plan_project
+from pto_tui.core.campaign.scaffold import create_project
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.knob_report import KnobReport
+from pto_tui.core.operators.operator_knobs import operator_knobs
 from pto_tui.core.operators.scan import Candidate, ScanResult, scan
 from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, chosen_modes, mode_spec
 from pto_tui.core.rounds.importer import import_project
@@ -134,6 +138,21 @@ def _print_candidate(console: Console, c: Candidate) -> None:
         console.print(f"    case: {case.name}" + (f"  {case.spec}" if case.spec else ""))
 
 
+def _print_knobs(console: Console, knobs: KnobReport, verbose: bool) -> None:
+    """The operator's tunables in short (name=value), the derived values; with --verbose each
+    candidate left out and why."""
+    console.print(f"    tunables: {knobs.short()}", markup=False)
+    if knobs.workload:
+        console.print(f"    workload knobs (set by the case): {', '.join(t.name for t in knobs.workload)}",
+                      markup=False)
+    if verbose:
+        for item in knobs.left_out:
+            console.print(f"    not a knob: {item.name}: {item.reason}", markup=False)
+    elif knobs.left_out:
+        count = len(knobs.left_out)
+        console.print(f"    {count} candidate knob(s) left out (--verbose says why)", markup=False)
+
+
 def _print_skipped(console: Console, result: ScanResult, verbose: bool) -> None:
     if verbose:
         console.print(f"left out ({len(result.skipped)}):")
@@ -153,6 +172,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         console.print(f"no PTO operators found under {result.root}")
     for c in result.candidates:
         _print_candidate(console, c)
+        _print_knobs(console, operator_knobs(c), args.verbose)
     _print_skipped(console, result, args.verbose)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -226,6 +246,9 @@ def _print_plan(console: Console, spec: NewProject) -> None:
         console.print(f"  case offered: {case}", markup=False)
     console.print(f"  case: {spec.case.name or '-'}: {spec.case.describe()}")
     console.print(f"  tunables: {', '.join(t.name for t in spec.tunables) or 'none found'}")
+    if spec.derived:
+        derived = ", ".join(d.describe() for d in spec.derived)
+        console.print(f"  derived (follow the tunables, not tunable): {derived}", markup=False)
     if spec.case.knobs:
         knobs = ", ".join(f"{k}={v}" for k, v in spec.case.knobs.items())
         console.print(f"  workload (shape) knobs, not tunable: {knobs}")

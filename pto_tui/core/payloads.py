@@ -19,7 +19,7 @@ from pto_tui.core.rules.rule import Finding
 
 if TYPE_CHECKING:  # types only: a read command loads neither project creation nor drawing
     from pto_tui.core.campaign.campaign import Campaign
-    from pto_tui.core.campaign.scaffold import NewProject
+    from pto_tui.core.campaign.plan import NewProject
     from pto_tui.core.campaign.status import CampaignStatus
     from pto_tui.core.operators.candidate import Candidate
     from pto_tui.core.operators.scan import ScanResult
@@ -111,11 +111,14 @@ def _tunable(t: Tunable) -> dict[str, object]:
 
 
 def _candidate(c: Candidate) -> dict[str, object]:
-    from pto_tui.core.campaign.scaffold import merge_tunables
-    from pto_tui.core.operators.tunables import discover
+    from pto_tui.core.operators.operator_knobs import operator_knobs
 
     data = c.to_json()
-    data["tunables"] = [_tunable(t) for t in merge_tunables(discover(c.path), c)]
+    knobs = operator_knobs(c)
+    data["tunables"] = [_tunable(t) for t in knobs.tunables]
+    data["derived"] = [d.to_json() for d in knobs.derived]
+    data["left_out"] = [item.to_json() for item in knobs.left_out]
+    data["workload_knobs"] = [_tunable(t) for t in knobs.workload]
     return data
 
 
@@ -135,6 +138,8 @@ def new(root: object, spec: NewProject, candidate: Candidate | None) -> dict[str
         "kind": spec.operator.kind.value,
         "classification": candidate.to_json() if candidate else None,
         "tunables": [t.name for t in spec.tunables],
+        "derived": [d.to_json() for d in spec.derived],
+        "left_out": [item.to_json() for item in spec.left_out],
         "workload_knobs": dict(spec.case.knobs),
         "cases": list(spec.cases),
         "case": spec.case.name,

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pto_tui.core.operators.bench_specs import SpecTolerances
+from pto_tui.core.operators.knob_report import Derived, LeftOut
 from pto_tui.core.project.config import CaseConfig, CostmodelConfig, OperatorConfig, Target, Tunable
 
 
@@ -25,3 +26,5 @@ class NewProject:
     workload: list[Tunable] = field(default_factory=list)  # shape knobs: part of the case
     cases: tuple[str, ...] = ()  # the cases the operator offered, described
     tolerances: SpecTolerances = field(default_factory=SpecTolerances)  # the bench spec's
+    derived: tuple[Derived, ...] = ()  # values the source computes from the tunables
+    left_out: tuple[LeftOut, ...] = ()  # candidate knobs that are no tunables, with the reason

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+from pto_tui.core.operators.knob_report import Derived, KnobReport, LeftOut
 from pto_tui.core.operators.tilelib_executables import executable_for
 from pto_tui.core.operators.tilelib_knobs import (
     CASE_FIELD,
@@ -39,13 +40,19 @@ def as_tunable(knob: Knob) -> Tunable:
     )
 
 
-def tilelib_tunables(root: Path) -> list[Tunable] | None:
-    """The live knobs of a generated-cases tile-lib operator, or None when its cases are
-    not generated (the generic discovery applies)."""
+def tilelib_report(root: Path) -> KnobReport | None:
+    """The live knobs of a generated-cases tile-lib operator (a derived one shown as such,
+    the dead ones with the reason), or None when its cases are not generated (the generic
+    discovery applies)."""
     knobs = resolve_knobs(root)
     if not knobs:
         return None
-    return [as_tunable(k) for k in knobs if k.live and k.value is not None]
+    offered = [k for k in knobs if k.live and k.value is not None]
+    return KnobReport(
+        tunables=tuple(as_tunable(k) for k in offered if not k.derived),
+        derived=tuple(Derived(k.name, k.expr, k.where) for k in offered if k.derived),
+        left_out=tuple(LeftOut(k.name, k.reason, k.where) for k in knobs if k not in offered),
+    )
 
 
 def tilelib_commands(
