@@ -249,11 +249,19 @@ def _print_plan(console: Console, spec: NewProject) -> None:
     if spec.derived:
         derived = ", ".join(d.describe() for d in spec.derived)
         console.print(f"  derived (follow the tunables, not tunable): {derived}", markup=False)
+    if spec.shared_kernel:
+        console.print(
+            f"  kernel code in a shared file: {spec.shared_kernel} (its build_jit_wrapper builds the kernel "
+            f"there); to tune it in rounds, make the project with --related {spec.shared_kernel}",
+            markup=False,
+        )
     if spec.case.knobs:
         knobs = ", ".join(f"{k}={v}" for k, v in spec.case.knobs.items())
         console.print(f"  workload (shape) knobs, not tunable: {knobs}")
     for key, command in spec.commands.items():
         console.print(f"  {key}: {command or '-'}  ({spec.origins.get(key, '')})", markup=False)
+    if spec.result.format:
+        console.print(f"  result: {spec.result.format}  ({spec.result_origin})", markup=False)
 
 
 def cmd_import(args: argparse.Namespace) -> int:

@@ -139,6 +139,8 @@ def new(root: object, spec: NewProject, candidate: Candidate | None) -> dict[str
         "classification": candidate.to_json() if candidate else None,
         "tunables": [t.name for t in spec.tunables],
         "derived": [d.to_json() for d in spec.derived],
+        "shared_kernel": spec.shared_kernel,
+        "related": list(spec.operator.related),
         "left_out": [item.to_json() for item in spec.left_out],
         "workload_knobs": dict(spec.case.knobs),
         "cases": list(spec.cases),

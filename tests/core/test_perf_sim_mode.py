@@ -77,7 +77,8 @@ def test_an_operator_without_scripts_gets_no_script_steps(
     commands = tomllib.loads((tmp_path / "projects/matmul_op/project.toml").read_text())["commands"]
     assert "generate_cases.py" not in commands["build"]
     assert "cmake -DPTO_CPU_SIM_STANDALONE=ON" in commands["build"]
-    assert commands["correctness"] == "cd build && ./matmul_op_cpu_sim --cases {case}"
+    # its main() takes no arguments: the binary gets no --cases
+    assert commands["correctness"] == "cd build && ./matmul_op_cpu_sim"
 
 
 def test_a_checkout_without_perf_sim_is_refused_naming_what_is_missing(

@@ -1,7 +1,8 @@
 """PTO-tile-lib at run time: a cmake/make build; the binary prints `test success`/`test
 failed` (its exit code is 0 either way) and appends to report.csv, of which only the rows
 written by this run count: one per case of the case string, the sample being the case
-under tuning's. Its environment round probes Bisheng, CANN and the NPU; on a cpu-sim
+under tuning's; or, for a driver that writes no report.csv, the time and verdict it prints
+([result], printed_result.py). Its environment round probes Bisheng, CANN and the NPU; on a cpu-sim
 target the compiler of the CPU simulation; on a perf-sim target that and the perf_sim
 driver's compiler (PerfSimBackend, perf_sim.py); for the demo operator g++."""
 
@@ -16,6 +17,7 @@ from pto_tui.backends.kinds.perf_sim import (
     perf_sim_build,
     perf_sim_run,
 )
+from pto_tui.backends.kinds.printed_result import printed_outcome, run_outcome, run_verdict
 from pto_tui.backends.kinds.spec import KindRuntime
 from pto_tui.backends.probes import CMAKE, PYTHON, cpu_sim_probes, perf_sim_probes
 from pto_tui.backends.site import StepOutput
@@ -100,11 +102,16 @@ class TileLibBackend(Backend):
         command = self.site.render(template, parameters)
         limit = await self.site.limit(CORRECTNESS)
         out = await self.site.run("correctness", command, parameters=parameters, timeout=limit)
-        correct, problem = tilelib_verdict(out, None)
+        result = self.site.config.result
+        correct, problem = run_verdict(out, result) if result.printed else tilelib_verdict(out, None)
         return (True, "") if correct else (False, "correctness check failed: " + problem)
 
     async def benchmark(self, step: str, parameters: Mapping[str, Scalar]) -> BenchOutcome:
         site = self.site
+        if site.config.result.printed:  # timed and judged by what the run prints ([result])
+            command = site.render(site.config.commands.benchmark, parameters)
+            out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK))
+            return run_outcome(out, site.config.result, self.flops)
         csv_rel = site.config.commands.results or "build/report.csv"
         try:
             cases, under = self._cases()
@@ -191,6 +198,8 @@ def report_outcome(config: ProjectConfig, text: str, path: str, flops: float | N
     A perf-sim project's samples are cycles, which no report.csv holds: refused."""
     if mode_spec(config.target.mode).perf_sim:
         return BenchOutcome(problem=PERF_SIM_REPORT, report=path)
+    if config.result.printed:  # the run's saved output, read as [result] reads a run's
+        return printed_outcome(text, f"the output saved in {path}", True, config.result, flops, path)
     try:
         cases = parsed_cases(config.case, config.operator)
         under = case_under_tuning(cases, config.case.name).name if cases else config.case.name

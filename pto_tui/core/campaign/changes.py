@@ -208,7 +208,10 @@ class ChangeRecorder:
             where = tunables[name].where
             if name in scope and where:
                 launcher = where.split("(", 1)[1].rstrip(")") if "(" in where else ""
-                anchors.setdefault(self._tunable_file(name), []).extend((name, launcher))
+                # a config struct's member is written by its own name (StandardTileConfig::TILE_W);
+                # a hand edit of another struct's is caught as an edited constant
+                member = launcher.rsplit("::", 1)[1] if "::" in launcher else ""
+                anchors.setdefault(self._tunable_file(name), []).extend((name, launcher, member))
         if not anchors:
             return list(files)
         lines = changed_lines(self.campaign.snapshots.diff(base)) if base else {}

@@ -10,6 +10,7 @@ from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.candidate import Candidate
 from pto_tui.core.operators.kinds.registry import source_kind
+from pto_tui.core.operators.kinds.spec import ResultChoice
 from pto_tui.core.operators.knob_report import KnobReport
 from pto_tui.core.operators.marker import CaseChoice
 from pto_tui.core.operators.operator_knobs import merge_tunables, source_knobs
@@ -232,6 +233,10 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         found = found_in.found_commands(source, defaults, target.mode)
     commands = effective_commands(kind, found, candidate.commands if candidate else {}, answers.commands,
                                   target.mode)
+    result = _result(answers, candidate, source, target, repo is not None)
+    if result.result.printed and commands.origins.get("results", "").startswith("kind default"):
+        commands.values["results"] = ""  # no report file: the benchmark's output is the result
+        commands.origins["results"] = "none: the result is read from the benchmark's output ([result])"
     name = answers.name if answers.name is not None else (candidate.name if candidate else source.stem)
     root, path = (repo.root, repo.path) if repo else (tile.root, tile.path) if tile else (None, "")
     if root is not None:  # the whole repository (or its reached folders) is copied
@@ -263,9 +268,37 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         tolerances=repository_tolerances(repo, case),
         derived=chosen.knobs.derived,
         left_out=chosen.knobs.left_out,
+        result=result.result,
+        result_origin=result.origin,
+        shared_kernel=repo.kernel_home if repo and repo.kernel_home not in answers.related else "",
     )
     _check_perf_sim(spec)
     return spec, candidate
+
+
+# what `new` says to declare when it cannot time or judge a run of the operator
+DECLARE_RESULT = (
+    "declare how a run is timed and judged in a pto-operator.toml beside it: [result] format = "
+    "\"pattern\" with time = '<a regular expression whose first group is the time>' and unit, "
+    "passed / failed lines (docs/pto-operator-toml.md); or give a benchmark that prints a time "
+    "(--command benchmark=...) and declare its [result] there"
+)
+
+
+def _result(
+    answers: ProjectAnswers, candidate: Candidate | None, source: Path, target: Target, in_package: bool
+) -> ResultChoice:
+    """How a run's result is read: the marker's [result], else what the operator's driver
+    prints; refused when pto-tui could not time or judge a run and nobody declared how."""
+    if candidate is not None and candidate.result is not None:
+        return ResultChoice(candidate.result, "operator marker (pto-operator.toml [result])")
+    if in_package or candidate is None or candidate.kind is None or candidate.demo:
+        return ResultChoice()
+    choice = source_kind(candidate.kind).result_for(source, target.mode)
+    declared = "benchmark" in answers.commands or "benchmark" in candidate.commands
+    if choice.problem and not declared:
+        raise InputError(choice.problem, hint=DECLARE_RESULT)
+    return choice
 
 
 def _check_perf_sim(spec: NewProject) -> None:

@@ -105,6 +105,7 @@ def create_project(spec: NewProject, projects_root: Path, *, overwrite: bool = F
             scope=spec.scope,
             tolerances=spec.tolerances.values,
             tolerances_from=spec.tolerances.origin,
+            result=spec.result,
         )
         parse_config(final / "project.toml", text)  # never write a file we could not read back
         atomic_write_text(staging / "project.toml", text)

@@ -50,3 +50,48 @@ def imported_modules(operator: Path, source_root: Path, ops: Path) -> tuple[Path
                 seen.append(found)
                 todo.append(found)
     return tuple(seen)
+
+
+def _imported_names(tree: ast.Module) -> dict[str, str]:
+    """Local name -> the module it is imported from (`from m import a as b`: b -> m)."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                names[alias.asname or alias.name] = node.module
+    return names
+
+
+def _returned_calls(function: ast.FunctionDef) -> list[str]:
+    """The names a function's `return f(...)` statements call."""
+    return [
+        node.value.func.id
+        for node in ast.walk(function)
+        if isinstance(node, ast.Return)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+    ]
+
+
+def kernel_home(kernel: Path, source_root: Path, entry: str = "build_jit_wrapper") -> Path | None:
+    """The module the operator's kernel is really built in: where the object its
+    `build_jit_wrapper` returns comes from, when that is imported (flash_attention_score's
+    returns the family's `DenseAttentionPipelineWrapper` from attention/common.py); followed
+    through the file's own functions. None when it is built in the file itself."""
+    try:
+        tree = ast.parse(kernel.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    imported = _imported_names(tree)
+    todo, seen = [entry], set()
+    while todo:
+        name = todo.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in imported:
+            return _module_file(source_root, imported[name])
+        if name in functions:
+            todo += _returned_calls(functions[name])
+    return None

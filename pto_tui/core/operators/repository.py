@@ -25,7 +25,7 @@ from pto_tui.core.operators.operator_sources import (
     read_variants,
     shape_knobs,
 )
-from pto_tui.core.operators.python_imports import imported_modules
+from pto_tui.core.operators.python_imports import imported_modules, kernel_home
 from pto_tui.core.operators.tunables import discover, dsl_knobs
 from pto_tui.core.project.config import Tunable
 
@@ -51,6 +51,9 @@ class OperatorInRepository:
     # the repository's modules the operator's kernel imports (transitively), relative to root:
     # another operator's kernel (the local matmul of an mc2 operator), the family's common.py
     imports: tuple[str, ...] = ()
+    # the shared file its kernel is really built in (the family's common.py), relative to root;
+    # "" when it is built in the operator folder
+    kernel_home: str = ""
 
     @property
     def module(self) -> str:
@@ -109,6 +112,13 @@ def _adapter(root: Path, specs: tuple[BenchSpec, ...], family: str, name: str) -
     return guess if (root / guess).is_file() else ""
 
 
+def _kernel_home(root: Path, operator: Path, source_root: Path) -> str:
+    home = kernel_home(operator / "kernel.py", source_root)
+    if home is None or not home.is_relative_to(root) or home.is_relative_to(operator):
+        return ""
+    return home.relative_to(root).as_posix()
+
+
 def find_operator_repository(operator: Path) -> OperatorInRepository | None:
     """The repository model of an operator folder, or None when it is not a pto-kernels
     style operator (`<package>/ops/<family>/<op>/` inside a Python package)."""
@@ -143,6 +153,7 @@ def find_operator_repository(operator: Path) -> OperatorInRepository | None:
         shape_knobs=knobs,
         shared=_shared_files(root, operator, ops),
         imports=tuple(p.relative_to(root).as_posix() for p in imports),
+        kernel_home=_kernel_home(root, operator, source_root),
     )
 
 

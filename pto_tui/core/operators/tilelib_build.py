@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+from pto_tui.core.operators.driver_output import driver_output
 from pto_tui.core.operators.knob_report import Derived, KnobReport, LeftOut
 from pto_tui.core.operators.tilelib_executables import executable_for
 from pto_tui.core.operators.tilelib_knobs import (
@@ -81,6 +82,7 @@ def tilelib_commands(
         if step in command and not (root / "scripts" / script).is_file():
             said = "; ".join(filter(None, (before, f"operator: no scripts/{script}")))
             out[key] = (command.replace(step, ""), said)
+    _driver_arguments(root, defaults, out)
     knobs = resolve_knobs(root)
     if not knobs:
         return out
@@ -97,6 +99,32 @@ def tilelib_commands(
             origins = "; ".join(filter(None, (before, origin)))
             out[key] = (command.replace(marker, f"{script} {arguments}"), origins)
     return out
+
+
+_DATA_IN_BUILD = "cd build && python3 ../scripts/gen_data.py --cases {case} && "
+# pto-isa's gen_data.py without options writes ./input and ./output, read as ../input from build/
+_DATA_IN_OPERATOR = "python3 scripts/gen_data.py && cd build && "
+
+
+def _driver_arguments(root: Path, defaults: dict[str, str], out: dict[str, tuple[str, str]]) -> None:
+    """The commands that run the binary, as its driver takes them: a data generator without
+    --cases runs from the operator folder (gemm_performance's writes ./input, which the binary
+    reads as ../input from build/); a binary whose main() reads no --cases gets none."""
+    driver = driver_output(root)
+    data = root / "scripts" / "gen_data.py"
+    data_cases = data.is_file() and "--cases" in data.read_text(encoding="utf-8", errors="replace")
+    for key in RUNS_BINARY:
+        command, before = out.get(key, (defaults.get(key, ""), ""))
+        said = [before] if before else []
+        if _DATA_IN_BUILD in command and data.is_file() and not data_cases:
+            command = command.replace(_DATA_IN_BUILD, _DATA_IN_OPERATOR)
+            said.append("operator: scripts/gen_data.py takes no --cases; it writes ./input, so it runs "
+                        "from the operator folder")
+        if " --cases {case}" in command and not driver.takes_cases:
+            command = command.replace(" --cases {case}", "")
+            said.append("operator: its main() reads no --cases")
+        if command != out.get(key, (defaults.get(key, ""), ""))[0]:
+            out[key] = (command, "; ".join(said))
 
 
 # the command keys whose default may run the operator's binary ({binary}), first the one

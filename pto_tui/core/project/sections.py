@@ -35,6 +35,7 @@ from pto_tui.core.project.schema import (
     Written,
 )
 from pto_tui.core.project.sections_campaign import DISCIPLINE, LIMITS, PHASES, SCOPE, STATE, TOLERANCES
+from pto_tui.core.project.sections_result import RESULT
 from pto_tui.core.vocabulary import OperatorKind, TargetKind, TargetMode
 
 # The comment lines at the top of a fresh project.toml; the reference opens with them too.
@@ -383,17 +384,7 @@ COSTMODEL = Section(
 )
 
 SECTIONS: tuple[Section, ...] = (
-    OPERATOR,
-    CASE,
-    TUNABLES,
-    COMMANDS,
-    TARGET,
-    COSTMODEL,
-    DISCIPLINE,
-    LIMITS,
-    PHASES,
-    SCOPE,
-    TOLERANCES,
-    STATE,
+    OPERATOR, CASE, TUNABLES, COMMANDS, RESULT, TARGET, COSTMODEL, DISCIPLINE, LIMITS, PHASES, SCOPE,
+    TOLERANCES, STATE,
 )
 TOP_LEVEL_KEYS = frozenset({SCHEMA_KEY.name, *(s.name for s in SECTIONS)})

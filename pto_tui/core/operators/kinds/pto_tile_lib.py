@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from pto_tui.core.operators.driver_output import KNOWN_VERDICTS, driver_output
 from pto_tui.core.operators.evidence import cpp_evidence, read_head
-from pto_tui.core.operators.kinds.spec import KindEvidence, KindSource
+from pto_tui.core.operators.kinds.spec import KindEvidence, KindSource, ResultChoice
 from pto_tui.core.operators.perf_sim_build import driver_for
 from pto_tui.core.operators.perf_sim_driver import NoDriver
 from pto_tui.core.operators.pto_isa_tree import INCLUDE_DIR, PERF_SIM_DIR, missing_perf_sim
@@ -85,6 +86,28 @@ def perf_sim_problem(source: Path, entry: str) -> str:
     return driver.reason if isinstance(driver, NoDriver) else ""
 
 
+def result_for(source: Path, mode: TargetMode) -> ResultChoice:
+    """The format its driver prints a run's time and verdict in; a driver that prints none
+    pto-tui reads is named (a perf-sim target times with its cycle model: the verdict is
+    enough)."""
+    if not source.is_dir():
+        return ResultChoice()
+    driver = driver_output(source)
+    origin = f"operator: {driver.timing_at} ({driver.timing})" if driver.timing else ""
+    if not driver.verdict_at:
+        problem = f"{source}: its driver prints no pass/fail line pto-tui knows ({KNOWN_VERDICTS})"
+    elif not driver.timing and not mode_spec(mode).perf_sim:
+        driver_file = driver.verdict_at.rsplit(":", 1)[0]
+        problem = (
+            f"{source}: its driver ({driver_file}) prints its verdict ({driver.verdict_at}) but no "
+            "time pto-tui can read (no report.csv, no 'Average time: X ms' or 'avg=X us' line), so "
+            "no run of it can be timed"
+        )
+    else:
+        problem = ""
+    return ResultChoice(driver.result, origin, problem)
+
+
 PTO_TILE_LIB = KindSource(
     kind=OperatorKind.PTO_TILE_LIB,
     gather=gather,
@@ -96,4 +119,5 @@ PTO_TILE_LIB = KindSource(
     found_commands=found_commands,
     mode_problem=mode_problem,
     perf_sim_problem=perf_sim_problem,
+    result_for=result_for,
 )
