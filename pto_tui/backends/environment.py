@@ -36,7 +36,9 @@ from pto_tui.jobs.targets import target_kind
 PROBE_TIMEOUT = 120.0
 
 
-def probes_for(config: ProjectConfig, operator: Path | None = None) -> list[Probe]:
+def probes_for(
+    config: ProjectConfig, operator: Path | None = None, workspace: Path | None = None
+) -> list[Probe]:
     """The probes of the operator kind's toolchain in the target's mode (a demo operator
     checks the CPU toolchain instead of Bisheng, CANN and the NPU; a cpu-sim target the
     compiler its build uses, said so in the probe names), then the third-party Python
@@ -47,15 +49,15 @@ def probes_for(config: ProjectConfig, operator: Path | None = None) -> list[Prob
         raise InputError(f"{kind.value} operators do not run in mode {mode.value!r}", key="target.mode")
     probes = toolchain(config.target)
     if operator is not None:
-        probes += _module_probes(config, operator)
+        probes += _module_probes(config, operator, workspace)
     return probes
 
 
-def _module_probes(config: ProjectConfig, operator: Path) -> list[Probe]:
+def _module_probes(config: ProjectConfig, operator: Path, workspace: Path | None) -> list[Probe]:
     commands = (config.commands.build, config.commands.benchmark, config.commands.correctness)
     scripts = [s for c in commands for s in command_scripts(c, operator)]
     probes = []
-    for module, where in third_party_imports(scripts).items():
+    for module, where in third_party_imports(scripts, workspace).items():
         check = f"import {module}; print(getattr({module}, '__version__', 'ok'))"
         name = f"python module {module} ({where} imports it)"
         probes.append(Probe(name, f"python3 -c {shlex.quote(check)}", module))
@@ -107,7 +109,7 @@ async def _environment(
         where = f"test -d {site.subdir} && echo present"
         notes.probes[WORK_DIR_EXISTS] = await _probe(site, Probe(WORK_DIR_EXISTS, where), notes)
         operator = site.layout.workspace / operator_folder(config)
-        for probe in probes_for(config, operator if operator.is_dir() else None):
+        for probe in probes_for(config, operator if operator.is_dir() else None, site.layout.workspace):
             notes.probes[probe.name] = await _probe(site, probe, notes)
         await _first_result(campaign, site, notes)
     notes.passed = bool(notes.probes) and all(notes.probes.values())

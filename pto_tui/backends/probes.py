@@ -11,6 +11,20 @@ from pto_tui.jobs.probes import Probe
 
 PYTHON = Probe("python", "command -v python3 && python3 --version", "python", version_line=-1)
 CMAKE = Probe("cmake", "cmake --version", "cmake")
+# an NPU host: the CANN toolkit's environment, and the NPUs the driver sees
+CANN = Probe(
+    "CANN",
+    'home="${ASCEND_TOOLKIT_HOME:-$ASCEND_HOME_PATH}"; test -n "$home" && echo "$home"',
+    "CANN",
+)
+NPU_SMI = Probe("ACL runtime / NPU", "npu-smi info", "npu-smi")
+# torch_npu imports and sees a device: an import alone passes on a host without an NPU
+TORCH_NPU = Probe(
+    "torch_npu (a device available)",
+    "python3 -c 'import sys, torch, torch_npu; ok = torch.npu.is_available(); "
+    "print(torch.__version__, \"npu available\" if ok else \"no NPU available\"); sys.exit(0 if ok else 1)'",
+    "torch",
+)
 
 # a C++20 program compiled, linked and run with the build's compiler and flags
 _COMPILE = (

@@ -11,13 +11,15 @@ from pto_tui.core.reports.printed import read_printed, verdict_of
 
 
 def printed_outcome(text: str, ended: str, exit_ok: bool, result: ResultConfig, flops: float | None,
-                    report: str = "") -> BenchOutcome:
+                    report: str = "", checked: bool = False) -> BenchOutcome:
     """One run's outcome from its output: failed on a failed line, undetermined without a
-    pass/fail line or with a pass line but a failing exit, else timed by its time lines."""
+    pass/fail line (unless a correctness command of its own `checked` it: then a benchmark
+    that only times is enough) or with a pass line but a failing exit, else timed by its
+    time lines."""
     read = read_printed(text, result)
     if read.correct is False:
         return BenchOutcome(correct=False, problem=f"the run says it failed ({ended})", report=report)
-    if read.correct is None:
+    if read.correct is None and not checked:
         return BenchOutcome(problem=f"no pass/fail line in the output ({ended})", report=report)
     if not exit_ok:
         return BenchOutcome(problem=f"the run says it passed but failed: {ended}", report=report)
@@ -27,10 +29,12 @@ def printed_outcome(text: str, ended: str, exit_ok: bool, result: ResultConfig, 
     return BenchOutcome(correct=True, duration_us=read.duration_us, tflops=tflops, report=report)
 
 
-def run_outcome(out: StepOutput, result: ResultConfig, flops: float | None) -> BenchOutcome:
-    """The outcome of a benchmark job (stderr too: drivers print warnings there)."""
+def run_outcome(out: StepOutput, result: ResultConfig, flops: float | None, checked: bool) -> BenchOutcome:
+    """The outcome of a benchmark job (stderr too: drivers print warnings there); `checked`:
+    the project's correctness command judged the build."""
     ended = exit_text(out.tail(), out.record.exit_code)
-    return printed_outcome("\n".join(out.stdout + out.stderr), ended, out.ok, result, flops)
+    text = "\n".join(out.stdout + out.stderr)
+    return printed_outcome(text, ended, out.ok, result, flops, checked=checked)
 
 
 def run_verdict(out: StepOutput, result: ResultConfig) -> tuple[bool | None, str]:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from pto_tui.backends.kinds.backend import Backend, BenchOutcome, exit_text
 from pto_tui.backends.kinds.spec import KindRuntime
-from pto_tui.backends.probes import PYTHON
+from pto_tui.backends.probes import CANN, NPU_SMI, PYTHON, TORCH_NPU
 from pto_tui.core.project.config import CaseConfig, ProjectConfig, Scalar, Target
 from pto_tui.core.project.limits import BENCHMARK
 from pto_tui.core.reports.fields import tflops_from
@@ -91,12 +91,10 @@ def report_outcome(config: ProjectConfig, text: str, path: str, flops: float | N
 def _npu_probes(_target: Target) -> list[Probe]:
     return [
         PYTHON,
+        CANN,
+        NPU_SMI,
         Probe("pto dialect", "python3 -c 'import mlir.ir; from mlir.dialects import pto; print(\"ok\")'"),
-        Probe(
-            "torch_npu",
-            "python3 -c 'import torch, torch_npu; print(torch.__version__, torch.npu.is_available())'",
-            "torch",
-        ),
+        TORCH_NPU,
         Probe("ptoas", "ptoas --version", "ptoas"),
     ]
 

@@ -19,7 +19,7 @@ from pto_tui.backends.kinds.perf_sim import (
 )
 from pto_tui.backends.kinds.printed_result import printed_outcome, run_outcome, run_verdict
 from pto_tui.backends.kinds.spec import KindRuntime
-from pto_tui.backends.probes import CMAKE, PYTHON, cpu_sim_probes, perf_sim_probes
+from pto_tui.backends.probes import CANN, CMAKE, NPU_SMI, PYTHON, cpu_sim_probes, perf_sim_probes
 from pto_tui.backends.site import StepOutput
 from pto_tui.core.operators.case_strings import CaseStringError, ParsedCase, case_under_tuning, parsed_cases
 from pto_tui.core.operators.perf_sim_build import Driver
@@ -111,7 +111,8 @@ class TileLibBackend(Backend):
         if site.config.result.printed:  # timed and judged by what the run prints ([result])
             command = site.render(site.config.commands.benchmark, parameters)
             out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK))
-            return run_outcome(out, site.config.result, self.flops)
+            checked = bool(site.config.commands.correctness.strip())
+            return run_outcome(out, site.config.result, self.flops, checked)
         csv_rel = site.config.commands.results or "build/report.csv"
         try:
             cases, under = self._cases()
@@ -219,12 +220,8 @@ def report_outcome(config: ProjectConfig, text: str, path: str, flops: float | N
 def _npu_probes(_target: Target) -> list[Probe]:
     return [
         Probe("bisheng", "bisheng --version", "bisheng"),
-        Probe(
-            "CANN",
-            'home="${ASCEND_TOOLKIT_HOME:-$ASCEND_HOME_PATH}"; test -n "$home" && echo "$home"',
-            "CANN",
-        ),
-        Probe("ACL runtime / NPU", "npu-smi info", "npu-smi"),
+        CANN,
+        NPU_SMI,
         CMAKE,
         PYTHON,
     ]

@@ -166,11 +166,12 @@ def _repository_case(
 
 
 def _repository_scope(
-    root: Path, path: str, kind: OperatorKind, related: list[str]
+    root: Path, path: str, kind: OperatorKind, related: list[str], sources: tuple[str, ...] = ()
 ) -> dict[str, list[str]]:
-    """The operator folder and the related files are editable; everything else in the
-    repository copy is protected (the shared folders a tile-lib CMakeLists.txt reaches), and
-    so is a DSL runtime's VARIANTS (the workload)."""
+    """The operator folder (or only its own files, as its marker's `sources` names them) and
+    the related files are editable; everything else in the repository copy is protected (the
+    shared folders a tile-lib CMakeLists.txt reaches), and so is a DSL runtime's VARIANTS
+    (the workload)."""
     for rel in related:
         if not (root / rel).is_file():
             raise InputError(f"related file not found in the repository {root}: {rel}")
@@ -179,7 +180,10 @@ def _repository_scope(
     workload = [f"{sub}/{path}/{name}" for name in spec.workload_files]
     return {
         "protected": [*default_protected(kind), *workload],
-        "editable": [f"{sub}/{path}/**", *(f"{sub}/{rel}" for rel in related)],
+        "editable": [
+            *(f"{sub}/{path}/{pattern}" for pattern in sources or ("**",)),
+            *(f"{sub}/{rel}" for rel in related),
+        ],
     }
 
 
@@ -261,7 +265,8 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         requirements=answers.requirements,
         commands=commands.values,
         origins=commands.origins,
-        scope=_repository_scope(root, path, kind, answers.related) if root else {},
+        scope=_repository_scope(root, path, kind, answers.related, candidate.sources if candidate else ())
+        if root else {},
         repository=root,
         workload=list(chosen.knobs.workload),
         cases=chosen.offered,

@@ -49,7 +49,11 @@ def _copy_source(spec: NewProject, source: Path, dest: Path, projects_root: Path
             excludes += (literal(projects.relative_to(root).as_posix()) + "/",)
         tile = source_kind(spec.operator.kind).build_repository(source)
         for rel in tile.copied if tile else (".",):
-            shutil.copytree(root / rel, dest / rel, ignore=copy_filter(root, excludes), symlinks=True)
+            if (root / rel).is_file():  # a file the build needs (the root CMakeLists.txt)
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(root / rel, dest / rel)
+            else:
+                shutil.copytree(root / rel, dest / rel, ignore=copy_filter(root, excludes), symlinks=True)
     elif source.is_dir():
         shutil.copytree(source, dest, ignore=copy_filter(source, DEFAULT_EXCLUDES), symlinks=True)
     else:

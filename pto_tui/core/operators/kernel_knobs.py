@@ -230,7 +230,9 @@ def _report(report: list[tuple[Definition, str]]) -> KnobReport:
         elif _knobs_in(d, live):
             derived.append(Derived(d.name, d.expr, d.where))
         else:
-            detail = {"struct": d.written, "function": f"in {d.scope.name}"}.get(d.scope.kind)
+            # how the source writes it, when the tunable's name is qualified: rounds find its line
+            local = f"{d.written} in {d.scope.name}" if d.name != d.written else f"in {d.scope.name}"
+            detail = {"struct": d.written, "function": local}.get(d.scope.kind)
             where = f"{d.where} ({detail})" if detail else d.where
             tunables.append(Tunable(d.name, d.value or 0, "constexpr", d.value, (), where))
     return KnobReport(tuple(tunables), tuple(derived), tuple(left_out))

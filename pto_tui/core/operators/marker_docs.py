@@ -23,7 +23,7 @@ _EXAMPLE = """```toml
 # repository's root CMakeLists.txt into the pto_kernels Python extension
 kind = "pto-tile-lib"
 name = "abs"
-sources = ["kernel_abs.cpp", "kernel_utils.h"]
+sources = ["kernel_abs.cpp"]
 
 [repository]
 root = "../.."

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import ast
+import fnmatch
 import re
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from pto_tui.core.errors import InputError
 from pto_tui.core.operators.cpp_scopes import blank_code
 from pto_tui.core.operators.kernel_knobs import CPP_SUFFIXES, data_generator_names, kernel_knobs, set_value
 from pto_tui.core.operators.knob_report import KnobReport, LeftOut, unique
+from pto_tui.core.operators.marker import marker_sources, read_marker
 from pto_tui.core.operators.operator_sources import literal_scalar
 from pto_tui.core.operators.tilelib_build import tilelib_report
 from pto_tui.core.operators.tilelib_cpp import replace_constant
@@ -162,7 +164,7 @@ def discover_report(root: Path) -> KnobReport:
     cpp_sources: dict[str, str] = {}
     data_names: dict[str, str] = {}
     order: dict[str, int] = {}
-    for rel in iter_workspace_files(root):
+    for rel in own_files(root):
         order[rel] = len(order)
         path = root / rel
         if path.suffix == ".py":
@@ -181,6 +183,17 @@ def discover_report(root: Path) -> KnobReport:
     decided |= {o.name for o in kernel.left_out}
     tunables += [t for t in entry_template_params(cpp_sources) if t.name not in decided]
     return KnobReport(tuple(unique(tunables)), kernel.derived, _first_each(kernel.left_out))
+
+
+def own_files(root: Path) -> list[str]:
+    """The operator folder's files (relative), or only those its marker names its own
+    (`sources`: a folder of many kernels, as huawei-csl's csrc/kernel)."""
+    marker = read_marker(root)
+    patterns = marker_sources(marker) if marker is not None else ()
+    files = list(iter_workspace_files(root))
+    if not patterns:
+        return files
+    return [rel for rel in files if any(fnmatch.fnmatchcase(rel, pattern) for pattern in patterns)]
 
 
 def _first_each(left_out: tuple[LeftOut, ...]) -> tuple[LeftOut, ...]:

@@ -11,12 +11,18 @@ from pathlib import Path
 from pto_tui.core.operators.driver_output import KNOWN_VERDICTS, driver_output
 from pto_tui.core.operators.evidence import cpp_evidence, read_head
 from pto_tui.core.operators.kinds.spec import KindEvidence, KindSource, ResultChoice
+from pto_tui.core.operators.marker import MARKER_FILE, marker_repository, read_marker
 from pto_tui.core.operators.perf_sim_build import driver_for
 from pto_tui.core.operators.perf_sim_driver import NoDriver
 from pto_tui.core.operators.pto_isa_tree import INCLUDE_DIR, PERF_SIM_DIR, missing_perf_sim
 from pto_tui.core.operators.tilelib_build import tilelib_commands
 from pto_tui.core.operators.tilelib_executables import CPU_SIM_OPTION, offers_cpu_sim
-from pto_tui.core.operators.tilelib_repository import CMAKE_LISTS, TileLibRepository, find_tilelib_repository
+from pto_tui.core.operators.tilelib_repository import (
+    CMAKE_LISTS,
+    TileLibRepository,
+    declared_repository,
+    find_tilelib_repository,
+)
 from pto_tui.core.operators.tunables import discover
 from pto_tui.core.project.modes import mode_spec
 from pto_tui.core.vocabulary import OperatorKind, TargetMode
@@ -44,7 +50,15 @@ def gather(folder: Path, files: list[Path]) -> KindEvidence:
 
 
 def build_repository(source: Path) -> TileLibRepository | None:
-    return find_tilelib_repository(source) if source.is_dir() else None
+    """The repository the operator's build needs: the one its marker declares, else the
+    folders its CMakeLists.txt reaches."""
+    if not source.is_dir():
+        return None
+    marker = read_marker(source)
+    declared = marker_repository(marker) if marker is not None else None
+    if declared is not None:
+        return declared_repository(source, declared.root, declared.needs, source / MARKER_FILE)
+    return find_tilelib_repository(source)
 
 
 def found_commands(source: Path, defaults: Mapping[str, str], mode: TargetMode) -> dict[str, tuple[str, str]]:
