@@ -10,6 +10,7 @@ import shlex
 from collections.abc import Mapping
 
 from pto_tui.backends.kinds.backend import Backend, BenchOutcome, exit_text
+from pto_tui.backends.kinds.printed_result import run_outcome
 from pto_tui.backends.kinds.spec import KindRuntime
 from pto_tui.backends.probes import CANN, NPU_SMI, PYTHON, TORCH_NPU
 from pto_tui.core.project.config import CaseConfig, ProjectConfig, Scalar, Target
@@ -24,6 +25,11 @@ from pto_tui.jobs.probes import Probe
 class DslBackend(Backend):
     async def benchmark(self, step: str, parameters: Mapping[str, Scalar]) -> BenchOutcome:
         site = self.site
+        if site.config.result.printed:  # a standalone example's own script, read as it prints
+            command = site.render(site.config.commands.benchmark, parameters)
+            out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK))
+            checked = bool(site.config.commands.correctness.strip())
+            return run_outcome(out, site.config.result, self.flops, checked)
         results = site.config.commands.results or "bench/results"
         clock = await site.run(f"{step}: clock", "date +%s.%N", quiet=True)
         started = clock.text.strip() or "0"

@@ -302,7 +302,7 @@ def _result(
     choice = source_kind(candidate.kind).result_for(source, target.mode)
     declared = "benchmark" in answers.commands or "benchmark" in candidate.commands
     if choice.problem and not declared:
-        raise InputError(choice.problem, hint=DECLARE_RESULT)
+        raise InputError(choice.problem, hint=choice.hint or DECLARE_RESULT)
     return choice
 
 

@@ -57,6 +57,7 @@ class ResultChoice:
     result: ResultConfig = ResultConfig()
     origin: str = ""
     problem: str = ""
+    hint: str = ""  # what to declare, when it is not the [result] alone
 
 
 def own_report(_source: Path, _mode: TargetMode) -> ResultChoice:
