@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="start it detached on the target and return; follow it with `pto-tui attach ID`",
     )
-    run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ...")
+    run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ...",
+                     help="the command and its arguments, after --")
     run.set_defaults(handler=exec_handler)
 
     trust = sub.add_parser(
@@ -67,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Re-attach to a detached job: its log continues where it stopped. "
         "Ctrl-C stops following and leaves the job running.",
     )
-    attach.add_argument("job_id", metavar="JOB_ID")
+    attach.add_argument("job_id", metavar="JOB_ID", help="a job id from `pto-tui jobs`")
     attach.set_defaults(handler=attach_handler)
 
 

@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_rounds)
 
     p = sub.add_parser("show", help=HELP["show"])
-    p.add_argument("number", type=int)
+    p.add_argument("number", type=int, help="the round (0 is the baseline iter-000)")
     add_json_flag(p)
     p.set_defaults(handler=cmd_show)
 

@@ -30,7 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "export",
         help=HELP["export"],
     )
-    p.add_argument("--format", choices=FORMATS, required=True, dest="fmt")
+    p.add_argument("--format", choices=FORMATS, required=True, dest="fmt",
+                   help="csv (one row a round), md (ITERATIONS.md's table) or json")
     p.add_argument("--output", type=path_arg, help="file to write (default: standard output)")
     p.set_defaults(handler=cmd_export)
 

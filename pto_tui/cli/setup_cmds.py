@@ -37,7 +37,7 @@ NEW_DESCRIPTION = (
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("scan", help=HELP["scan"])
-    p.add_argument("dir", type=Path)
+    p.add_argument("dir", type=Path, help="folder to search for operators (a repository checkout)")
     p.add_argument("--verbose", action="store_true", help="also list the folders left out, and why")
     add_json_flag(p)
     p.set_defaults(handler=cmd_scan)
@@ -54,7 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("import", help=HELP["import"])
     p.add_argument("dir", type=Path, nargs="?", help="the project folder (default: --project or cwd)")
-    p.add_argument("--kind", choices=[k.value for k in OperatorKind])
+    p.add_argument("--kind", choices=[k.value for k in OperatorKind],
+                   help="the operator kind, when the project does not say")
     add_json_flag(p)
     p.set_defaults(handler=cmd_import)
 
