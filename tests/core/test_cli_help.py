@@ -90,3 +90,20 @@ def test_help_cites_no_markdown_file_outside_the_package() -> None:
     # the records a project holds, and the shipped documents
     known = {"ITERATIONS", "TASK_REQUIREMENTS", "notes", "REPORT", "SKILL", *TOPICS}
     assert cited <= known, cited - known
+
+
+def test_hints_name_pto_tui_as_it_was_run(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # noqa: ANN001
+    from pto_tui.cli.common import invoked_as
+
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    program = bin_dir / "pto-tui"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    monkeypatch.setattr(sys, "argv", [str(program), "demo"])
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # not on PATH: the path as typed
+    assert invoked_as() == str(program)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin")  # on PATH: the plain name
+    assert invoked_as() == "pto-tui"
+    monkeypatch.setattr(sys, "argv", ["-m"])  # python -m pto_tui...
+    assert invoked_as() == "pto-tui"
