@@ -30,6 +30,18 @@ def test_demo_run_headless(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     again = json.loads(capsys.readouterr().out)
     assert [r["round"] for r in again["rounds"]] == [0, 1, 2, 3]
     jobs_listed(root, capsys)
+    refused_before_any_job(root, capsys)
+
+
+def refused_before_any_job(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Once iter-000 is closed, env and baseline are refused by their rule before anything
+    runs on the target: no job is started, the refusal is the first thing said."""
+    jobs_before = sorted(p.name for p in (root / ".pto-tui" / "jobs").iterdir())
+    for step in ("env", "baseline"):
+        assert main(["--project", str(root), step]) == 1
+        err = capsys.readouterr().err
+        assert "refused by rule 'honest-history'" in err, err
+    assert sorted(p.name for p in (root / ".pto-tui" / "jobs").iterdir()) == jobs_before
 
 
 def jobs_listed(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
