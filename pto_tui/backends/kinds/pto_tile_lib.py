@@ -9,6 +9,7 @@ driver's compiler (PerfSimBackend, perf_sim.py); for the demo operator g++."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from pto_tui.backends.kinds.backend import Backend, BenchOutcome, exit_text
 from pto_tui.backends.kinds.perf_sim import (
@@ -19,7 +20,7 @@ from pto_tui.backends.kinds.perf_sim import (
 )
 from pto_tui.backends.kinds.printed_result import printed_outcome, run_outcome, run_verdict
 from pto_tui.backends.kinds.spec import KindRuntime
-from pto_tui.backends.probes import CANN, CMAKE, NPU_SMI, PYTHON, cpu_sim_probes, perf_sim_probes
+from pto_tui.backends.probes import CANN, CANN_FIX, CMAKE, NPU_SMI, PYTHON, cpu_sim_probes, perf_sim_probes
 from pto_tui.backends.site import StepOutput
 from pto_tui.core.operators.case_strings import CaseStringError, ParsedCase, case_under_tuning, parsed_cases
 from pto_tui.core.operators.perf_sim_build import Driver
@@ -217,11 +218,16 @@ def report_outcome(config: ProjectConfig, text: str, path: str, flops: float | N
     )
 
 
+# without an NPU, the CPU simulation or the cycle model run the operator instead
+_NO_NPU = "; without an NPU, make the project with --mode cpu-sim or --mode perf-sim"
+
+
 def _npu_probes(_target: Target) -> list[Probe]:
     return [
-        Probe("bisheng", "bisheng --version", "bisheng"),
-        CANN,
-        NPU_SMI,
+        Probe("bisheng", "bisheng --version", "bisheng", checks="the Bisheng compiler is on PATH",
+              fix=CANN_FIX + _NO_NPU),
+        replace(CANN, fix=CANN.fix + _NO_NPU),
+        replace(NPU_SMI, fix=NPU_SMI.fix + _NO_NPU),
         CMAKE,
         PYTHON,
     ]

@@ -212,3 +212,13 @@ def attention_dims(case: CaseConfig, operator: OperatorConfig | None = None) -> 
                 found[dim] = value
                 break
     return found
+
+
+def case_text(case: CaseConfig, operator: OperatorConfig) -> str:
+    """The case as people read it: its fields once (from the case string when [case.shape]
+    is empty), its dtype; a spec that does not fit its format is shown as given."""
+    try:
+        shape = workload_shape(case, operator)
+    except CaseStringError:
+        shape = case.shape
+    return case.describe(shape)
