@@ -15,6 +15,7 @@ TOPICS = {
     "workflow": "the optimisation loop and its rules, section by section (cited as §N)",
     "rules": "every rule pto-tui enforces: what it refuses, where, and the fix",
     "project-toml": "every key of project.toml: type, default, meaning",
+    "pto-operator-toml": "every key of an operator's marker, pto-operator.toml",
     "formats": "the files pto-tui reads and writes, field by field",
     "remote": "targets, remote jobs, sync, step limits",
     "architecture": "how the code is laid out, for contributors",

@@ -64,20 +64,22 @@ def protected_findings(
     kernel = [path for path in changed if path in kernel_files]
     harness = [path for path in changed if path not in kernel_files]
     findings = []
-    if kernel:
-        related = " ".join(f"--related {path.split('/', 1)[-1]}" for path in kernel)
-        findings.append(EDITABLE_SCOPE.finding(
-            "kernel code outside the operator folder changed: " + ", ".join(kernel) + " (shared with "
-            "its family; the operator's kernel is built there), which this project does not name "
-            f"related; to tune it, make the project with it related (pto-tui new SOURCE {related}), "
-            "or undo the change"
-        ))
     if harness:
         findings.append(EDITABLE_SCOPE.finding_with_fix(
             "protected file(s) changed: "
             + ", ".join(harness)
             + " (benchmark, harness, test logic, thresholds or workload); "
             "only a declared bug fix with a reason may change them"
+        ))
+    if kernel:
+        related = " ".join(f"--related {path.split('/', 1)[-1]}" for path in kernel)
+        findings.append(EDITABLE_SCOPE.finding(
+            "kernel code outside the operator folder changed: " + ", ".join(kernel) + " (shared with "
+            "its family; the operator's kernel is built there), which this project does not name "
+            f"related; to tune it, make the project with it related (pto-tui new SOURCE {related}), "
+            "or undo the change",
+            # the way is --related, not a bug fix: said as the refusal's hint
+            hint=f"pto-tui new SOURCE {related} makes it editable in rounds; this is no bug fix",
         ))
     return findings
 
