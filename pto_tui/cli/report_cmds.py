@@ -71,6 +71,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         operator=config.operator.name,
         case=config.case.describe(),
         torch=torch,
+        records=rounds,
     )
     output: Path | None = args.output
     if output is None or str(output) == "-":

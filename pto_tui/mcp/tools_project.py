@@ -7,13 +7,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 
 from pto_tui.core import payloads
+from pto_tui.core.campaign.importing import ImportOptions, import_project
 from pto_tui.core.campaign.project_arguments import ProjectArguments, project_answers
 from pto_tui.core.campaign.scaffold import create_project, plan_project
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import scan as scan_tree
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.project.modes import DEFAULT_MODE
-from pto_tui.core.rounds.importer import import_project
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, OperatorKind
 from pto_tui.mcp.envelope import ok
 from pto_tui.mcp.inputs import PreEditAnswers
@@ -95,8 +95,8 @@ def register(server: MCPServer, projects: Projects) -> None:
         """Read a hand-written (Markdown only) project into records, as `pto-tui import`;
         every conflict and unreadable piece is listed by file and line."""
         root = projects.root(project)
-        report = import_project(root, _kind(kind))
-        return ok(report.__dict__)
+        report = import_project(root, ImportOptions(kind=_kind(kind)))
+        return ok(report.to_json())
 
     @guarded
     def status(project: str = "") -> CallToolResult:

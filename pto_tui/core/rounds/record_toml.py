@@ -109,6 +109,7 @@ def round_to_dict(record: Round) -> dict[str, Any]:
         "closed_at": record.closed_at,
         "title": record.title,
         "imported": record.imported or None,
+        "as_written": dict(record.as_written),
         "notes_sha": record.notes_sha,
         "base_snapshot": record.base_snapshot,
         "snapshot": record.snapshot,
@@ -267,6 +268,7 @@ def round_from_dict(data: dict[str, Any]) -> Round:
             Amendment(**{k: str(v) for k, v in a.items()}) for a in data.get("amendments", [])
         ],
         imported=bool(data.get("imported", False)),
+        as_written={str(k): str(v) for k, v in data.get("as_written", {}).items()},
         notes_sha=str(data.get("notes_sha", "")),
         protected_hashes={str(k): str(v) for k, v in data.get("protected_hashes", {}).items()},
         tolerances={str(k): _finite(v, f"tolerances.{k}") for k, v in data.get("tolerances", {}).items()},
