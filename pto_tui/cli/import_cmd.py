@@ -82,7 +82,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     )
     report = import_project(root, options)
     if args.json:
-        print_json(report.to_json())
+        print_json(report.to_json(), schema="import")
         return 0
     print(f"imported rounds: {', '.join(map(str, report.imported)) or 'none'}")
     if report.skipped:

@@ -138,7 +138,7 @@ def _print_skipped(console: Console, result: ScanResult, verbose: bool) -> None:
 def cmd_scan(args: argparse.Namespace) -> int:
     result = scan(args.dir)
     if args.json:
-        print_json(payloads.scan(result))
+        print_json(payloads.scan(result), schema="scan")
         return 0
     console = make_console()
     if not result.candidates:
@@ -196,7 +196,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     spec, candidate = plan_project(project_answers(_arguments(args)))
     root = create_project(spec, args.projects_root, overwrite=args.overwrite)
     if args.json:
-        print_json(payloads.new(root, spec, candidate))
+        print_json(payloads.new(root, spec, candidate), schema="new")
         return 0
     console = make_console()
     if candidate:

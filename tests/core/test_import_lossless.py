@@ -83,7 +83,9 @@ def test_every_field_of_the_markdown_is_in_the_records_and_the_export(
     # what no field takes is kept and listed with its line; no false conflict
     problems = report["problems"]
     assert len(problems) == 2, problems
-    assert problems[0].endswith("iter-001/notes.md:29: 'Profiling' is no field pto-tui records; kept as written")
+    assert problems[0].endswith(
+        "iter-001/notes.md:29: 'Profiling' is no field pto-tui records; kept as written"
+    )
     assert "iter-002/notes.md:34: section '备注'" in problems[1]
     assert report["conflicts"] == []
     # the operator TASK_REQUIREMENTS.md names (not the folder), its case and tunables
@@ -91,10 +93,12 @@ def test_every_field_of_the_markdown_is_in_the_records_and_the_export(
     assert report["case"] == "B=1, H=2, S=512, D=64; float32"
     assert report["tunables"] == ["DEMO_ATTN_BLOCK_Q", "DEMO_ATTN_BLOCK_KV"]
     toml = (project / "project.toml").read_text(encoding="utf-8")
-    assert 'DEMO_ATTN_BLOCK_KV = {value = 16, kind = "env", default = 16, allowed = [8, 16, 32, 64, 128, 256]}' in toml
+    knob = '{value = 16, kind = "env", default = 16, allowed = [8, 16, 32, 64, 128, 256]}'
+    assert f"DEMO_ATTN_BLOCK_KV = {knob}" in toml
     # the prose torch_npu baseline
     torch = report["torch_baseline"]
-    assert (torch["avg_us"], torch["min_us"], torch["max_us"], torch["tflops"]) == (1284.0, 1270.0, 1301.0, 13.38)
+    said = (torch["avg_us"], torch["min_us"], torch["max_us"], torch["tflops"])
+    assert said == (1284.0, 1270.0, 1301.0, 13.38)
     assert (torch["warmup"], torch["runs"]) == (5, 10)
     assert torch["label"] == "torch.nn.functional.scaled_dot_product_attention"
     # the removed pipe_barrier is high-risk, and so is the bigger KV tile
@@ -130,7 +134,8 @@ def test_every_field_of_the_markdown_is_in_the_records_and_the_export(
     # what each round's files say beside notes.md: the prose of files.txt, the patch's base
     one = _round_section(export, 1)
     assert "files.txt: 本轮无源码修改（仅环境变量调参）" in one and "Files:" not in one
-    assert "Based on: iter-000" in one and "Parameter snapshot: DEMO_ATTN_BLOCK_Q=16, DEMO_ATTN_BLOCK_KV=64" in one
+    assert "Based on: iter-000" in one
+    assert "Parameter snapshot: DEMO_ATTN_BLOCK_Q=16, DEMO_ATTN_BLOCK_KV=64" in one
     two = _round_section(export, 2)
     assert "Parameter snapshot: DEMO_ATTN_BLOCK_Q=32, DEMO_ATTN_BLOCK_KV=64" in two
     assert "Kind: environment variable" in two and "Changes: 修改类型: 环境变量" in two

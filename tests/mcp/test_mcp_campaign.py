@@ -68,7 +68,8 @@ async def drive(root: Path) -> None:
         assert torch["avg_us"] > 0
         baseline = await a.ok("baseline")
         assert baseline["number"] == 0 and baseline["status"] == "closed"
-        assert await a.ok("gates", pre_edit=PRE_EDIT) == []
+        gates = await a.ok("gates", pre_edit=PRE_EDIT)
+        assert gates == {"schema_version": 2, "findings": [], "may_start": True}
 
         started = await a.ok("round_start", pre_edit=PRE_EDIT, title="wider KV tiles", restore=True)
         assert started["number"] == 1

@@ -158,6 +158,7 @@ def to_json(
     by the C encoder: an indented 1,000-round table takes several times as long)."""
     encode = _CELL_JSON.encode
     head = {
+        "schema_version": 1,  # docs/json/export.schema.json's
         "schema": JSON_SCHEMA,
         "operator": operator,
         "case": case,
