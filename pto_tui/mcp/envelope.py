@@ -89,6 +89,9 @@ def error_of(error: PtoError, tool: str = "") -> dict[str, Any]:
     fix = for_agent(error.hint or "") or (fix_of(rule, "mcp") if rule else "")
     if kind == "locked" and not fix:
         fix = LOCKED_FIX
+    if not fix:  # every error says what to do, if only where to look
+        where = f"`{error.key}`" if error.key else (error.file or "the arguments")
+        fix = f"correct {where} as the message says, then call {tool or 'the tool'} again"
     return {
         "type": kind,
         "tool": tool,

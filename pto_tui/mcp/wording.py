@@ -38,6 +38,7 @@ _SERVER_FLAG = re.compile(r"pto-tui mcp(?:\s+--[\w-]+(?:\s+[A-Z]+)?)+")
 _COMMAND = re.compile(r"`(?:pto-tui\s+(?:--project\s+\S+\s+)?)?([^`]*)`")
 _BARE_COMMAND = re.compile(r"\bpto-tui\s+([a-z][\w-]*(?:\s+[a-z][\w-]*)?)")
 _FLAG = re.compile(r"(?<![\w`-])--([a-z][\w-]*)")
+_QUOTED = re.compile(r"\"[^\"\n]*\"")
 SERVER_FLAGS = ("allow-exec", "root")  # `pto-tui mcp`'s own: only the user gives them
 
 
@@ -81,6 +82,7 @@ def for_agent(text: str) -> str:
         return f"\0{len(kept) - 1}\0"
 
     text = _SERVER_FLAG.sub(keep, text)
+    text = _QUOTED.sub(keep, text)  # an example in quotes (a costmodel query's --m) is as written
     text = _COMMAND.sub(_call, text)
     text = _BARE_COMMAND.sub(_bare, text)
     text = _FLAG.sub(lambda m: m.group(0) if m.group(1) in SERVER_FLAGS else f"`{_argument(m.group(0))}`",
