@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pto_tui.core.rounds.markdown_read import parse_duration_us
+from pto_tui.core.rounds.markdown_read import parse_duration_us, parse_iterations_table
 from tests.core.helpers import cli, cli_json
 
 AGENT = Path(__file__).resolve().parents[1] / "fixtures" / "agent_written" / "attention_tuning"
@@ -176,3 +176,14 @@ def test_a_failed_first_environment_round_is_an_attempt_until_one_passes(
     assert cli(*p, "env") == 1
     assert "iter-000 is closed with its environment notes" in capsys.readouterr().err
     assert cli(*p, "import", "--source", DEMO, "--no-input") == 2  # the workspace is given once
+
+
+def test_a_round_table_with_chinese_headers_reads_like_the_english_one(project: Path) -> None:
+    iterations = project / "ITERATIONS.md"
+    text = iterations.read_text(encoding="utf-8")
+    english = "| Iter | Hypothesis | Changes | Baseline | PTO | Correct | Result |"
+    chinese = "| 轮次 | 假设 | 修改 | 基线 | PTO | 正确性 | 结果 |"
+    iterations.write_text(text.replace(english, chinese), encoding="utf-8")
+    rows, problems = parse_iterations_table(iterations)
+    assert problems == [] and [r.number for r in rows] == [0, 1, 2, 3]
+    assert (rows[3].iter_cell, rows[3].correct, rows[3].result) == ("iter-003", "fail", "failure")

@@ -1,5 +1,5 @@
 """`pto-tui import`: a project an agent wrote by hand (Markdown only) made a pto-tui project,
-with nothing of its Markdown lost (docs/formats.md §9).
+with nothing of its Markdown lost (docs/formats.md §13).
 
 project.toml is written from what the Markdown says (the operator's name, the case, the
 tunables of TASK_REQUIREMENTS.md) and, given the operator's source, from the same plan as

@@ -1,4 +1,4 @@
-"""A hand-written round's changes (docs/formats.md §9): notes.md's Changes section, files.txt
+"""A hand-written round's changes (docs/formats.md §8, §13): notes.md's Changes section, files.txt
 and patch.diff, read into `Changes` without loss.
 
 The change kind (修改类型) in its words, the files (files.txt, else the notes' list; a line

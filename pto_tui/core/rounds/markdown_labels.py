@@ -1,5 +1,5 @@
 """The words people and agents label the workflow's Markdown with, in English and Chinese
-(docs/formats.md §9): a notes.md section's heading and its bullets' labels, and the round
+(docs/formats.md §13): a notes.md section's heading and its bullets' labels, and the round
 table's column names, each mapped to the one field pto-tui records it in.
 
 A label matches when it is one of a field's words, or starts with one (so "Pre-Edit（改代码前

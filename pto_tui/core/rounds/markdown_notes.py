@@ -1,4 +1,4 @@
-"""A round's notes.md as people and agents write it (docs/formats.md §9), read without loss.
+"""A round's notes.md as people and agents write it (docs/formats.md §8, §13), read without loss.
 
 Sections are found by their heading in English or Chinese (`markdown_labels`); in the
 sections that hold fields (Pre-Edit, Changes, Post-Run, the environment round's) each

@@ -1,5 +1,5 @@
 """What a hand-written TASK_REQUIREMENTS.md (and ITERATIONS.md's preamble) says of the
-project (docs/formats.md §8): the operator's name, the case, and the tunable parameters,
+project (docs/formats.md §13): the operator's name, the case, and the tunable parameters,
 as a table (name | default | values) or as bullets ("- NAME: default 16, one of 8, 16,
 32"), in English or Chinese. Each value keeps its line, for the import's report."""
 

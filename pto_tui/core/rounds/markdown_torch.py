@@ -1,4 +1,4 @@
-"""The torch_npu baseline section of ITERATIONS.md (docs/formats.md §8), as a table or as
+"""The torch_npu baseline section of ITERATIONS.md (docs/formats.md §9, §13), as a table or as
 prose: `| avg | min | max | TFLOPS |` with its row, or a sentence such as "avg 1.284 ms,
 min 1.270 ms, max 1.301 ms, 13.38 TFLOPS" (平均 / 最小 / 最大 too), with the warm-up and
 timed-run counts and the reference named in the text. The section's prose is kept as
