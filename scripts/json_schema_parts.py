@@ -320,4 +320,6 @@ JOB = obj("a job's record (.pto-tui/jobs/ID/record.json)", {
     "orphan": b("lost, and what may survive of it on the target not yet killed"),
     "round_number": null(i("the round it ran a step of")),
     "timeout": null(n("the seconds it may run (a step's limit, [limits]); null: no limit")),
+    "internal": b("pto-tui's own bookkeeping (a clock read, a listing of result files), not a step "
+                  "a person ran; `jobs` lists it only with --all"),
 })

@@ -25,6 +25,7 @@ from pto_tui.backends.loop import case_flops, site_for
 from pto_tui.backends.runs import HeldFinish, benchmark_step, build_step
 from pto_tui.backends.site import EventSink, OperatorSite, StepInterrupted, StepTimedOut
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.opening import check_environment_may_run
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.operators.script_imports import command_scripts, third_party_imports
 from pto_tui.core.project.config import ProjectConfig, operator_folder
@@ -79,7 +80,9 @@ async def _probe(site: OperatorSite, probe: Probe, notes: EnvironmentNotes, cwd:
 async def run_environment(
     campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None
 ) -> EnvironmentNotes:
-    """Probe the target, upload the workspace, build once and get one valid result."""
+    """Probe the target, upload the workspace, build once and get one valid result
+    (refused before any probe once the baseline has closed iter-000)."""
+    check_environment_may_run(campaign.baseline_record())
     with campaign.running(0, "environment round"):  # it builds in the workspace
         return await _environment(campaign, runner, on_event)
 

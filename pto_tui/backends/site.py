@@ -212,6 +212,7 @@ class OperatorSite:
             timeout=timeout,
             name=job_name(self.label, step),
             round_number=self.round_number,
+            internal=quiet,
         )
         emit = (lambda _event: None) if quiet else self.on_event
         job = await self.runner.submit(self.target, spec)

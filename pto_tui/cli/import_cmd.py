@@ -24,7 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("import", help=HELP["import"], description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", type=Path, nargs="?", help="the project folder (default: --project or cwd)")
-    p.add_argument("--kind", choices=[k.value for k in OperatorKind])
+    p.add_argument("--kind", choices=[k.value for k in OperatorKind],
+                   help="the operator kind, when the project does not say")
     p.add_argument("--source", type=Path, default=None,
                    help="the operator's folder: copied into workspace/ (as `new` copies it), which "
                    "gives the commands and the tunables")

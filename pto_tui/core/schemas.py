@@ -1,5 +1,5 @@
-"""The JSON schemas of pto-tui's outputs: docs/json/, shipped in the package as
-pto_tui/json_schemas (a link). Every `--json` output and the data of every MCP tool
+"""The JSON schemas of pto-tui's outputs: docs/json/, shipped in the package through the
+pto_tui/docs link. Every `--json` output and the data of every MCP tool
 carries `schema_version`, its schema's version (docs/json/README.md)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 @functools.cache
 def schema(name: str) -> dict[str, Any]:
     """The schema docs/json/<name>.schema.json."""
-    text = resources.files("pto_tui").joinpath("json_schemas", f"{name}.schema.json").read_text("utf-8")
+    text = resources.files("pto_tui").joinpath("docs", "json", f"{name}.schema.json").read_text("utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 
