@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import functools
 import json
-from importlib import resources
+from pathlib import Path
 from typing import Any
+
+# the package's docs/json/ (a link in a checkout, its files in a wheel); read without
+# importlib.resources, which loads tempfile: a read command's start-up never needs it
+FOLDER = Path(__file__).resolve().parents[1] / "docs" / "json"
 
 
 @functools.cache
 def schema(name: str) -> dict[str, Any]:
     """The schema docs/json/<name>.schema.json."""
-    text = resources.files("pto_tui").joinpath("docs", "json", f"{name}.schema.json").read_text("utf-8")
+    text = (FOLDER / f"{name}.schema.json").read_text(encoding="utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 
