@@ -7,8 +7,11 @@ line. A failed first environment round is an attempt like any other."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +21,8 @@ from pto_tui.core.rounds.markdown_read import parse_duration_us, parse_iteration
 from tests.core.helpers import cli, cli_json
 
 AGENT = Path(__file__).resolve().parents[1] / "fixtures" / "agent_written" / "attention_tuning"
-DEMO = Path(__file__).resolve().parents[2] / "pto_tui" / "demo" / "operators" / "demo_attention"
+REPO = Path(__file__).resolve().parents[2]
+DEMO = REPO / "pto_tui" / "demo" / "operators" / "demo_attention"
 LABEL = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*([^*]+?)[:：]?\*\*[:：]?|([^:：`]{1,40}?)[:：])\s*(.*)$")
 # what a line may say that the export shows in pto-tui's words: "基于 iter-000" is "Based on:
 # iter-000"; "无" (no files) is an empty file list
@@ -187,3 +191,22 @@ def test_a_round_table_with_chinese_headers_reads_like_the_english_one(project: 
     rows, problems = parse_iterations_table(iterations)
     assert problems == [] and [r.number for r in rows] == [0, 1, 2, 3]
     assert (rows[3].iter_cell, rows[3].correct, rows[3].result) == ("iter-003", "fail", "failure")
+
+
+def test_in_a_terminal_the_import_asks_for_the_source_and_the_target(project: Path) -> None:
+    controller, terminal = os.openpty()  # the import's standard input is a terminal
+    try:
+        os.write(controller, f"{DEMO}\nlocal\n".encode())  # the answers, typed ahead
+        done = subprocess.run(
+            [sys.executable, "-m", "pto_tui.cli.main", "import", str(project)],
+            stdin=terminal, capture_output=True, text=True, timeout=120, cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
+    finally:
+        os.close(terminal)
+        os.close(controller)
+    assert done.returncode == 0, done.stderr
+    assert "operator source to copy into workspace/" in done.stdout
+    assert "target: local or ssh:ALIAS" in done.stdout
+    assert f"workspace: copied from {DEMO}" in done.stdout
+    assert (project / "workspace" / "pto-kernels" / "attention_kernel.py").is_file()

@@ -89,6 +89,12 @@ async def drive(root: Path) -> None:
         error = refused["error"]
         assert error["type"] == "rule_violation" and error["rule"] == "editable-scope", error
         assert "bench_attention.py" in error["message"] and error["fix"]
+        # the file it names is the error's `file`, and each finding lists its files and fix
+        assert error["file"].endswith("bench_attention.py") and "bug_fix" in error["fix"]
+        finding = error["findings"][0]
+        assert finding["rule"] == "editable-scope" and finding["fix"]
+        assert "--bug-fix" not in finding["message"]
+        assert any(f.endswith("pto-kernels/bench_attention.py") for f in finding["files"])
 
         chart = await a.ok("chart")
         assert Path(chart["png"]).is_file() and chart["best_round"] == 1
