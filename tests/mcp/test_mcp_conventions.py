@@ -84,12 +84,16 @@ async def strictness(root: Path) -> dict[str, Any]:
             "nested": await a.call("gates", pre_edit={**PRE_EDIT, "bottleneck": "slow"}),
             "key": await a.call("gates", pre_edit={**PRE_EDIT, "hypothsis": "typo"}),
             "verdict": await a.call("round_close", verdict="great"),
+            "early": await a.call("round_start", pre_edit=PRE_EDIT),  # no env, no baseline yet
         }
 
 
 def test_an_unknown_argument_or_a_wrong_type_is_the_error_envelope_naming_it(tmp_path: Path) -> None:
     root = demo_project(tmp_path, "strict")
     found = asyncio.run(strictness(root))
+    early = found.pop("early")["error"]  # every finding of a refusal, each with its fix
+    assert [f["rule"] for f in early["findings"]] == ["environment-round", "baseline-first"], early
+    assert all(f["fix"] and not CLI_WORDING.search(f["fix"] + f["message"]) for f in early["findings"])
     expected = {"unknown": ("status", "projcet"), "several": ("show", "prefill"), "type": ("show", "number"),
                 "nested": ("gates", "pre_edit.bottleneck"), "key": ("gates", "pre_edit.hypothsis"),
                 "verdict": ("round_close", "verdict")}
