@@ -57,6 +57,7 @@ class JobSpec:
     # pto-tui's own bookkeeping on the target (a clock read, a listing of result files),
     # not a step a person ran: `jobs` lists it only with --all
     internal: bool = False
+    env_setup: bool = True  # False: run without [target] env_setup (the first probe)
 
 
 def job_name(label: str, step: str) -> str:
