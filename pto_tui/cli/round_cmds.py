@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from pto_tui.cli.commands import HELP
-from pto_tui.cli.common import add_json_flag, finish, open_campaign, parse_scalar, print_json
+from pto_tui.cli.common import add_json_flag, finish, open_campaign, print_json
 from pto_tui.cli.measurement_args import add_measurement_args, measurement_from_args
 from pto_tui.cli.pre_edit_args import (
     add_form_args,
@@ -18,6 +18,7 @@ from pto_tui.cli.rerun_cmd import add_rerun
 from pto_tui.core.campaign.prefill import LEFT_FOR_THE_USER, Prefill, prefill
 from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRequest
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.config import parse_scalar
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.record_toml import round_to_dict

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,11 +30,13 @@ CHECKLIST_KEYS = (
 HAND_ENV = ("--declare-environment", "probes given by hand in this test")
 
 
-def cli(*args: str) -> int:
+def cli(*args: object) -> int:
+    """Run the CLI; paths and numbers are given as they print."""
     return main([str(a) for a in args])
 
 
-def cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> object:
+def cli_json(capsys: pytest.CaptureFixture[str], *args: object) -> Any:
+    """The parsed --json output (whatever JSON the command prints) of a command that succeeds."""
     capsys.readouterr()
     code = cli(*args, "--json")
     out = capsys.readouterr().out
@@ -43,7 +47,7 @@ def cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> object:
 def pre_edit_args(
     hypothesis: str = "bigger tiles cut reloads",
     scope: tuple[str, ...] = ("workspace/**",),
-    **overrides: str,
+    overrides: Mapping[str, str] | None = None,
 ) -> list[str]:
     fields = {
         "--kernel": "fa S1=1024",
@@ -55,7 +59,7 @@ def pre_edit_args(
         "--risk": "UB overflow",
         "--correctness-plan": "binary prints test success against the golden data",
     }
-    fields.update(overrides)
+    fields.update(overrides or {})
     args: list[str] = []
     for flag, value in fields.items():
         args += [flag, value]

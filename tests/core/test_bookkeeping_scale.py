@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
-import pto_tui.core.rounds.ledger as ledger_module
 import pto_tui.core.rounds.ledger_markdown as markdown_module
+from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRequest
 from pto_tui.core.rounds.records import Measurement
+from pto_tui.core.rounds.render import render_iterations
 from tests.core.helpers import cli, cli_json
 from tests.core.test_read_model import ParseSpy, pre_edit, project_with_rounds
 
@@ -29,7 +30,7 @@ class DiskSpy:
         self.stats: Counter[str] = Counter()
         self.iterations_writes = 0
         real_stat = os.stat
-        real_write = markdown_module.atomic_write_text  # where ITERATIONS.md is written
+        real_write = atomic_write_text  # what ledger_markdown writes ITERATIONS.md with
 
         def counting_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
             if str(path).endswith("round.toml"):
@@ -40,7 +41,7 @@ class DiskSpy:
             self.iterations_writes += path.name == "ITERATIONS.md"
             real_write(path, text, scratch)
 
-        monkeypatch.setattr(ledger_module.os, "stat", counting_stat)
+        monkeypatch.setattr(os, "stat", counting_stat)
         monkeypatch.setattr(markdown_module, "atomic_write_text", counting_write)
 
     def reset(self) -> None:
@@ -98,7 +99,7 @@ def test_iterations_md_gets_only_the_changed_row(tmp_path: Path) -> None:
         assert after.startswith(before) and after.count("\n") == before.count("\n") + 1
         assert after.splitlines()[-1].startswith("| 6 | bigger tiles |")
         # the appended file is exactly what rendering every round gives
-        rendered = markdown_module.render_iterations(campaign.rounds(), None)
+        rendered = render_iterations(campaign.rounds(), None)
     assert after == rendered
 
 

@@ -99,7 +99,7 @@ ROWS: list[tuple[tuple[str, ...], str, bool]] = [
 
 # A round's scope is also read from the operator folder (the first folder in workspace/)
 # and from the project root, so a row may name more there.
-SCOPE_ONLY = {
+SCOPE_ONLY: dict[tuple[str, ...], set[str]] = {
     ("/kernel.h",): {"op/kernel.h"},
     ("op/kernel.h",): {"src/op/kernel.h"},
     ("kernel/**",): {"other/kernel/a.h"},

@@ -18,6 +18,7 @@ from pto_tui.core.errors import InputError
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.ledger import Ledger
+from pto_tui.core.rounds.record_toml import round_from_dict
 from pto_tui.core.rounds.records import CLOSED, ChecklistItem, Measurement, PreEdit, Round
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, Verdict
 from tests.core.helpers import cli_json, ready_project, run_round
@@ -29,7 +30,7 @@ class ParseSpy:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.parsed: Counter[int] = Counter()
         self.files_read = 0
-        real_parse = ledger_module.round_from_dict
+        real_parse = round_from_dict  # what the ledger calls, counted below
         real_load = Ledger.load
 
         def counting_parse(data: dict[str, Any]) -> Round:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.project.config import Target
+from pto_tui.core.vocabulary import TargetKind
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES
 from pto_tui.jobs.errors import FetchError, SyncError
 from pto_tui.jobs.model import JobSpec, JobState
@@ -242,7 +243,7 @@ async def test_many_changes_use_one_tar_stream(
 
 async def test_local_target_in_place_is_a_noop(tmp_path: Path) -> None:
     local = make_workspace(tmp_path / "ws")
-    for target in (Target(kind="local"), Target(kind="local", work_dir=str(local))):
+    for target in (Target(kind=TargetKind.LOCAL), Target(kind=TargetKind.LOCAL, work_dir=str(local))):
         report = await sync_workspace(target, local)
         assert report.method == "noop" and report.uploaded == ()
         assert report.files == 41

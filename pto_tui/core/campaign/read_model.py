@@ -149,7 +149,8 @@ class LedgerReadModel:
             return compute(rounds)
         if compute not in read.derived:
             read.derived[compute] = compute(rounds)
-        return read.derived[compute]
+        kept: T = read.derived[compute]  # what `compute` returned for these rounds
+        return kept
 
     def close(self) -> None:
         """Keep the index of what this campaign wrote (and the log it read) for the next

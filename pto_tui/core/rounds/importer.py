@@ -27,13 +27,7 @@ from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import ProjectLock
 from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.rounds.ledger import Ledger
-from pto_tui.core.rounds.markdown_read import (  # noqa: F401 (re-exported for callers and tests)
-    TableRow,
-    parse_duration_us,
-    parse_iterations_table,
-    parse_notes,
-    parse_torch_section,
-)
+from pto_tui.core.rounds.markdown_read import parse_iterations_table, parse_torch_section
 from pto_tui.core.rounds.markdown_round import contradicted_kept, round_from_markdown
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.vocabulary import OperatorKind

@@ -54,7 +54,7 @@ class RoundPane(Vertical, ProjectPane):
             yield OpenRoundView(id="openround")
 
     @property
-    def campaign(self):  # noqa: ANN201
+    def campaign(self):
         return self.session.campaign
 
     def focus_default(self) -> None:
