@@ -124,3 +124,19 @@ def test_a_record_edited_behind_the_index_is_still_tampered(
     assert "!tampered iter-005" in capsys.readouterr().out
     assert cli("--project", root, "show", "5") == 0
     assert "!tampered iter-005" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("table", ["[1, 2]", '{"ITERATIONS.md": 3}', '"x"'])
+def test_a_rendered_files_table_that_is_not_one_owns_nothing(tmp_path: Path, table: str) -> None:
+    """.pto-tui/rendered.json holds the hashes of the files pto-tui last wrote; anything
+    else there (a hand edit, a half-written file from another tool) claims no file: the
+    next write treats ITERATIONS.md as edited by hand, keeps every line and adds the row."""
+    root = project_with_rounds(tmp_path, 2)
+    iterations = root / "ITERATIONS.md"
+    iterations.write_text(iterations.read_text() + "a note kept by hand\n")
+    (root / ".pto-tui" / "rendered.json").write_text(table)
+    with Campaign(root, write=True) as campaign:
+        one_round(campaign)
+    text = iterations.read_text()
+    assert "a note kept by hand" in text
+    assert text.splitlines()[-1].startswith("| 3 | bigger tiles |")
