@@ -11,7 +11,12 @@ from typing import Any
 import pytest
 
 from pto_tui.cli.main import main
+from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import classify
+from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.rounds.ledger import Ledger, LedgerProblems
+from pto_tui.core.rounds.numbering import numbering_gaps
+from pto_tui.core.rounds.records import Round
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "operators"
 CHECKLIST_KEYS = (
@@ -28,6 +33,23 @@ CHECKLIST_KEYS = (
 
 # the environment round passed by hand, declared as such (tests with no target to probe)
 HAND_ENV = ("--declare-environment", "probes given by hand in this test")
+
+
+def read_every_round(layout: ProjectLayout) -> tuple[list[Round], LedgerProblems]:
+    """What a read of every round's file gives, with no cache or index: what the read
+    model must agree with."""
+    ledger = Ledger(layout)
+    problems = LedgerProblems()
+    rounds: list[Round] = []
+    numbers = ledger.round_numbers()
+    problems.missing = numbering_gaps(numbers)
+    problems.unreadable += ledger.stray_problems()
+    for number in numbers:
+        try:
+            rounds.append(ledger.load(number))
+        except InputError as error:
+            problems.unreadable.append(error.render())
+    return rounds, problems
 
 
 def cli(*args: object) -> int:

@@ -127,7 +127,7 @@ class LedgerReadModel:
 
     def current(self) -> tuple[list[Round], LedgerProblems]:
         """Every readable round (the model's own records: do not change them) and the
-        problems, as `Ledger.load_all()` reports them."""
+        problems (the gaps in the numbering, the unreadable and stray folders)."""
         read: _Read | None = getattr(self._local, "read", None)
         if read is None:
             in_operation = getattr(self._local, "depth", 0) > 0
