@@ -16,8 +16,9 @@ from pto_tui.jobs.sync import scan_local
 
 def test_line_splitter_keeps_partial_lines() -> None:
     splitter = LineSplitter()
-    assert splitter.feed(b"ab") == []
-    assert splitter.feed(b"c\nde\n\nf") == [b"abc", b"de", b""]
+    assert splitter.feed_block(b"ab") == b""
+    block = splitter.feed_block(b"c\nde\n\nf")
+    assert block == b"abc\nde\n\n"  # one block for the chunk, not a bytes object a line
     assert splitter.flush() == [b"f"]
     assert splitter.flush() == []
 
