@@ -15,6 +15,7 @@ from pto_tui.cli.pre_edit_args import (
     prefill_number,
 )
 from pto_tui.cli.rerun_cmd import add_rerun
+from pto_tui.core import payloads
 from pto_tui.core.campaign.prefill import LEFT_FOR_THE_USER, Prefill, prefill
 from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRequest
 from pto_tui.core.errors import InputError
@@ -208,7 +209,7 @@ def cmd_gates(args: argparse.Namespace) -> int:
         rounds = campaign.current_rounds()
         drafted = prefill(rounds, pre, prefill_number(args)) if args.prefill is not None else None
         findings = campaign.gates(drafted.pre_edit if drafted else pre, rounds)
-    listed = [{"rule": f.rule, "message": f.message} for f in findings]
+    listed = payloads.findings(findings)
     if drafted is not None:
         _print_prefill(args, drafted, listed)
     if args.json:
