@@ -32,11 +32,11 @@ from pto_tui.core.project.sections import (
     FILE_HEADER,
     OPERATOR,
     SCHEMA_KEY,
-    TARGET,
     TUNABLE_KEYS,
     TUNABLES,
 )
 from pto_tui.core.project.sections_campaign import DISCIPLINE, LIMITS, PHASES, SCOPE, TOLERANCES
+from pto_tui.core.project.sections_target import TARGET
 
 
 def new_project_document(
