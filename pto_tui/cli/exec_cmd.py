@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pto_tui.cli.commands import HELP
-from pto_tui.cli.common import add_json_flag, load_project_file, print_json
+from pto_tui.cli.common import add_json_flag, invoked_as, load_project_file, print_json
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Target
 from pto_tui.core.project.run_claim import workspace_upload_lock
@@ -43,7 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="start it detached on the target and return; follow it with `pto-tui attach ID`",
     )
-    run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ...")
+    run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ...",
+                     help="the command and its arguments, after --")
     run.set_defaults(handler=exec_handler)
 
     trust = sub.add_parser(
@@ -68,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Re-attach to a detached job: its log continues where it stopped. "
         "Ctrl-C stops following and leaves the job running.",
     )
-    attach.add_argument("job_id", metavar="JOB_ID")
+    attach.add_argument("job_id", metavar="JOB_ID", help="a job id from `pto-tui jobs`")
     attach.set_defaults(handler=attach_handler)
 
 
@@ -142,7 +143,7 @@ async def _launch_detached(job: Job) -> int:
         return _report_end(record)
     await job.detach()
     await printer
-    print(f"pto-tui: job {job.id} runs detached; follow it with `pto-tui attach {job.id}`",
+    print(f"pto-tui: job {job.id} runs detached; follow it with `{invoked_as()} attach {job.id}`",
           file=sys.stderr)
     print(job.id)
     return 0
@@ -189,7 +190,7 @@ def _report_end(record: JobRecord) -> int:
     if record.error:
         print(f"pto-tui: error: {record.error}", file=sys.stderr)
     if record.state is JobState.RUNNING and record.detached:
-        print(f"pto-tui: job {record.id} keeps running; `pto-tui attach {record.id}` follows it",
+        print(f"pto-tui: job {record.id} keeps running; `{invoked_as()} attach {record.id}` follows it",
               file=sys.stderr)
         return 130
     return exit_code_of(record)

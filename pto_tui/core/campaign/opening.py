@@ -11,6 +11,7 @@ from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.requests import StartRequest
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.case_strings import case_text
 from pto_tui.core.project.config import Scalar, workload_fingerprint
 from pto_tui.core.project.layout import MAX_ROUND, round_name
 from pto_tui.core.project.modes import sample_unit_of
@@ -87,7 +88,7 @@ class RoundOpening:
 
     def _kernel_text(self) -> str:
         config = self.campaign.config
-        return f"{config.operator.name} ({config.case.describe()})"
+        return f"{config.operator.name} ({case_text(config.case, config.operator)})"
 
     def set_torch_baseline(self, baseline: TorchBaseline) -> None:
         campaign = self.campaign

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from pto_tui.core.campaign.status import CampaignStatus
+from pto_tui.core.operators.case_strings import case_text
 from pto_tui.core.project.config import ProjectConfig
 from pto_tui.core.project.modes import mode_spec
 from pto_tui.tui.format import duration, iter_name, speed
@@ -23,7 +24,7 @@ def topbar_text(config: ProjectConfig, *, read_only: bool) -> Text:
         text.append(f"{what} · ", style="bold")
     text.append(config.operator.name, style="bold")
     text.append(f" · {config.operator.kind.value} · {config.target.label}"
-                f" · {config.case.describe() or 'no case'}")
+                f" · {case_text(config.case, config.operator) or 'no case'}")
     return text
 
 
