@@ -59,7 +59,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     trust.add_argument("--yes", action="store_true", help="trust without asking")
     trust.set_defaults(handler=trust_handler)
 
-    jobs = sub.add_parser("jobs", help=HELP["jobs"])
+    jobs = sub.add_parser("jobs", help=HELP["jobs"],
+                          description="The project's jobs, oldest first: each step a person or "
+                          "a round ran (its round and step, state, exit code, command).")
+    jobs.add_argument("--all", action="store_true", dest="all_jobs",
+                      help="also pto-tui's own bookkeeping jobs (clock reads, result listings)")
     add_json_flag(jobs)
     jobs.set_defaults(handler=jobs_handler)
 
@@ -214,7 +218,7 @@ async def _attach(runner: JobRunner, target: Target, job_id: str) -> int:
 
 def jobs_handler(args: argparse.Namespace) -> int:
     layout, _project = load_project_file(args)
-    records = list_records(layout.jobs_dir)
+    records = [r for r in list_records(layout.jobs_dir) if args.all_jobs or not r.internal]
     if args.json:
         print_json([{**record.to_json(), "shown_state": shown_state(record)} for record in records])
         return 0
@@ -227,8 +231,9 @@ def jobs_handler(args: argparse.Namespace) -> int:
             else f"SIG{record.signal}" if record.signal else ""
         )
         detached = " detached" if record.detached else ""
+        step = f"{record.name}: " if record.name else ""
         print(f"{record.id}  {shown_state(record):<13} {outcome:<8} {record.target}{detached}  "
-              f"{record.command}")
+              f"{step}{record.command}")
     return 0
 
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from pto_tui import __version__
 from pto_tui.cli.commands import COMMANDS
-from pto_tui.core.errors import PtoError
+from pto_tui.core.errors import PtoError, RuleViolation
 
 DESCRIPTION = """\
 pto-tui: a workbench for optimising PTO operators on Ascend NPUs.
@@ -130,6 +130,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _reader_went_away()
     except PtoError as error:
         print(f"pto-tui: error: {error.render()}", file=sys.stderr)
+        if isinstance(error, RuleViolation):
+            from pto_tui.core.rules.registry import fixes_of  # the rules load only for a refusal
+
+            for fix in fixes_of(error, "cli"):
+                print(f"  fix: {fix}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("pto-tui: interrupted", file=sys.stderr)
