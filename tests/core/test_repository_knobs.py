@@ -10,7 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from pto_tui.core.operators.repository import find_operator_repository, repository_report
+from pto_tui.core.operators.knob_report import KnobReport
+from pto_tui.core.operators.repository import (
+    OperatorInRepository,
+    find_operator_repository,
+    repository_report,
+)
 from pto_tui.core.project.file import ProjectFile
 from tests.core.helpers import cli, cli_json
 
@@ -34,7 +39,7 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def _report(repo: Path, op: str):  # type: ignore[no-untyped-def]
+def _report(repo: Path, op: str) -> tuple[OperatorInRepository, KnobReport]:
     model = find_operator_repository(repo / OPS / op)
     assert model is not None
     return model, repository_report(model)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from pto_tui.core.campaign.new_target import answered_target, check_perf_sim
 from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.candidate import Candidate
@@ -14,7 +15,6 @@ from pto_tui.core.operators.kinds.spec import ResultChoice
 from pto_tui.core.operators.knob_report import KnobReport
 from pto_tui.core.operators.marker import CaseChoice
 from pto_tui.core.operators.operator_knobs import merge_tunables, source_knobs
-from pto_tui.core.operators.perf_sim_build import case_entry
 from pto_tui.core.operators.repository import OperatorInRepository, repository_report
 from pto_tui.core.operators.repository_choices import (
     case_config,
@@ -37,8 +37,7 @@ from pto_tui.core.project.config import (
     default_protected,
 )
 from pto_tui.core.project.kinds.registry import project_kind
-from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, mode_spec
-from pto_tui.core.vocabulary import OperatorKind, TargetKind
+from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.core.workspace.secrets import refuse_secret
 
 
@@ -51,19 +50,6 @@ def case_from_choice(choice: CaseChoice) -> CaseConfig:
         causal=choice.causal,
         spec=choice.spec,
     )
-
-
-def parse_target(choice: str, work_dir: str = "", env_setup: str = "", npu: int = 0) -> Target:
-    """"local", or "ssh:ALIAS" with the remote work directory."""
-    if choice in ("", "local"):
-        return Target(kind=TargetKind.LOCAL, env_setup=env_setup, npu_id=npu)
-    if choice.startswith("ssh:") and choice[4:]:
-        if not work_dir:
-            raise InputError("an ssh target needs the remote work directory (--work-dir)")
-        return Target(
-            kind=TargetKind.SSH, host=choice[4:], work_dir=work_dir, env_setup=env_setup, npu_id=npu
-        )
-    raise InputError(f"target must be 'local' or 'ssh:ALIAS', got {choice!r}")
 
 
 @dataclass
@@ -229,7 +215,7 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
     tile = found_in.build_repository(source)
     chosen = _case_and_knobs(answers, source, candidate, repo, tile)
     case = chosen.case
-    target = _target(answers, kind, candidate, source)
+    target = answered_target(answers.target, "build" in answers.commands, kind, candidate, source)
     if repo is not None:
         found = repository_commands(repo, case.name)
     else:
@@ -277,7 +263,7 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         result_origin=result.origin,
         shared_kernel=repo.kernel_home if repo and repo.kernel_home not in answers.related else "",
     )
-    _check_perf_sim(spec)
+    check_perf_sim(spec)
     return spec, candidate
 
 
@@ -304,33 +290,6 @@ def _result(
     if choice.problem and not declared:
         raise InputError(choice.problem, hint=choice.hint or DECLARE_RESULT)
     return choice
-
-
-def _check_perf_sim(spec: NewProject) -> None:
-    """A perf-sim target needs pto-isa's perf_sim in the operator's checkout and a driver
-    for the case: refused before anything is written, naming what is missing."""
-    if not mode_spec(spec.target.mode).perf_sim or not spec.source.is_dir():
-        return
-    entry = case_entry(spec.case, spec.operator)
-    problem = source_kind(spec.operator.kind).perf_sim_problem(spec.source, entry)
-    if problem:
-        raise InputError(problem, hint="use another --mode (cpu-sim or npu)")
-
-
-def _target(answers: ProjectAnswers, kind: OperatorKind, candidate: Candidate | None, source: Path) -> Target:
-    """The target as answered; a demo operator runs in the demo mode. The operator must
-    build in the target's mode (a cpu-sim target needs its CMake to offer pto-isa's CPU
-    simulation), unless the user gives the build."""
-    target = answers.target
-    if candidate is not None and candidate.demo:
-        return replace(target, mode=DEMO_MODE)
-    own_build = "build" in answers.commands
-    problem = "" if own_build or not source.is_dir() else source_kind(kind).mode_problem(source, target.mode)
-    if problem:
-        raise InputError(
-            problem, hint=f"use --mode {DEFAULT_MODE.value}, or give the build with --command build=..."
-        )
-    return target
 
 
 def _costmodel(answers: ProjectAnswers) -> CostmodelConfig:

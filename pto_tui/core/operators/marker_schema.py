@@ -21,9 +21,9 @@ from pto_tui.core.project.schema import (
     SCALAR_TABLE,
     STRING,
     STRINGS,
+    Condition,
     Entries,
     Key,
-    Rule,
     Section,
 )
 from pto_tui.core.project.sections import TUNABLE_KINDS
@@ -54,19 +54,19 @@ TOP_KEYS = (
         choices=OPERATOR_KINDS,
         choice_error="unknown kind {value!r}; expected " + " or ".join(OPERATOR_KINDS)),
     Key("name", STRING, "the operator's name (default: the folder's)", None,
-        rule=Rule(valid_operator_name, "invalid operator name {value!r}", "one folder name")),
+        condition=Condition(valid_operator_name, "invalid operator name {value!r}", "one folder name")),
     Key("description", STRING, "a line about the operator", ""),
     Key("demo", BOOLEAN, "a built-in CPU demo operator (runs in mode demo)", False),
     Key("perf_sim_driver", STRING, "a hand-written perf_sim driver, a C++ file inside the operator "
         "folder, for an operator whose driver pto-tui cannot derive (perf-sim targets); it runs the "
         "kernel under LAUNCH_KERNEL once", "",
-        rule=Rule(lambda v: not v or _inside(v),
+        condition=Condition(lambda v: not v or _inside(v),
                   "{value!r} must lie inside the operator folder (a relative path, no '..')",
                   "a path inside the folder")),
     Key("sources", STRINGS, "the operator's own files in its folder (glob patterns): knobs are "
         "looked for only there, and a round may edit only them (a folder holding many kernels, "
         "as huawei-csl's csrc/kernel); empty: every file", (),
-        rule=Rule(lambda v: all(isinstance(p, str) and _inside(p) for p in v),
+        condition=Condition(lambda v: all(isinstance(p, str) and _inside(p) for p in v),
                   "sources must be patterns inside the operator folder", "patterns inside the folder")),
 )
 
@@ -128,11 +128,12 @@ REPOSITORY = Section(
     "commands still run from the operator folder (`cd ../.. && ...`).",
     keys=(
         Key("root", STRING, "the repository root, relative to the operator folder (\"..\", \"../..\")",
-            required=True, rule=Rule(_above, "{value!r} must be a folder above the operator's "
+            required=True, condition=Condition(_above, "{value!r} must be a folder above the operator's "
                                      "(\"..\", \"../..\")", "\"..\", \"../..\", ...")),
         Key("needs", STRINGS, "the files and folders the build needs, relative to the root "
             "(e.g. \"CMakeLists.txt\", \"csrc/host\", \"python\", \"tests\")", (),
-            rule=Rule(_relative_paths, "needs must list paths relative to the root", "relative paths")),
+            condition=Condition(_relative_paths, "needs must list paths relative to the root",
+                                "relative paths")),
     ),
 )
 

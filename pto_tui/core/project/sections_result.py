@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pto_tui.core.project.config import ResultConfig
-from pto_tui.core.project.schema import STRING, Check, Key, Rule, Section, Written
+from pto_tui.core.project.schema import STRING, Check, Condition, Key, Section, Written
 
 # The readers pto-tui has (core/reports/printed.py), by name; "" is the kind's own report.
 RESULT_FORMATS = {
@@ -38,7 +38,7 @@ def _pattern_has_time(entry: Mapping[str, Any]) -> bool:
     return entry["format"] != "pattern" or bool(entry["time"])
 
 
-_REGEX = Rule(_compiles, "{value!r} is not a regular expression Python reads", "a regular expression")
+_REGEX = Condition(_compiles, "{value!r} is not a regular expression Python reads", "a regular expression")
 
 RESULT_KEYS = (
     Key(
@@ -57,7 +57,7 @@ RESULT_KEYS = (
         "a regular expression matched on each output line; its first group is a run's time "
         "(overrides the format's own)",
         ResultConfig.time,
-        rule=Rule(_time_has_a_group, "{value!r} is no regular expression with a group for the time",
+        condition=Condition(_time_has_a_group, "{value!r} is no regular expression with a group for the time",
                   "a regular expression with a group"),
         written=Written.IF_SET,
     ),
@@ -66,9 +66,9 @@ RESULT_KEYS = (
         written=Written.IF_SET),
     Key("passed", STRING, "a regular expression of a line saying the run passed (empty: the known "
         "lines: `test success`, `All tests PASSED`, `All tests passed!`, `[SUCCESS]`, `verify=PASS`)",
-        ResultConfig.passed, rule=_REGEX, written=Written.IF_SET),
+        ResultConfig.passed, condition=_REGEX, written=Written.IF_SET),
     Key("failed", STRING, "a regular expression of a line saying the run failed (empty: the known lines)",
-        ResultConfig.failed, rule=_REGEX, written=Written.IF_SET),
+        ResultConfig.failed, condition=_REGEX, written=Written.IF_SET),
     Key("label", STRING, "read the first time after the line holding this text (a benchmark's "
         "heading, e.g. `Benchmarking Basic Kernel`); empty: every time line, summed",
         ResultConfig.label, written=Written.IF_SET),

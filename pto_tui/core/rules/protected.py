@@ -69,7 +69,8 @@ def protected_findings(
             "protected file(s) changed: "
             + ", ".join(harness)
             + " (benchmark, harness, test logic, thresholds or workload); "
-            "only a declared bug fix with a reason may change them"
+            "only a declared bug fix with a reason may change them",
+            files=tuple(f"workspace/{path}" for path in harness),
         ))
     if kernel:
         related = " ".join(f"--related {path.split('/', 1)[-1]}" for path in kernel)
@@ -80,6 +81,7 @@ def protected_findings(
             "or undo the change",
             # the way is --related, not a bug fix: said as the refusal's hint
             hint=f"pto-tui new SOURCE {related} makes it editable in rounds; this is no bug fix",
+            files=tuple(f"workspace/{path}" for path in kernel),
         ))
     return findings
 
