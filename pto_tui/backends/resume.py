@@ -57,13 +57,22 @@ def adoptable(records: Iterable[JobRecord], kept: JobRecord, label: str,
     return found
 
 
+# how a job of a run pto-tui left may stand: still running (kept, or its pto-tui gone), or
+# ended on its own since (a re-attach, `pto-tui attach` or `jobs` read its end). A
+# cancelled, lost or timed-out job is no outcome to take: that step runs again.
+LEFT_STATES = (JobState.RUNNING, JobState.SUCCEEDED, JobState.FAILED)
+
+
 def left_running(records: Iterable[JobRecord], label: str, since: float,
                  followed: Container[str]) -> JobRecord | None:
-    """The newest job of the round's run left running (submitted after the journal's last
-    step ended) that this runner does not follow, None when there is none. No other pto-tui
-    follows it: resuming writes the round, and the project's writer lock is held."""
+    """The newest job of the round's run that pto-tui left (submitted after the journal's
+    last step ended: its outcome is in no journal), running or ended on its own, that this
+    runner does not follow; None when there is none. No other pto-tui follows it: resuming
+    writes the round, and the project's writer lock is held. Without a journal (`since` 0)
+    only a job still running: an ended one may be of a run already recorded."""
+    states = LEFT_STATES if since > 0 else (JobState.RUNNING,)
     found = [r for r in records if r.name.startswith(f"{label} ") and r.detached
-             and r.state is JobState.RUNNING and r.submitted_at >= since and r.id not in followed]
+             and r.state in states and r.submitted_at >= since and r.id not in followed]
     return max(found, key=lambda r: r.submitted_at, default=None)
 
 
@@ -78,6 +87,10 @@ class ResumingSite(OperatorSite):
         if record is None:
             return await super().run(step, command, quiet=quiet, **options)
         return await self._adopted(step, record, (lambda _e: None) if quiet else self.on_event)
+
+    def adopts(self, step: str) -> bool:
+        name = job_name(self.label, step)
+        return any(key == name or key.startswith(f"{name}: ") for key in self.adopt)
 
     async def _adopted(self, step: str, record: JobRecord, emit: EventSink) -> StepOutput:
         output = StepOutput(record=record)

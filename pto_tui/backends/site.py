@@ -146,6 +146,12 @@ class OperatorSite:
         self.round_number = number
         self.label = label or round_name(number)
 
+    def adopts(self, step: str) -> bool:
+        """Whether `step` takes the outcome of a job an earlier run left (never here: see
+        ResumingSite)."""
+        del step
+        return False
+
     def elsewhere(self, workspace: Path, work_dir: str) -> OperatorSite:
         """This site (same target, runner, events and label) for another copy of the
         workspace, `workspace`, uploaded to `work_dir` on the target; "" runs a local target
