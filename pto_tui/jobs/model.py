@@ -178,13 +178,19 @@ def client_alive(record: JobRecord) -> bool:
     return not (record.client_start and started and started != record.client_start)
 
 
-def shown_state(record: JobRecord) -> str:
+ENDED = "ended"  # shown: a detached job ended on its target while no pto-tui followed it
+
+
+def shown_state(record: JobRecord, ended_on_target: bool = False) -> str:
     """The state to show: a job whose pto-tui is gone is never "running" forever. A
-    detached one can be followed again; an attached one is lost (the next job on its
-    target kills what is left of it)."""
+    detached one can be followed again, or has ended there (`ended_on_target`, as its
+    target says: its output is collected when it is re-attached); an attached one is lost
+    (the next job on its target kills what is left of it)."""
     if record.state.is_final or client_alive(record):
         return record.state.value
-    return "re-attachable" if record.detached else JobState.LOST.value
+    if not record.detached:
+        return JobState.LOST.value
+    return ENDED if ended_on_target else "re-attachable"
 
 
 RECORD_FILE = "record.json"
