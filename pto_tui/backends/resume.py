@@ -66,14 +66,17 @@ LEFT_STATES = (JobState.RUNNING, JobState.SUCCEEDED, JobState.FAILED)
 def left_running(records: Iterable[JobRecord], label: str, since: float,
                  followed: Container[str]) -> JobRecord | None:
     """The newest job of the round's run that pto-tui left (submitted after the journal's
-    last step ended: its outcome is in no journal), running or ended on its own, that this
-    runner does not follow; None when there is none. No other pto-tui follows it: resuming
+    last step ended: its outcome is in no journal) that this runner does not follow, when
+    it is running or ended on its own; None otherwise (a lost or cancelled step runs again,
+    and a helper job before it is no outcome of it). No other pto-tui follows it: resuming
     writes the round, and the project's writer lock is held. Without a journal (`since` 0)
     only a job still running: an ended one may be of a run already recorded."""
     states = LEFT_STATES if since > 0 else (JobState.RUNNING,)
-    found = [r for r in records if r.name.startswith(f"{label} ") and r.detached
-             and r.state in states and r.submitted_at >= since and r.id not in followed]
-    return max(found, key=lambda r: r.submitted_at, default=None)
+    found = [r for r in records if r.name.startswith(f"{label} ") and r.submitted_at >= since]
+    newest = max(found, key=lambda r: r.submitted_at, default=None)
+    if newest is None or newest.id in followed or not newest.detached or newest.state not in states:
+        return None
+    return newest
 
 
 class ResumingSite(OperatorSite):

@@ -203,8 +203,11 @@ class OperatorSite:
         timeout: float | None = None,
         extra_env: Mapping[str, str] | None = None,
         quiet: bool = False,
+        notes: Mapping[str, str] | None = None,
     ) -> StepOutput:
         """Run one command in the operator folder on the target, following its output.
+        `notes` go into the job's record (JobSpec.notes): the output's record has them, also
+        when the job is one an earlier run left (adopted).
 
         A cancelled, timed-out or lost job raises StepInterrupted; a command that ran and
         failed is returned (its exit code is in the record)."""
@@ -218,6 +221,7 @@ class OperatorSite:
             timeout=timeout,
             name=job_name(self.label, step),
             round_number=self.round_number,
+            notes=dict(notes or {}),
         )
         emit = (lambda _event: None) if quiet else self.on_event
         job = await self.runner.submit(self.target, spec)

@@ -54,6 +54,9 @@ class JobSpec:
     name: str = ""
     fetch: tuple[str, ...] = ()  # result files to fetch back after a run (relative to cwd)
     round_number: int | None = None  # the round the job runs a step of (None: no round's)
+    # what the step noted as it submitted the job, kept in its record for whoever takes
+    # the job's outcome later (a resumed run): e.g. its result file's state before the run
+    notes: Mapping[str, str] = field(default_factory=dict)
 
 
 def job_name(label: str, step: str) -> str:
@@ -98,10 +101,12 @@ class JobRecord:
     orphan: bool = False  # lost, and what may survive of it on the target not yet killed
     round_number: int | None = None  # the round the job ran a step of (None: no round's)
     timeout: float | None = None  # the seconds it may run (JobSpec.timeout), None: no limit
+    notes: Mapping[str, str] = field(default_factory=dict)  # JobSpec.notes
 
     def __post_init__(self) -> None:
         # a frozen record must not share a dict someone else may mutate
         object.__setattr__(self, "env", MappingProxyType(dict(self.env)))
+        object.__setattr__(self, "notes", MappingProxyType(dict(self.notes)))
 
     def evolve(self, **changes: Any) -> JobRecord:
         return replace(self, **changes)
@@ -116,6 +121,7 @@ class JobRecord:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["state"] = self.state.value
         data["env"] = dict(self.env)
+        data["notes"] = dict(self.notes)
         data["fetched"] = list(self.fetched)
         return data
 

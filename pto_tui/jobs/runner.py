@@ -91,6 +91,7 @@ class JobRunner:
             target=target.label,
             name=spec.name,
             round_number=spec.round_number,
+            notes=dict(spec.notes),
             timeout=spec.timeout,
             cwd=cwd,
             env=dict(spec.env),
