@@ -153,14 +153,19 @@ def named_round(name: str) -> int | None:
     return int(digits)
 
 
-def process_start(pid: int) -> str:
-    """When process `pid` started (clock ticks since boot, from /proc), "" when unknown."""
+def _stat_fields(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name ([] when unknown)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
-        return ""
+        return []
     # the command name (field 2) may hold spaces: count fields after its closing ')'
-    fields_after = stat.rsplit(")", 1)[-1].split()
+    return stat.rsplit(")", 1)[-1].split()
+
+
+def process_start(pid: int) -> str:
+    """When process `pid` started (clock ticks since boot, from /proc), "" when unknown."""
+    fields_after = _stat_fields(pid)
     return fields_after[19] if len(fields_after) > 19 else ""
 
 
@@ -180,7 +185,10 @@ def client_alive(record: JobRecord) -> bool:
         return False
     except PermissionError:
         return True
-    started = process_start(record.client_pid)
+    fields_after = _stat_fields(record.client_pid)
+    if fields_after[:1] == ["Z"]:  # ended, not yet reaped (an init that reaps late)
+        return False
+    started = fields_after[19] if len(fields_after) > 19 else ""
     return not (record.client_start and started and started != record.client_start)
 
 

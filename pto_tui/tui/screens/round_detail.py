@@ -187,6 +187,8 @@ class RoundScreen(Screen[bool]):
 
     def action_tab(self, name: str) -> None:
         self.query_one(TabbedContent).active = name
+        if name == "logs":  # j/k move its cursor and enter opens what it is on
+            self.query_one("#round-logs", OptionList).focus()
 
     def action_scroll(self, where: str) -> None:
         """j/k: the notes and the patch scroll; in the logs the cursor moves."""
