@@ -12,12 +12,13 @@ it (the same gates: workload fingerprint, protected files, risk justification).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Container, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from pto_tui.backends.interleave import interleaved_frontier
 from pto_tui.backends.kinds.registry import backend_for
+from pto_tui.backends.left_run import left_running
 from pto_tui.backends.loop import case_flops, measure, run_plan, undecided_after
 from pto_tui.backends.sample_journal import SampleJournal
 from pto_tui.backends.site import (
@@ -34,7 +35,7 @@ from pto_tui.core.errors import PtoError
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Round
 from pto_tui.jobs.logfile import read_log
-from pto_tui.jobs.model import JobRecord, JobState, job_name, list_records
+from pto_tui.jobs.model import JobRecord, job_name, list_records
 from pto_tui.jobs.runner import JobRunner
 
 
@@ -55,28 +56,6 @@ def adoptable(records: Iterable[JobRecord], kept: JobRecord, label: str,
             found[record.name] = record
     found[kept.name] = kept
     return found
-
-
-# how a job of a run pto-tui left may stand: still running (kept, or its pto-tui gone), or
-# ended on its own since (a re-attach, `pto-tui attach` or `jobs` read its end). A
-# cancelled, lost or timed-out job is no outcome to take: that step runs again.
-LEFT_STATES = (JobState.RUNNING, JobState.SUCCEEDED, JobState.FAILED)
-
-
-def left_running(records: Iterable[JobRecord], label: str, since: float,
-                 followed: Container[str]) -> JobRecord | None:
-    """The newest job of the round's run that pto-tui left (submitted after the journal's
-    last step ended: its outcome is in no journal) that this runner does not follow, when
-    it is running or ended on its own; None otherwise (a lost or cancelled step runs again,
-    and a helper job before it is no outcome of it). No other pto-tui follows it: resuming
-    writes the round, and the project's writer lock is held. Without a journal (`since` 0)
-    only a job still running: an ended one may be of a run already recorded."""
-    states = LEFT_STATES if since > 0 else (JobState.RUNNING,)
-    found = [r for r in records if r.name.startswith(f"{label} ") and r.submitted_at >= since]
-    newest = max(found, key=lambda r: r.submitted_at, default=None)
-    if newest is None or newest.id in followed or not newest.detached or newest.state not in states:
-        return None
-    return newest
 
 
 class ResumingSite(OperatorSite):

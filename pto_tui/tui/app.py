@@ -21,7 +21,7 @@ from textual.worker import Worker, WorkerState
 
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.layout import find_project_root
-from pto_tui.tui import hangup
+from pto_tui.tui import gc_pauses, hangup
 from pto_tui.tui.actions import EVERYWHERE, run_action, screen_actions
 from pto_tui.tui.forms import TypingGuard
 from pto_tui.tui.keygate import KeyGate
@@ -97,6 +97,7 @@ class PtoApp(WorkbenchApp):
 
     def on_unmount(self) -> None:
         hangup.uninstall()
+        gc_pauses.release()
 
     # ------------------------------------------------------------ projects
 

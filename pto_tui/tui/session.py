@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pto_tui.backends.left_run import left_running
 from pto_tui.backends.sample_journal import unfinished
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
@@ -111,8 +112,6 @@ class Session:
         return left if ended is None or ended in left else [*left, ended]
 
     def _ended_step_of_open_round(self, ours: set[str]) -> JobRecord | None:
-        from pto_tui.backends.resume import left_running
-
         loaded = self.loaded
         if loaded is None or loaded.open_round is None:
             return None
