@@ -47,6 +47,7 @@ from pto_tui.tui.widgets.log_pane import LogPane
 from pto_tui.tui.widgets.loop_steps import (
     LOOP_STEPS,
     loop_service,
+    measured_already,
     run_hint,
     step_blocker,
     step_line,
@@ -110,9 +111,8 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
                                               exit_on_error=False)
             elif not record.state.is_final:
                 self.follow_left_running(record)
-        measured = loaded.open_round
-        if measured is not None and measured.measurement.build and not self.running \
-                and self.post_run.awaiting is None and unfinished_of_open_round(loaded) is None:
+        measured = measured_already("round", loaded)
+        if measured is not None and not self.running and self.post_run.awaiting is None:
             self.await_post_run(measured.number)  # measured before: its Post-Run is next
 
     @work(exclusive=True, group="post-run-ask", exit_on_error=False)
@@ -187,10 +187,8 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         if reason:
             self.app.notify(f"{LOOP_STEPS[step][1]}: {reason}", title="not now", severity="warning")
             return
-        measured = self.loaded.open_round if self.loaded is not None else None
-        if step == "round" and measured is not None and measured.measurement.build \
-                and unfinished_of_open_round(self.loaded) is None:
-            # its run ended and was recorded: measuring again replaces that, so ask first
+        measured = measured_already(step, self.loaded)
+        if measured is not None:  # measuring again replaces what it recorded: asked first
             self.app.push_screen(MeasureAgainScreen(measured), self._measure_again)
             return
         self.worker = self.run_worker(self._run(step), group="loop", exit_on_error=False)
@@ -292,6 +290,8 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         record = await asyncio.to_thread(self.session.campaign.preview, measured.number)
         self._show_verdict(round_verdict_text(record, before))
         self.post_run.ask_for(record)
+        if self.display:  # shown here already: a notice would cover the Post-Run form
+            return
         verdict = record.effective_verdict()
         self.app.notify(f"{iter_name(record.number)}: {verdict.value if verdict else '-'} - "
                         f"{record.verdict_reason}", title="verdict", timeout=10)
