@@ -204,6 +204,7 @@ class OperatorSite:
         extra_env: Mapping[str, str] | None = None,
         quiet: bool = False,
         notes: Mapping[str, str] | None = None,
+        env_setup: bool = True,
     ) -> StepOutput:
         """Run one command in the operator folder on the target, following its output.
         `notes` go into the job's record (JobSpec.notes): the output's record has them, also
@@ -222,6 +223,8 @@ class OperatorSite:
             name=job_name(self.label, step),
             round_number=self.round_number,
             notes=dict(notes or {}),
+            internal=quiet,
+            env_setup=env_setup,
         )
         emit = (lambda _event: None) if quiet else self.on_event
         job = await self.runner.submit(self.target, spec)

@@ -57,6 +57,10 @@ class JobSpec:
     # what the step noted as it submitted the job, kept in its record for whoever takes
     # the job's outcome later (a resumed run): e.g. its result file's state before the run
     notes: Mapping[str, str] = field(default_factory=dict)
+    # pto-tui's own bookkeeping on the target (a clock read, a listing of result files),
+    # not a step a person ran: `jobs` lists it only with --all
+    internal: bool = False
+    env_setup: bool = True  # False: run without [target] env_setup (the first probe)
 
 
 def job_name(label: str, step: str) -> str:
@@ -102,6 +106,7 @@ class JobRecord:
     round_number: int | None = None  # the round the job ran a step of (None: no round's)
     timeout: float | None = None  # the seconds it may run (JobSpec.timeout), None: no limit
     notes: Mapping[str, str] = field(default_factory=dict)  # JobSpec.notes
+    internal: bool = False  # JobSpec.internal: bookkeeping, not a step a person ran
 
     def __post_init__(self) -> None:
         # a frozen record must not share a dict someone else may mutate

@@ -93,6 +93,7 @@ class JobRunner:
             round_number=spec.round_number,
             notes=dict(spec.notes),
             timeout=spec.timeout,
+            internal=spec.internal,
             cwd=cwd,
             env=dict(spec.env),
             detached=spec.detached,
