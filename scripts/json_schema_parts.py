@@ -20,7 +20,7 @@ from pto_tui.core.vocabulary import (  # noqa: E402
     TargetMode,
     Verdict,
 )
-from pto_tui.jobs.model import JobState  # noqa: E402
+from pto_tui.jobs.model import ENDED, JobState  # noqa: E402
 
 Schema = dict[str, Any]
 SCALAR = ["string", "number", "boolean"]  # a parameter's value (integers are numbers)
@@ -299,8 +299,9 @@ JOB = obj("a job's record (.pto-tui/jobs/ID/record.json)", {
     "command": s("the command run"),
     "target": s("where it ran (local, ssh:ALIAS)"),
     "state": enum([state.value for state in JobState], "its state"),
-    "shown_state": enum([*(state.value for state in JobState), "re-attachable"],
-                        "the state to show: a job whose pto-tui is gone is lost, or re-attachable"),
+    "shown_state": enum([*(state.value for state in JobState), "re-attachable", ENDED],
+                        "the state to show: a job whose pto-tui is gone is lost, re-attachable, "
+                        "or ended on its target (its output collected when it is re-attached)"),
     "name": s("what it was for (iter-003 build, exec (MCP), ...)"),
     "cwd": s("the folder it ran in"),
     "env": table({"type": "string"}, "the environment variables it was given"),
@@ -322,4 +323,7 @@ JOB = obj("a job's record (.pto-tui/jobs/ID/record.json)", {
     "timeout": null(n("the seconds it may run (a step's limit, [limits]); null: no limit")),
     "internal": b("pto-tui's own bookkeeping (a clock read, a listing of result files), not a step "
                   "a person ran; `jobs` lists it only with --all"),
+    "notes": table({"type": "string"}, "what the step noted as it submitted the job, for whoever "
+                   "takes its outcome later (a resumed run): e.g. report_before, the result file's "
+                   "size and SHA-256 before the run"),
 })
