@@ -45,6 +45,8 @@ def test_what_changed_and_rerun_screens(snap_compare, campaign_root: Path, scree
             await pilot.press(key)
             await pilot.pause(0.2)
             await wait_for(pilot, lambda: _settled(pilot.app))
+            # a dialog opened on a screen not yet repainted freezes it behind half drawn
+            await wait_for(pilot, lambda: not pilot.app.screen._dirty_regions)
         # under load the screen asked for can come up after the first look
         wanted = RerunScreen if screen == "rerun_question" else WhatChangedScreen
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, wanted)

@@ -207,6 +207,9 @@ class RoundsPane(Vertical, ProjectPane):
         table.tell_when_drawn()
 
     def _filled(self) -> None:
+        # DataTable keys its cell cache without the column width: a cell drawn before the
+        # widths took in the new rows would keep its cut-off rendering; drop those once
+        self.table.notify_style_update()
         self.drawn = True
         self.post_message(self.Filled())
 
