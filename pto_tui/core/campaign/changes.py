@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pto_tui.core.campaign.checks import check_integrity, check_open_record, check_workload_reads
+from pto_tui.core.campaign.checks import (
+    check_integrity,
+    check_open_record,
+    check_workload_reads,
+    tunable_file,
+)
 from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.campaign.requests import ChangesRequest
 from pto_tui.core.errors import InputError
@@ -193,9 +198,7 @@ class ChangeRecorder:
 
     def _tunable_file(self, name: str) -> str:
         """Where a tunable lives, relative to the project root."""
-        config = self.campaign.config
-        where = config.tunables[name].where.split(":")[0]
-        return f"workspace/{project_kind(config.operator.kind).workspace_subdir}/{where}"
+        return tunable_file(self.campaign.config, name)
 
     def _files_not_explained(
         self, base: str, files: list[str], params: dict[str, Scalar], scope: list[str]
