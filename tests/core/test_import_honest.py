@@ -109,3 +109,21 @@ def test_a_performance_line_that_disagrees_is_a_conflict(
     report = cli_json(capsys, "import", project)
     assert isinstance(report, dict)
     assert any("PTO time differs" in c for c in report["conflicts"]), report["conflicts"]
+
+
+@pytest.mark.parametrize("dimension", ["9" * 5000, "9" * 20, "0"], ids=["5000 digits", "20 digits", "zero"])
+def test_a_case_dimension_that_is_no_dimension_is_listed_not_taken(
+    project: Path, capsys: pytest.CaptureFixture[str], dimension: str
+) -> None:
+    requirements = project / "TASK_REQUIREMENTS.md"
+    text = requirements.read_text()
+    assert "BNSD=1,16,8192,128" in text
+    requirements.write_text(text.replace("BNSD=1,16,8192,128", f"BNSD=1,{dimension},8192,128"))
+    report = cli_json(capsys, "import", project)
+    assert isinstance(report, dict)
+    line = next(i for i, x in enumerate(text.splitlines(), 1) if "BNSD=" in x)
+    assert any(f"TASK_REQUIREMENTS.md:{line}: BNSD = " in p and "is not a dimension" in p
+               for p in report["problems"]), report["problems"]
+    assert report["imported"] == [0, 1, 2, 3]  # the rounds are read all the same
+    status = cli_json(capsys, "--project", project, "status")
+    assert isinstance(status, dict) and "8192" not in str(status.get("case", ""))

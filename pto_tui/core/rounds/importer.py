@@ -25,6 +25,7 @@ from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.kinds.registry import PROJECT_KINDS, project_kind
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import ProjectLock
+from pto_tui.core.project.sections import MAX_DIMENSION
 from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.rounds.markdown_read import (  # noqa: F401 (re-exported for callers and tests)
@@ -42,6 +43,7 @@ _SHAPE = re.compile(r"([A-Za-z_]+)\s*=\s*([0-9]+(?:\s*,\s*[0-9]+)*)")
 _DTYPE = re.compile(r"\b(bfloat16|float16|float32|fp16|bf16|fp32)\b", re.IGNORECASE)
 _CAUSAL = re.compile(r"causal(?:[_ ]mask)?\s*[=:]\s*(true|false|1|0|yes|no)", re.IGNORECASE)
 _DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}
+_MAX_DIGITS = len(str(MAX_DIMENSION))
 
 
 @dataclass
@@ -72,16 +74,25 @@ def infer_kind(layout: ProjectLayout) -> OperatorKind | None:
     return candidate.kind if candidate is not None else None
 
 
-def case_from_requirements(path: Path) -> tuple[CaseConfig, int | None]:
-    """The case TASK_REQUIREMENTS.md states ('Case: BNSD=1,16,8192,128, float16'), and its line."""
+def case_from_requirements(path: Path) -> tuple[CaseConfig, int | None, str]:
+    """The case TASK_REQUIREMENTS.md states ('Case: BNSD=1,16,8192,128, float16'), its
+    line, and why a case line could not be taken ("" when it could, or none was found)."""
     if not path.is_file():
-        return CaseConfig(), None
+        return CaseConfig(), None, ""
     for number, line in enumerate(read_regular_bytes(path).decode("utf-8", errors="replace").splitlines(), 1):
         if not re.search(r"case|算例|shape|形状", line, re.IGNORECASE):
             continue
         shape: dict[str, Scalar] = {}
         for key, values in _SHAPE.findall(line):
-            numbers = [int(v) for v in re.split(r"\s*,\s*", values)]
+            texts = re.split(r"\s*,\s*", values)
+            bad = next((t for t in texts if len(t) > _MAX_DIGITS or not 1 <= int(t) <= MAX_DIMENSION), None)
+            if bad is not None:  # int() of thousands of digits is refused, and no dimension
+                shown = bad if len(bad) <= 20 else f"{bad[:12]}... ({len(bad)} digits)"
+                return CaseConfig(), None, (
+                    f"{path}:{number}: {key} = {shown} is not a dimension (a whole number 1 to "
+                    f"{MAX_DIMENSION}); the case is not read, fill in [case]"
+                )
+            numbers = [int(t) for t in texts]
             if len(numbers) > 1 and len(key) == len(numbers):
                 shape.update({letter.upper(): n for letter, n in zip(key, numbers, strict=True)})
             elif len(numbers) == 1:
@@ -98,8 +109,9 @@ def case_from_requirements(path: Path) -> tuple[CaseConfig, int | None]:
                 causal=causal is not None and causal.group(1).lower() in ("true", "1", "yes"),
             ),
             number,
+            "",
         )
-    return CaseConfig(), None
+    return CaseConfig(), None, ""
 
 
 def _create_project_file(layout: ProjectLayout, kind: OperatorKind | None, report: ImportReport) -> None:
@@ -111,7 +123,7 @@ def _create_project_file(layout: ProjectLayout, kind: OperatorKind | None, repor
             file=layout.workspace,
             hint="pass " + " or ".join(f"--kind {k.value}" for k in OperatorKind),
         )
-    case, line = case_from_requirements(layout.requirements)
+    case, line, unread = case_from_requirements(layout.requirements)
     source = layout.workspace / project_kind(kind).workspace_subdir
     tunables = source_kind(kind).tunables(source) if source.is_dir() else []
     text = new_project_document(
@@ -125,7 +137,9 @@ def _create_project_file(layout: ProjectLayout, kind: OperatorKind | None, repor
     report.created_project_file = True
     report.kind, report.case = kind.value, case.describe()
     report.tunables = [t.name for t in tunables]
-    if line is None:
+    if unread:
+        report.problems.append(unread)
+    elif line is None:
         report.problems.append(
             f"{layout.requirements}: no case found (e.g. 'Case: BNSD=1,16,8192,128'); fill in [case]"
         )
