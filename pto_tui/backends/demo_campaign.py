@@ -103,6 +103,7 @@ TILELIB_ROUNDS = (
         why="more independent multiply-adds per iteration",
         risk="register pressure",
         edit=("fa_kernel.h", "constexpr int kFaHeadUnroll = 4;", "constexpr int kFaHeadUnroll = 8;"),
+        justification="8 float32 partial sums per chunk: registers, no tile buffer grows",
     ),
     ScriptedRound(
         title="drop the accumulator rescale",
