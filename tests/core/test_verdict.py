@@ -96,8 +96,8 @@ def test_identical_repeats_are_judged_without_noise() -> None:
     )
     slower = verdict([56068.0, 56068.0], frontier=[44619.0] * 2)
     assert slower.verdict is Verdict.NEUTRAL and slower.settled
-    assert slower.reason == ("slower than the frontier: takes 25.7% longer (gain -20.4%) "
-                             "(2 against 2 runs, each set identical: no noise)")
+    assert slower.reason == ("slower than the frontier: takes 25.7% longer (gain -20.4%, "
+                             "2 against 2 runs, each set identical: no noise)")
     same = verdict([44619.0] * 2, frontier=[44619.0] * 5)
     assert (same.verdict, same.gain, same.settled) == (Verdict.NEUTRAL, 0.0, True)
     assert "gain +0.0% (2 against 5 runs, each set identical: no noise) is within the noise" in same.reason
@@ -275,6 +275,6 @@ def test_a_slower_round_is_said_in_time_taken() -> None:
     as long, which is how its reason says it (not "71.7% slower")."""
     slow = verdict([353.0, 354.0, 352.0, 353.5, 352.5], frontier=[100.0, 101.0, 99.0, 100.5, 99.5])
     assert slow.verdict is Verdict.NEUTRAL and slow.gain is not None and slow.gain < -0.7
-    assert slow.reason.startswith("slower than the frontier: takes 3.53x as long (gain -71.7%) (95% bounds")
+    assert slow.reason.startswith("slower than the frontier: takes 3.53x as long (gain -71.7%, 95% bounds")
     near = verdict([103.0, 104.0, 102.0, 103.5, 102.5], frontier=[100.0, 101.0, 99.0, 100.5, 99.5])
-    assert near.reason.startswith("slower than the frontier: takes 3.0% longer (gain -2.9%)"), near.reason
+    assert near.reason.startswith("slower than the frontier: takes 3.0% longer (gain -2.9%, "), near.reason

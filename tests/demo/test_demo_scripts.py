@@ -22,8 +22,8 @@ from tests.core.helpers import HAND_ENV, cli
 def test_every_scripted_round_passes_the_gates_of_a_run_and_a_close(tmp_path: Path, kind: str) -> None:
     root = create_demo_project(kind, tmp_path / "projects")
     assert cli("--project", root, "env", *HAND_ENV, "--probe", "build=ok") == 0
-    samples = "1000,1001,999,1000.5,999.5,1000.2,999.8"
-    assert cli("--project", root, "baseline", "--build", "ok", "--correctness", "pass", "--samples", samples) == 0
+    samples = ("--samples", "1000,1001,999,1000.5,999.5,1000.2,999.8")
+    assert cli("--project", root, "baseline", "--build", "ok", "--correctness", "pass", *samples) == 0
     with Campaign(root, write=True) as campaign:
         script = scripted_rounds(campaign)
         assert len(script) >= 4
