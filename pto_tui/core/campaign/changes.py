@@ -73,8 +73,7 @@ class ChangeRecorder:
         self._check_scope(record, requested)
         self._apply(changes, requested)
         base = record.base_snapshot
-        changes.files = campaign.snapshots.changed_files(base) if base else []
-        diff_text = campaign.snapshots.diff(base) if base else ""
+        changes.files, diff_text = campaign.snapshots.changes(base) if base else ([], "")
         # a kind given earlier (by an agent, a person) stands until another is given
         changes.kind = request.kind or given_kind or self._inferred_kind(changes)
         changes.description = request.description or changes.description

@@ -201,8 +201,7 @@ def check_changes_recorded(campaign: CampaignContext, record: Round) -> None:
         recorded: str | None = read_utf8(folder / "patch.diff")
     except FileNotFoundError:
         recorded = None
-    diff_now = campaign.snapshots.diff(base)
-    files_now = campaign.snapshots.changed_files(base)
+    files_now, diff_now = campaign.snapshots.changes(base)
     refuse(changes_recorded_findings(f"runs/{round_name(record.number)}", record.changes.files,
                                      files_now, recorded, render_patch(record, diff_now)))
 
