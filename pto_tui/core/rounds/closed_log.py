@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pto_tui.core.atomic import flush_to_disk
 from pto_tui.core.errors import bounded_json, disk_full, read_text
 from pto_tui.core.rounds.log_chain import Chain
 
@@ -164,7 +165,7 @@ class ClosedLog:
             try:
                 handle.write(line + "\n")
                 handle.flush()
-                os.fsync(handle.fileno())
+                flush_to_disk(handle.fileno())
             except OSError as error:
                 os.truncate(self.path, size)
                 raise disk_full(error, self.path) or error from None

@@ -16,7 +16,7 @@ from typing import Any
 
 import tomlkit
 
-from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.atomic import atomic_write_text, synced_once
 from pto_tui.core.errors import InputError, read_regular_bytes
 from pto_tui.core.operators.kinds.registry import source_kind
 from pto_tui.core.operators.scan import classify
@@ -166,7 +166,7 @@ def import_project(root: Path, kind: OperatorKind | None = None) -> ImportReport
     """Read the hand-kept records into round.toml files, holding the project lock like
     every other write (an agent or the terminal application may be writing too)."""
     layout = ProjectLayout(root)
-    with ProjectLock(layout.state_dir, command="pto-tui import"):
+    with ProjectLock(layout.state_dir, command="pto-tui import"), synced_once():
         return _import(layout, kind)
 
 

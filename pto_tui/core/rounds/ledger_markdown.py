@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from pto_tui.core.atomic import atomic_write_text, staged_write_text
+from pto_tui.core.atomic import atomic_write_text, flush_to_disk, staged_write_text
 from pto_tui.core.errors import DiskFullError, bounded_json, disk_full, read_text
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.hashes import sha256_text
@@ -115,7 +115,7 @@ class MarkdownFiles:
             try:
                 handle.write(tail)
                 handle.flush()
-                os.fsync(handle.fileno())
+                flush_to_disk(handle.fileno())
             except OSError as error:  # never half a row (a full disk): cut back off
                 os.truncate(path, size)
                 raise disk_full(error, path) or error from None
