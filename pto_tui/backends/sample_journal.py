@@ -13,13 +13,16 @@ import json
 import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.errors import InputError, bounded_json, read_text
+from pto_tui.core.errors import InputError, PtoError, bounded_json, read_text
 from pto_tui.core.project.layout import ProjectLayout, round_name
 from pto_tui.core.reports.perf_sim import PipeBusy
 from pto_tui.core.rounds.records import Measurement
+
+if TYPE_CHECKING:
+    from pto_tui.core.campaign.campaign import Campaign
 
 FOLDER = "measuring"
 
@@ -32,10 +35,17 @@ class SampleJournal:
 
     @classmethod
     def begin(cls, layout: ProjectLayout, number: int, planned: int) -> SampleJournal:
+        """A new run's journal, written at once (nothing measured yet): the run is known to
+        have begun, and when, so a job it leaves running is told from an older run's."""
         path = layout.state_dir / FOLDER / f"{round_name(number)}.json"
-        if path.exists():  # an earlier run that did not finish: keep its samples
-            path.rename(path.with_name(f"{path.stem}.{time.strftime('%Y%m%dT%H%M%S')}.json"))
-        return cls(path, number, planned)
+        if path.exists():  # an earlier run that did not finish: keep what it measured
+            if read_kept(path, number).measurement in (None, Measurement()):
+                path.unlink(missing_ok=True)
+            else:
+                path.rename(path.with_name(f"{path.stem}.{time.strftime('%Y%m%dT%H%M%S')}.json"))
+        journal = cls(path, number, planned)
+        journal.write(Measurement())
+        return journal
 
     @classmethod
     def resume(cls, layout: ProjectLayout, number: int, planned: int) -> tuple[SampleJournal, Kept]:
@@ -92,7 +102,8 @@ def read_kept(path: Path, number: int) -> Kept:
 
 
 def unfinished(layout: ProjectLayout) -> list[dict[str, Any]]:
-    """Journals of runs that did not finish: round, samples so far, planned runs, file."""
+    """Journals of runs that did not finish: round, samples so far, planned runs, file, and
+    when the last step of the run ended (written_at)."""
     folder = layout.state_dir / FOLDER
     found = []
     for path in sorted(folder.glob("iter-*.json")) if folder.is_dir() else []:
@@ -100,7 +111,23 @@ def unfinished(layout: ProjectLayout) -> list[dict[str, Any]]:
             data = bounded_json(read_text(path))
             samples = list(data["measurement"]["samples_us"])
             found.append({"round": int(data["round"]), "samples_us": samples,
-                          "planned_runs": int(data["planned_runs"]), "file": str(path)})
+                          "planned_runs": int(data["planned_runs"]), "file": str(path),
+                          "written_at": float(data["written_at"])})
         except (OSError, InputError, ValueError, KeyError, TypeError):
-            found.append({"round": None, "samples_us": [], "planned_runs": 0, "file": str(path)})
+            found.append({"round": None, "samples_us": [], "planned_runs": 0, "file": str(path),
+                          "written_at": 0.0})
     return found
+
+
+def unfinished_of(campaign: Campaign) -> list[dict[str, Any]]:
+    """`unfinished` less the journals of closed rounds: those are left over from a run that
+    another measurement replaced, not unfinished ones (what `status` lists)."""
+
+    def closed(number: int | None) -> bool:
+        try:
+            record = campaign.reads.record(number) if number is not None else None
+        except PtoError:
+            return False
+        return record is not None and record.is_closed
+
+    return [j for j in unfinished(campaign.layout) if not closed(j["round"])]

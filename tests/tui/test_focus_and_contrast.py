@@ -102,6 +102,8 @@ async def test_post_run_typed_after_a_run_is_on_a_60x20_screen(demo_root: Path) 
             await loaded(pilot)
             await pilot.press("4", "r")
             await run_finished(pilot, app)
+            # the verdict is in the pane: no notice over the Post-Run form as well
+            assert not [n for n in app._notifications if n.title == "verdict"]
             await pilot.press("a", *"analysis in view")
             await pilot.pause()
             assert visible(app, "analysis in view"), "\n".join(screen_text(app))
@@ -142,7 +144,7 @@ def ratios(widget: Widget) -> list[tuple[str, float]]:
         style = seg.style
         assert style is not None and style.color is not None and style.bgcolor is not None, seg
         fg, bg = style.color.get_truecolor(), style.bgcolor.get_truecolor()
-        found.append((seg.text.strip(), round(contrast(tuple(fg), tuple(bg)), 2)))
+        found.append((seg.text.strip(), round(contrast(fg, bg), 2)))
     return found
 
 

@@ -195,7 +195,7 @@ class CampaignContext:
                 unreadable = [p for p in self.problems.unreadable
                               if (m := _ROUND_FILE_AT.search(p)) and int(m.group(1)) > newest_read]
                 why = f" ({unreadable[-1]}; restore the field it names)" if unreadable else ""
-                raise InputError(f"no open round{why}: start one with `pto-tui round start`")
+                raise InputError(f"no open round{why}", hint="start one with `pto-tui round start`")
             return copy_record(newest)
         record = self.reads.round(number)
         refuse(closed_round_findings(record))
