@@ -22,7 +22,7 @@ from pto_tui.core.campaign.project_arguments import COMMAND_KEYS, ProjectArgumen
 from pto_tui.core.campaign.scaffold import NewProject, create_project, plan_project
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import Candidate, ScanResult, scan
-from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, chosen_modes, mode_spec
+from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, PREDICTOR, chosen_modes, mode_spec
 from pto_tui.core.rounds.importer import import_project
 from pto_tui.core.vocabulary import OperatorKind
 
@@ -123,6 +123,14 @@ def _add_target_args(p: argparse.ArgumentParser) -> None:
         help="compile and link flags of a cpu-sim build (write it with =), "
         'e.g. --cxx-flags="-stdlib=libc++ -fexperimental-library"',
     )
+    p.add_argument(
+        "--predict",
+        choices=[PREDICTOR],
+        default="",
+        help=f"{PREDICTOR}: an npu or cpu-sim project also records, for each round, the cycles "
+        "pto-isa's perf_sim cycle model counts for its configuration beside its measurement "
+        "([target] predict)",
+    )
 
 
 def _print_candidate(console: Console, c: Candidate) -> None:
@@ -181,6 +189,7 @@ def _arguments(args: argparse.Namespace) -> ProjectArguments:
         mode=args.mode,
         compiler=args.compiler,
         cxx_flags=args.cxx_flags,
+        predict=args.predict,
         pto_isa=args.pto_isa,
         costmodel_tool=args.costmodel_tool,
         requirements=args.requirements,

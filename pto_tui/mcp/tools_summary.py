@@ -5,7 +5,9 @@ console (run_for_project); a sweep reports progress per query answered."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
@@ -14,11 +16,15 @@ from pto_tui.core import payloads
 from pto_tui.core.cycles.query import Query
 from pto_tui.core.cycles.results import CycleResult, sort_results
 from pto_tui.core.cycles.sweep import expand_sweep
-from pto_tui.core.errors import InputError
+from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.config import CostmodelConfig, ProjectConfig
 from pto_tui.core.project.file import ProjectFile
+from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.rounds.prediction import prediction_review
 from pto_tui.costmodel import CostmodelCache, Progress, default_cache_path, make_engine, run_queries
+from pto_tui.costmodel.engine import Engine
 from pto_tui.costmodel.remote import run_for_project
+from pto_tui.costmodel.review import review_rounds
 from pto_tui.costmodel.service import resolve_settings
 from pto_tui.costmodel.suggest import suggest as suggest_knobs
 from pto_tui.mcp.envelope import ok
@@ -71,6 +77,21 @@ async def _run(
         await asyncio.gather(*pending, return_exceptions=True)
 
 
+async def _review(projects: Projects, project: str, layout: ProjectLayout, config: ProjectConfig,
+                  made: Callable[[], tuple[Engine, CostmodelCache]]) -> dict[str, Any]:
+    """`suggest` with review: the payload of `suggest --review --json`."""
+    with projects.campaign(project, write=False, command="suggest") as campaign:
+        rounds = campaign.rounds()
+    predicted = prediction_review(rounds)
+    try:
+        reviews, problem = await review_rounds(layout.workspace, config, rounds, *made()), ""
+    except PtoError as error:
+        if not predicted:
+            raise
+        reviews, problem = [], error.render()
+    return payloads.suggest_review(reviews, predicted, problem)
+
+
 def register(server: MCPServer, projects: Projects) -> None:
     """Long on purpose: one short tool per closure, each bound to `projects`; the
     tools read best side by side."""
@@ -103,24 +124,26 @@ def register(server: MCPServer, projects: Projects) -> None:
 
     @guarded
     async def suggest(
-        project: str = "", knob: str = "", engine: str = "", pto_isa: str = ""
+        project: str = "", knob: str = "", engine: str = "", pto_isa: str = "", review: bool = False
     ) -> CallToolResult:
-        """The operator's tile knobs ranked by predicted cycles per unit of work."""
+        """The operator's tile knobs ranked by predicted cycles per unit of work. With review:
+        predicted against measured, as `pto-tui suggest --review` (perf_sim's recorded
+        predictions where the project predicts, and the costmodel's per ranked knob)."""
         layout = projects.layout(project)
         if pto_isa:
             projects.within(pto_isa, "pto_isa")
         config = ProjectFile(layout.project_file).config
-        settings = resolve_settings(
-            config.costmodel,
-            layout.root,
-            layout.cache_dir / "costmodel.json",
-            engine=engine or None,
-            pto_isa=pto_isa or None,
-        )
-        made = make_engine(
-            settings.engine, pto_isa=settings.pto_isa, tool=settings.tool, compiler=settings.compiler
-        )
-        found = await suggest_knobs(layout.workspace, config, made, CostmodelCache(settings.cache_path), knob)
+
+        def made() -> tuple[Engine, CostmodelCache]:
+            settings = resolve_settings(config.costmodel, layout.root, layout.cache_dir / "costmodel.json",
+                                        engine=engine or None, pto_isa=pto_isa or None)
+            built = make_engine(settings.engine, pto_isa=settings.pto_isa, tool=settings.tool,
+                                compiler=settings.compiler)
+            return built, CostmodelCache(settings.cache_path)
+
+        if review:
+            return ok(await _review(projects, project, layout, config, made))
+        found = await suggest_knobs(layout.workspace, config, *made(), knob)
         return ok({"suggestions": [s.to_dict() for s in found]})
 
     @guarded

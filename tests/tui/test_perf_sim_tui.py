@@ -1,5 +1,7 @@
 """A perf-sim project in the terminal application: the top bar and the rounds table say
-cycles, and ctrl+g in the Pre-Edit form offers the frontier's perf_sim pipes as evidence."""
+cycles, and ctrl+g in the Pre-Edit form offers the frontier's perf_sim pipes as evidence. A
+cpu-sim project that predicts with perf_sim: the rounds table and the what-changed view set
+the predicted change beside the measured one."""
 
 from __future__ import annotations
 
@@ -10,9 +12,14 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Static, TextArea
 
+from pto_tui.core.project.file import ProjectFile
+from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.rounds.ledger import Ledger
+from pto_tui.core.rounds.prediction import predicted_change
 from pto_tui.tui.app import PtoApp
+from pto_tui.tui.screens.what_changed import WhatChangedScreen
 from tests.tui.keys import loaded, tab_to, wait_for
-from tests.tui.projects import FIXTURES, run
+from tests.tui.projects import FIXTURES, pre_edit_flags, run
 from tests.tui.text import static_text
 
 OP = "kernels/manual/common/attn_op"
@@ -47,3 +54,50 @@ async def test_cycles_are_shown_and_their_pipes_offered_as_evidence(tmp_path: Pa
         await wait_for(pilot, lambda: "perf_sim 4536 cycles" in evidence.text, 30)
         assert evidence.text.startswith("iter-000: perf_sim 4536 cycles: ")
         assert "busy" in evidence.text and "→" in evidence.text
+
+
+def _predicting_project(base: Path) -> Path:
+    """The stand-in's attn_op in mode cpu-sim predicting with perf_sim: the baseline and a
+    TILE_S1 round measured for real (g++, cmake), each with its prediction."""
+    shutil.copytree(FIXTURES / "perf_sim", base / "pto-isa")
+    run("new", str(base / "pto-isa" / OP), "--projects-root", str(base / "projects"),
+        "--case-spec", "64,128,512", "--mode", "cpu-sim", "--compiler", "g++", "--predict", "perf-sim")
+    root = base / "projects" / "attn_op"
+    project = ProjectFile(root / "project.toml")
+    for key, value in (("repeats", 2), ("max_repeats", 2), ("warmup", 0)):
+        project.set(f"discipline.{key}", value)
+    project.save()
+    run("--project", str(root), "env", "--declare-environment", "probes given by hand in this test",
+        "--probe", "g++=ok")
+    run("--project", str(root), "baseline")
+    run("--project", str(root), "round", "start", *pre_edit_flags("a narrower S1 tile", scope="TILE_S1"))
+    run("--project", str(root), "round", "changes", "--set", "TILE_S1=64")
+    run("--project", str(root), "round", "run")
+    return root
+
+
+@pytest.mark.skipif(not (shutil.which("g++") and shutil.which("cmake")), reason="needs g++ and cmake")
+async def test_predicted_against_measured_in_the_rounds_table_and_what_changed(tmp_path: Path) -> None:
+    root = await asyncio.to_thread(_predicting_project, tmp_path)
+    rounds, _problems = Ledger(ProjectLayout(root)).load_all()
+    base, tile = sorted(rounds, key=lambda r: r.number)
+    change = predicted_change(tile, base)
+    assert change is not None and change.predicted is not None and change.measured is not None
+    app = PtoApp(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        await pilot.press("2")
+        table = app.screen.query_one("#rounds-table", DataTable)
+        headers = [str(column.label) for column in table.ordered_columns]
+        assert headers[headers.index("duration") + 1] == "perf_sim/meas"
+        at = headers.index("perf_sim/meas")
+        assert str(table.get_row_at(0)[at]) == "-"  # the baseline has no round it was based on
+        assert str(table.get_row_at(1)[at]) == f"{change.predicted:+.1%} / {change.measured:+.1%}"
+        await pilot.press("G", "D")
+        screen = app.screen
+        assert isinstance(screen, WhatChangedScreen)
+        await wait_for(pilot, lambda: screen.diff is not None)
+        await pilot.pause()
+        body = static_text(screen.query_one("#changed-text", Static))
+        assert "Predicted (perf_sim) against measured" in body
+        assert f"{base.measurement.predicted_cycles} -> {tile.measurement.predicted_cycles} cycles" in body

@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.campaign.new_target import answered_target, check_perf_sim
 from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.campaign.requirements import render_requirements
 from pto_tui.core.errors import InputError
@@ -20,7 +21,6 @@ from pto_tui.core.operators.candidate import Candidate
 from pto_tui.core.operators.case_strings import parsed_cases
 from pto_tui.core.operators.kinds.registry import source_kind
 from pto_tui.core.operators.marker import CaseChoice
-from pto_tui.core.operators.perf_sim_build import case_entry
 from pto_tui.core.operators.repository import OperatorInRepository, repository_tunables
 from pto_tui.core.operators.repository_choices import (
     case_config,
@@ -46,7 +46,6 @@ from pto_tui.core.project.config import (
 )
 from pto_tui.core.project.kinds.registry import project_kind
 from pto_tui.core.project.layout import ProjectLayout
-from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, mode_spec
 from pto_tui.core.project.parse import parse_config
 from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.rounds.ledger import Ledger
@@ -231,7 +230,7 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         tunables = merge_tunables(found_in.tunables(source) if source.is_dir() else [], candidate)
         tunables = _under(tile.path, tunables) if tile else tunables
         offered = tuple(c.name for c in candidate.cases) if candidate else ()
-    target = _target(answers, kind, candidate, source)
+    target = answered_target(answers.target, answers.commands, kind, candidate, source)
     if repo is not None:
         found = repository_commands(repo, case.name)
     else:
@@ -269,35 +268,8 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         cases=offered,
         tolerances=repository_tolerances(repo, case),
     )
-    _check_perf_sim(spec)
+    check_perf_sim(spec)
     return spec, candidate
-
-
-def _check_perf_sim(spec: NewProject) -> None:
-    """A perf-sim target needs pto-isa's perf_sim in the operator's checkout and a driver
-    for the case: refused before anything is written, naming what is missing."""
-    if not mode_spec(spec.target.mode).perf_sim or not spec.source.is_dir():
-        return
-    entry = case_entry(spec.case, spec.operator)
-    problem = source_kind(spec.operator.kind).perf_sim_problem(spec.source, entry)
-    if problem:
-        raise InputError(problem, hint="use another --mode (cpu-sim or npu)")
-
-
-def _target(answers: ProjectAnswers, kind: OperatorKind, candidate: Candidate | None, source: Path) -> Target:
-    """The target as answered; a demo operator runs in the demo mode. The operator must
-    build in the target's mode (a cpu-sim target needs its CMake to offer pto-isa's CPU
-    simulation), unless the user gives the build."""
-    target = answers.target
-    if candidate is not None and candidate.demo:
-        return replace(target, mode=DEMO_MODE)
-    own_build = "build" in answers.commands
-    problem = "" if own_build or not source.is_dir() else source_kind(kind).mode_problem(source, target.mode)
-    if problem:
-        raise InputError(
-            problem, hint=f"use --mode {DEFAULT_MODE.value}, or give the build with --command build=..."
-        )
-    return target
 
 
 def _costmodel(answers: ProjectAnswers) -> CostmodelConfig:

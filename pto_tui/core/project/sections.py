@@ -57,6 +57,8 @@ SCHEMA_KEY = Key(
 OPERATOR_KINDS = tuple(kind.value for kind in OperatorKind)
 TARGET_KINDS = tuple(kind.value for kind in TargetKind)
 TARGET_MODES = tuple(mode.value for mode in TargetMode)
+PREDICTORS = ("", TargetMode.PERF_SIM.value)  # [target] predict: none, or perf_sim's cycles
+PREDICTOR_ERROR = 'unknown predictor {value!r}; expected perf-sim (or "" for none)'
 TUNABLE_KINDS = ("env", "constexpr", "template", "case")
 
 
@@ -272,20 +274,10 @@ TARGET = Section(
             choices=TARGET_KINDS,
             choice_error="unknown target kind {value!r}; expected " + " or ".join(map(repr, TARGET_KINDS)),
         ),
-        Key(
-            "host",
-            STRING,
-            "SSH alias (HostName, User, Port, IdentityFile, ProxyJump come from config)",
-            Target.host,
-            written=Written.IF_SET,
-        ),
-        Key(
-            "work_dir",
-            STRING,
-            "remote work dir; for local, empty means the project's workspace/",
-            Target.work_dir,
-            written=Written.IF_SET,
-        ),
+        Key("host", STRING, "SSH alias (HostName, User, Port, IdentityFile, ProxyJump come from config)",
+            Target.host, written=Written.IF_SET),
+        Key("work_dir", STRING, "remote work dir; for local, empty means the project's workspace/",
+            Target.work_dir, written=Written.IF_SET),
         Key("env_setup", STRING, 'prefixed to every command, e.g. "source .../set_env.sh"', Target.env_setup),
         Key(
             "npu_id",
@@ -294,13 +286,8 @@ TARGET = Section(
             Target.npu_id,
             range=Range(low=0, message="npu_id must be 0 or more"),
         ),
-        Key(
-            "ssh_config",
-            STRING,
-            "an SSH config file to use instead of ~/.ssh/config",
-            Target.ssh_config,
-            written=Written.IF_SET,
-        ),
+        Key("ssh_config", STRING, "an SSH config file to use instead of ~/.ssh/config", Target.ssh_config,
+            written=Written.IF_SET),
         Key(
             "mode",
             STRING,
@@ -331,6 +318,10 @@ TARGET = Section(
         Key("perf_sim_compiler", STRING, "the C++ compiler of a perf-sim build's perf_sim driver (C++23, "
             "pto-isa's costmodel headers; g++ needs no libc++)", Target.perf_sim_compiler,
             written=Written.IF_SET),
+        Key("predict", STRING, "perf-sim: each round of an npu or cpu-sim target (tile-lib) also records "
+            "the cycles pto-isa's perf_sim counts for its configuration beside its measurement "
+            "(docs/formats.md §13)",
+            Target.predict, choices=PREDICTORS, choice_error=PREDICTOR_ERROR, written=Written.IF_SET),
         Key(
             "forward_agent",
             BOOLEAN,
