@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Static, TextArea
 
-from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.rounds.prediction import predicted_change
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.what_changed import WhatChangedScreen
 from tests.tui.keys import loaded, tab_to, wait_for
-from tests.tui.projects import FIXTURES, pre_edit_flags, run
+from tests.core.perf_sim_build import predicting_project
+from tests.tui.projects import FIXTURES, run
 from tests.tui.text import static_text
 
 OP = "kernels/manual/common/attn_op"
@@ -56,29 +56,9 @@ async def test_cycles_are_shown_and_their_pipes_offered_as_evidence(tmp_path: Pa
         assert "busy" in evidence.text and "→" in evidence.text
 
 
-def _predicting_project(base: Path) -> Path:
-    """The stand-in's attn_op in mode cpu-sim predicting with perf_sim: the baseline and a
-    TILE_S1 round measured for real (g++, cmake), each with its prediction."""
-    shutil.copytree(FIXTURES / "perf_sim", base / "pto-isa")
-    run("new", str(base / "pto-isa" / OP), "--projects-root", str(base / "projects"),
-        "--case-spec", "64,128,512", "--mode", "cpu-sim", "--compiler", "g++", "--predict", "perf-sim")
-    root = base / "projects" / "attn_op"
-    project = ProjectFile(root / "project.toml")
-    for key, value in (("repeats", 2), ("max_repeats", 2), ("warmup", 0)):
-        project.set(f"discipline.{key}", value)
-    project.save()
-    run("--project", str(root), "env", "--declare-environment", "probes given by hand in this test",
-        "--probe", "g++=ok")
-    run("--project", str(root), "baseline")
-    run("--project", str(root), "round", "start", *pre_edit_flags("a narrower S1 tile", scope="TILE_S1"))
-    run("--project", str(root), "round", "changes", "--set", "TILE_S1=64")
-    run("--project", str(root), "round", "run")
-    return root
-
-
 @pytest.mark.skipif(not (shutil.which("g++") and shutil.which("cmake")), reason="needs g++ and cmake")
 async def test_predicted_against_measured_in_the_rounds_table_and_what_changed(tmp_path: Path) -> None:
-    root = await asyncio.to_thread(_predicting_project, tmp_path)
+    root = await asyncio.to_thread(predicting_project, tmp_path)
     rounds, _problems = Ledger(ProjectLayout(root)).load_all()
     base, tile = sorted(rounds, key=lambda r: r.number)
     change = predicted_change(tile, base)
