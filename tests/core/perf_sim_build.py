@@ -127,9 +127,9 @@ def predicting_project(base: Path) -> Path:
     64) measured for real (g++, cmake), each with its prediction; the environment round's
     probes given by hand."""
     shutil.copytree(FIXTURE, base / "pto-isa")
-    assert cli("new", base / "pto-isa" / "kernels/manual/common/attn_op", "--projects-root", base / "projects",
-               "--case-spec", "64,128,512", "--mode", "cpu-sim", "--compiler", "g++",
-               "--predict", "perf-sim") == 0
+    source = base / "pto-isa" / "kernels/manual/common/attn_op"
+    assert cli("new", source, "--projects-root", base / "projects", "--case-spec", "64,128,512",
+               "--mode", "cpu-sim", "--compiler", "g++", "--predict", "perf-sim") == 0
     root = base / "projects" / "attn_op"
     project = ProjectFile(root / "project.toml")
     for key, value in (("repeats", 2), ("max_repeats", 2), ("warmup", 0)):

@@ -17,8 +17,8 @@ from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.rounds.prediction import predicted_change
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.what_changed import WhatChangedScreen
-from tests.tui.keys import loaded, tab_to, wait_for
 from tests.core.perf_sim_build import predicting_project
+from tests.tui.keys import loaded, tab_to, wait_for
 from tests.tui.projects import FIXTURES, run
 from tests.tui.text import static_text
 
