@@ -235,6 +235,9 @@ def _print_plan(console: Console, spec: NewProject) -> None:
         console.print(f"  case offered: {case}", markup=False)
     console.print(f"  case: {spec.case.name or '-'}: {spec.case.describe()}")
     console.print(f"  tunables: {', '.join(t.name for t in spec.tunables) or 'none found'}")
+    if spec.target.predict:
+        console.print(f"  predict: {spec.target.predict} (each round also records perf_sim's cycles of its "
+                      "configuration beside its timings)", markup=False)
     if spec.case.knobs:
         knobs = ", ".join(f"{k}={v}" for k, v in spec.case.knobs.items())
         console.print(f"  workload (shape) knobs, not tunable: {knobs}")
