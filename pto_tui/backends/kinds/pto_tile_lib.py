@@ -3,7 +3,9 @@ failed` (its exit code is 0 either way) and appends to report.csv, of which only
 written by this run count: one per case of the case string, the sample being the case
 under tuning's. Its environment round probes Bisheng, CANN and the NPU; on a cpu-sim
 target the compiler of the CPU simulation; on a perf-sim target that and the perf_sim
-driver's compiler (PerfSimBackend, perf_sim.py); for the demo operator g++."""
+driver's compiler (PerfSimBackend, perf_sim.py); for the demo operator g++. With [target]
+predict, an npu or cpu-sim build also builds the perf_sim driver alongside, run once after
+the benchmark runs for the round's predicted cycles (`predict`)."""
 
 from __future__ import annotations
 
