@@ -67,6 +67,6 @@ def check_evidence(check: str, notes: EnvironmentNotes) -> str:
         return notes.build_outcome
     if check == ONE_VALID_RESULT:
         return notes.first_valid_result
-    key = {TARGET_REACHABLE: TARGET_VERSION, WORKSPACE_UPLOADED: SYNC_VERSION}.get(
-        check, check.split(" ")[0])
+    key = {TARGET_REACHABLE: TARGET_VERSION, WORKSPACE_UPLOADED: SYNC_VERSION,
+           FIRST_PREDICTION: FIRST_PREDICTION}.get(check, check.split(" ")[0])
     return notes.versions.get(key, "ok")

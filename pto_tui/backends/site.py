@@ -197,6 +197,7 @@ class OperatorSite:
         timeout: float | None = None,
         extra_env: Mapping[str, str] | None = None,
         quiet: bool = False,
+        env_setup: bool = True,
     ) -> StepOutput:
         """Run one command in the operator folder on the target, following its output.
 
@@ -212,6 +213,8 @@ class OperatorSite:
             timeout=timeout,
             name=job_name(self.label, step),
             round_number=self.round_number,
+            internal=quiet,
+            env_setup=env_setup,
         )
         emit = (lambda _event: None) if quiet else self.on_event
         job = await self.runner.submit(self.target, spec)

@@ -54,6 +54,10 @@ class JobSpec:
     name: str = ""
     fetch: tuple[str, ...] = ()  # result files to fetch back after a run (relative to cwd)
     round_number: int | None = None  # the round the job runs a step of (None: no round's)
+    # pto-tui's own bookkeeping on the target (a clock read, a listing of result files),
+    # not a step a person ran: `jobs` lists it only with --all
+    internal: bool = False
+    env_setup: bool = True  # False: run without [target] env_setup (the first probe)
 
 
 def job_name(label: str, step: str) -> str:
@@ -98,6 +102,7 @@ class JobRecord:
     orphan: bool = False  # lost, and what may survive of it on the target not yet killed
     round_number: int | None = None  # the round the job ran a step of (None: no round's)
     timeout: float | None = None  # the seconds it may run (JobSpec.timeout), None: no limit
+    internal: bool = False  # JobSpec.internal: bookkeeping, not a step a person ran
 
     def __post_init__(self) -> None:
         # a frozen record must not share a dict someone else may mutate
