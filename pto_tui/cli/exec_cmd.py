@@ -219,7 +219,8 @@ def jobs_handler(args: argparse.Namespace) -> int:
     layout, _project = load_project_file(args)
     records = [r for r in list_records(layout.jobs_dir) if args.all_jobs or not r.internal]
     if args.json:
-        print_json([{**record.to_json(), "shown_state": shown_state(record)} for record in records])
+        print_json({"jobs": [{**record.to_json(), "shown_state": shown_state(record)} for record in records]},
+                   schema="jobs")
         return 0
     if not records:
         print("no jobs yet")

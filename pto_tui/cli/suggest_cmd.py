@@ -83,7 +83,7 @@ def _review(args: argparse.Namespace, layout: ProjectLayout, config: ProjectConf
             raise
         reviews, problem = [], error.render()
     if args.json:
-        print_json(payloads.suggest_review(reviews, predicted, problem))
+        print_json(payloads.suggest_review(reviews, predicted, problem), schema="suggest-review")
         return 0
     sys.stdout.write(prediction_text(predicted))
     sys.stdout.write(f"costmodel: no review: {problem}\n" if problem else review_text(reviews))
@@ -98,7 +98,7 @@ def run_suggest(args: argparse.Namespace) -> int:
     engine, cache = _engine(args, layout, config, args.no_cache)
     found = asyncio.run(suggest(layout.workspace, config, engine, cache, args.knob))
     if args.json:
-        print_json({"suggestions": [s.to_dict() for s in found]})
+        print_json({"suggestions": [s.to_dict() for s in found]}, schema="suggest")
     else:
         for s in found:
             sys.stdout.write(s.evidence + "\n")

@@ -18,6 +18,7 @@ import pytest
 
 from pto_tui.core.project.file import ProjectFile
 from tests.core.helpers import cli, pre_edit_args
+from tests.json_check import validate
 from tests.plugins.sshd import SshTestTarget
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "perf_sim"
@@ -92,23 +93,35 @@ def _shows_predicted_against_measured(root: Path, capsys: pytest.CaptureFixture[
     line = (f"perf_sim prediction: {BASELINE_CYCLES} -> {tile['predicted_cycles']} cycles "
             f"({predicted:+.1%}); measured {measured:+.1%}: ")
     assert line in text, text
-    diff = json.loads(_out(capsys, "--project", root, "diff", "1", "--json"))["prediction"]
+    whole = json.loads(_out(capsys, "--project", root, "diff", "1", "--json"))
+    validate("diff", whole)
+    diff = whole["prediction"]
     assert diff["cycles_before"] == BASELINE_CYCLES and diff["predicted_change"] == pytest.approx(predicted)
     assert diff["measured_change"] == pytest.approx(measured)
     assert diff["agrees"] == ((predicted < 0) == (measured < 0))
 
     table = _out(capsys, "--project", root, "rounds")
     assert "perf_sim/meas" in table and f"{predicted:+.1%} / {measured:+.1%}" in table
-    rows = json.loads(_out(capsys, "--project", root, "rounds", "--json"))["rounds"]
+    table_json = json.loads(_out(capsys, "--project", root, "rounds", "--json"))
+    validate("rounds", table_json)
+    rows = table_json["rounds"]
     assert [r["predicted_cycles"] for r in rows] == [BASELINE_CYCLES, tile["predicted_cycles"]]
     assert rows[0]["predicted_change"] is None and rows[1]["predicted_change"] == pytest.approx(predicted)
     assert rows[1]["unit"] == "us"
     assert "(cpu-sim, predicted by perf-sim)" in _out(capsys, "--project", root, "status")
+    status = json.loads(_out(capsys, "--project", root, "status", "--json"))
+    validate("status", status)
+    assert status["predict"] == "perf-sim"
+    shown = json.loads(_out(capsys, "--project", root, "show", "1", "--json"))
+    validate("show", shown)
+    assert shown["record"]["measurement"]["predicted_cycles"] == tile["predicted_cycles"]
 
     review = _out(capsys, "--project", root, "suggest", "--review")
     assert "perf_sim prediction ([target] predict): the measured change went the predicted way in " in review
     assert f"  iter-001 against iter-000: {BASELINE_CYCLES} -> {tile['predicted_cycles']} cycles" in review
-    data = json.loads(_out(capsys, "--project", root, "suggest", "--review", "--json"))["perf_sim"]
+    reviewed = json.loads(_out(capsys, "--project", root, "suggest", "--review", "--json"))
+    validate("suggest-review", reviewed)
+    data = reviewed["perf_sim"]
     assert data["judged"] == 1 and data["rounds"][0]["round"] == 1
 
 

@@ -1,5 +1,5 @@
 """The official MCP client over stdio on a project that predicts with perf_sim ([target]
-predict): `suggest` with review, `diff` and `rounds` give what `pto-tui suggest --review
+predict): `suggest_review`, `diff` and `rounds` give what `pto-tui suggest --review
 --json`, `diff --json` and `rounds --json` give, each valid against its schema."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.core.perf_sim_build import predicting_project
+from tests.json_check import validate
 from tests.mcp.client import agent
-from tests.mcp.test_mcp_rerun_diff import validate
 
 
 async def drive(root: Path) -> None:
@@ -28,7 +28,7 @@ async def drive(root: Path) -> None:
         assert (prediction["cycles_before"], prediction["cycles_after"]) == tuple(cycles)
         assert prediction["predicted_change"] == pytest.approx(cycles[1] / cycles[0] - 1)
         assert prediction["measured_change"] == pytest.approx(rounds[1]["measured_change"])
-        review = await a.ok("suggest", review=True)
+        review = await a.ok("suggest_review")
         validate("suggest-review", review)
         assert review["perf_sim"]["rounds"][0]["round"] == 1 and review["perf_sim"]["judged"] <= 1
         # the stand-in has no costmodel engine: the knobs are not reviewed, and it says why

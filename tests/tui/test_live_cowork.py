@@ -142,6 +142,17 @@ def test_a_reader_during_an_agents_writes_sees_before_or_after_never_half(fresh_
     assert (1, "closed") in {(r.number, r.status) for r in Campaign(fresh_root).rounds()}
 
 
+def test_the_watch_names_every_writer_of_a_batch_and_no_refused_one(fresh_root: Path) -> None:
+    watch = DiskWatch(ProjectLayout(fresh_root))
+    agent_run(fresh_root, "round", "start", *pre_edit_flags("agent: smaller tiles"))
+    refused = agent(fresh_root, "round", "start", *pre_edit_flags("a second round at once"))
+    refused.communicate(timeout=60)
+    assert refused.returncode == 1  # one round at a time: it wrote nothing, and names no one
+    agent_run(fresh_root, "round", "changes", "--set", "kFaTileS1=128")
+    assert watch.look() == "pto-tui round start; pto-tui round changes"
+    assert watch.look() is None
+
+
 def test_the_watch_names_the_writer_a_hand_edit_and_sees_past_a_stale_lock(fresh_root: Path) -> None:
     watch = DiskWatch(ProjectLayout(fresh_root))
     assert watch.look() is None  # nothing changed

@@ -282,7 +282,7 @@ def _costmodel(answers: ProjectAnswers) -> CostmodelConfig:
     )
 
 
-def _copy_source(spec: NewProject, source: Path, dest: Path, projects_root: Path) -> None:
+def copy_source(spec: NewProject, source: Path, dest: Path, projects_root: Path) -> None:
     """The operator folder; or, for an operator inside a repository, the repository with
     the same relative paths (so its runner runs unchanged from the workspace's copy),
     less what `repository_excludes` leaves out, and less the projects folder when it lies
@@ -304,7 +304,7 @@ def _copy_source(spec: NewProject, source: Path, dest: Path, projects_root: Path
         shutil.copy2(source, dest / source.name)
 
 
-def _check_case_spec(spec: NewProject) -> None:
+def check_case_spec(spec: NewProject) -> None:
     """A case string is checked by the operator's own format when one is known; any case
     string must be one printable line (it is passed to the operator's tools)."""
     text = spec.case.spec
@@ -321,7 +321,7 @@ def create_project(spec: NewProject, projects_root: Path, *, overwrite: bool = F
             f"invalid operator name {name!r}: one folder name inside projects/ "
             f"(letters, digits, '_', '.', '-'; no '/', no '..', not empty, at most {MAX_NAME} characters)"
         )
-    _check_case_spec(spec)
+    check_case_spec(spec)
     source = spec.source.expanduser().resolve()
     if not source.exists():
         raise InputError(f"operator source not found: {source}")
@@ -340,7 +340,7 @@ def create_project(spec: NewProject, projects_root: Path, *, overwrite: bool = F
         for folder in ("context", "runs", "workspace"):
             (staging / folder).mkdir(exist_ok=True)
         subdir = project_kind(spec.operator.kind).workspace_subdir
-        _copy_source(spec, source, staging / "workspace" / subdir, projects_root)
+        copy_source(spec, source, staging / "workspace" / subdir, projects_root)
         text = new_project_document(
             spec.operator,
             spec.case,

@@ -320,7 +320,7 @@ TARGET = Section(
             written=Written.IF_SET),
         Key("predict", STRING, "perf-sim: each round of an npu or cpu-sim target (tile-lib) also records "
             "the cycles pto-isa's perf_sim counts for its configuration beside its measurement "
-            "(docs/formats.md §13)",
+            "(docs/formats.md §14)",
             Target.predict, choices=PREDICTORS, choice_error=PREDICTOR_ERROR, written=Written.IF_SET),
         Key(
             "forward_agent",

@@ -62,6 +62,7 @@ TORCH_BASELINE_KEYS = (
     Key("warmup", INTEGER, "warm-up runs", 0, range=Range(low=0, message="warmup must be 0 or more")),
     Key("runs", INTEGER, "measured runs", 0, range=Range(low=0, message="runs must be 0 or more")),
     Key("measured_at", STRING, "when", ""),
+    Key("note", STRING, "the section's text as written by hand (an imported project)", ""),
 )
 
 DISCIPLINE = Section(

@@ -13,6 +13,7 @@ from pto_tui.core.atomic import atomic_write_text, staged_write_text
 from pto_tui.core.errors import bounded_json, read_text
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.hashes import sha256_text
+from pto_tui.core.rounds.iterations_table import names_rounds, rows_missing
 from pto_tui.core.rounds.records import Round, TorchBaseline
 from pto_tui.core.rounds.render import (
     iterations_row,
@@ -21,7 +22,6 @@ from pto_tui.core.rounds.render import (
     render_iterations,
     render_notes,
     render_patch,
-    rows_missing,
 )
 
 
@@ -136,7 +136,8 @@ class MarkdownFiles:
                 if not missing:
                     return []
                 text = current if current.endswith("\n") else current + "\n"
-                text += "".join(iterations_row(r) + "\n" for r in missing)
+                named = names_rounds(current)  # appended rows read like the hand-written ones
+                text += "".join(iterations_row(r, named) + "\n" for r in missing)
                 atomic_write_text(path, text)
                 return [
                     f"{path} was edited by hand; appended {len(missing)} row(s) and kept the rest"
