@@ -84,8 +84,7 @@ class ExportRow:
     unverified: bool = False
     # what median_us, samples_us and frontier_samples_us count: "us" or "cycles" (perf-sim)
     unit: str = "us"
-    # [target] predict: perf_sim's cycles of the round's configuration, and the change it
-    # predicted against the round it was based on beside the measured change of the medians
+    # [target] predict: perf_sim's cycles, their change and the medians' (against the round's base)
     predicted_cycles: int | None = None
     predicted_change: float | None = None
     measured_change: float | None = None
@@ -96,11 +95,9 @@ COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ExportRow))
 LATER_COLUMNS = frozenset({"unit", "predicted_cycles", "predicted_change", "measured_change"})
 
 
-def export_row(
-    record: Round, baseline_us: float | None, torch: TorchBaseline | None, based: Round | None = None
-) -> ExportRow:
-    """The row of `record`; `based` is the round it was based on (its predicted change's
-    reference)."""
+def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | None,
+               based: Round | None = None) -> ExportRow:
+    """The row of `record`; `based`, the round it was based on, is its predicted change's reference."""
     m = record.measurement
     change = predicted_change(record, based) if based is not None else None
     median = m.median_us
