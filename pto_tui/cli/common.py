@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import InputError, PtoError
-from pto_tui.core.project.config import parse_scalar  # noqa: F401 (re-exported)
-from pto_tui.core.project.file import ProjectFile  # noqa: F401 (re-exported)
+from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout, find_project_root
 
 if TYPE_CHECKING:

@@ -21,6 +21,7 @@ from pto_tui.jobs.hostkeys import app_known_hosts, trust_host_key
 from pto_tui.jobs.job import Job
 from pto_tui.jobs.model import JobRecord, JobSpec, JobState, list_records, shown_state
 from pto_tui.jobs.runner import JobRunner
+from pto_tui.jobs.targets import target_kind
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -240,8 +241,8 @@ def jobs_handler(args: argparse.Namespace) -> int:
 def trust_handler(args: argparse.Namespace) -> int:
     _layout, project = load_project_file(args)
     target = project.config.target
-    if target.is_local:
-        raise InputError("the project's target is local: there is no host key to trust",
+    if not target_kind(target.kind).host_key:
+        raise InputError(f"the project's target is {target.kind.value}: there is no host key to trust",
                          key="target.kind")
     status = asyncio.run(scan_host_key(target))
     if status.trusted:

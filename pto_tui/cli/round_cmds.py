@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from pto_tui.cli.commands import HELP
-from pto_tui.cli.common import add_json_flag, finish, open_campaign, parse_scalar, print_json
+from pto_tui.cli.common import add_json_flag, finish, open_campaign, print_json
 from pto_tui.cli.measurement_args import add_measurement_args, measurement_from_args
 from pto_tui.cli.pre_edit_args import (
     add_form_args,
@@ -19,6 +19,7 @@ from pto_tui.core import payloads
 from pto_tui.core.campaign.prefill import LEFT_FOR_THE_USER, Prefill, prefill
 from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRequest
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.config import parse_scalar
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, ChangeKind, Verdict
@@ -209,7 +210,7 @@ def cmd_gates(args: argparse.Namespace) -> int:
         rounds = campaign.current_rounds()
         drafted = prefill(rounds, pre, prefill_number(args)) if args.prefill is not None else None
         findings = campaign.gates(drafted.pre_edit if drafted else pre, rounds)
-    listed = [{"rule": f.rule, "message": f.message} for f in findings]
+    listed = payloads.findings(findings)
     if drafted is not None:
         _print_prefill(args, drafted, listed)
     if args.json:

@@ -13,15 +13,17 @@ from pto_tui.cli.common import (
     add_json_flag,
     key_values,
     make_console,
-    parse_scalar,
     print_json,
 )
 from pto_tui.core import payloads
+from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.campaign.project_arguments import COMMAND_KEYS, ProjectArguments, project_answers
-from pto_tui.core.campaign.scaffold import NewProject, create_project, plan_project
+from pto_tui.core.campaign.scaffold import create_project, plan_project
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.candidate import Candidate
 from pto_tui.core.operators.case_strings import case_text
-from pto_tui.core.operators.scan import Candidate, ScanResult, scan
+from pto_tui.core.operators.scan import ScanResult, scan
+from pto_tui.core.project.config import parse_scalar
 from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, PREDICTOR, chosen_modes, mode_spec
 from pto_tui.core.vocabulary import OperatorKind
 

@@ -22,7 +22,7 @@ from pto_tui.core.rules.rule import Finding
 
 if TYPE_CHECKING:  # types only: a read command loads neither project creation nor drawing
     from pto_tui.core.campaign.campaign import Campaign
-    from pto_tui.core.campaign.scaffold import NewProject
+    from pto_tui.core.campaign.plan import NewProject
     from pto_tui.core.campaign.status import CampaignStatus
     from pto_tui.core.operators.candidate import Candidate
     from pto_tui.core.operators.scan import ScanResult

@@ -85,7 +85,7 @@ class ProgressRelay:
         await self.drain()
         try:
             await self.notify(final, self.total, message)
-        except Exception:  # noqa: BLE001 - a failed send never fails the step
+        except Exception:
             return
 
     async def drain(self) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.rounds.importer import parse_duration_us, parse_iterations_table
+from pto_tui.core.rounds.markdown_read import parse_duration_us, parse_iterations_table
 from tests.core.helpers import cli, cli_json, pre_edit_args
 
 HANDWRITTEN = Path(__file__).resolve().parents[1] / "fixtures" / "handwritten" / "flash_attention"

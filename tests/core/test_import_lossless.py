@@ -113,11 +113,11 @@ def test_every_field_of_the_markdown_is_in_the_records_and_the_export(
 
     export = _export(capsys, project)
     torch_part = export[export.index("## torch_npu baseline"):export.index("## Rounds in detail")]
-    for said in ("avg: 1.284 ms", "min: 1.270 ms", "max: 1.301 ms", "TFLOPS: 13.38", "Warm-up runs: 5",
+    for expected in ("avg: 1.284 ms", "min: 1.270 ms", "max: 1.301 ms", "TFLOPS: 13.38", "Warm-up runs: 5",
                  "Timed runs: 10", "warm-up 5 次，timed 10 次"):
-        shown = said.replace("1.284 ms", "1284.0 us").replace("1.270 ms", "1270.0 us").replace(
+        shown = expected.replace("1.284 ms", "1284.0 us").replace("1.270 ms", "1270.0 us").replace(
             "1.301 ms", "1301.0 us")
-        assert shown in torch_part, (said, torch_part)
+        assert shown in torch_part, (expected, torch_part)
     rows = _row_cells(project)
     for number in range(4):
         section = _round_section(export, number)

@@ -110,8 +110,8 @@ def test_an_unknown_argument_or_a_wrong_type_is_the_error_envelope_naming_it(tmp
 async def run_with_progress(root: Path) -> tuple[list[tuple[float, float | None, str]], dict[str, Any]]:
     seen: list[tuple[float, float | None, str]] = []
 
-    async def progress(value: float, total: float | None, message: str | None) -> None:
-        seen.append((value, total, message or ""))
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message or ""))
 
     async with agent(root) as a:
         await a.ok("env")
@@ -120,7 +120,8 @@ async def run_with_progress(root: Path) -> tuple[list[tuple[float, float | None,
         await a.ok("round_start", pre_edit=PRE_EDIT, title="wider KV tiles", restore=True)
         await a.ok("round_changes", parameters={"DEMO_ATTN_BLOCK_KV": 64},
                    justify="a 4 KiB tile fits the cache with room")
-        result = await a.session.call_tool("round_run", {}, progress_callback=progress)
+        no_arguments: dict[str, Any] = {}
+        result = await a.session.call_tool("round_run", no_arguments, progress_callback=progress)
         assert not result.is_error, result
         return seen, result.structured_content or {}
 

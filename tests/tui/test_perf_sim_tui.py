@@ -13,10 +13,10 @@ import pytest
 from textual.widgets import DataTable, Static, TextArea
 
 from pto_tui.core.project.layout import ProjectLayout
-from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.rounds.prediction import predicted_change
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.what_changed import WhatChangedScreen
+from tests.core.helpers import read_every_round
 from tests.core.perf_sim_build import predicting_project
 from tests.tui.keys import loaded, tab_to, wait_for
 from tests.tui.projects import FIXTURES, run
@@ -59,7 +59,7 @@ async def test_cycles_are_shown_and_their_pipes_offered_as_evidence(tmp_path: Pa
 @pytest.mark.skipif(not (shutil.which("g++") and shutil.which("cmake")), reason="needs g++ and cmake")
 async def test_predicted_against_measured_in_the_rounds_table_and_what_changed(tmp_path: Path) -> None:
     root = await asyncio.to_thread(predicting_project, tmp_path)
-    rounds, _problems = Ledger(ProjectLayout(root)).load_all()
+    rounds, _problems = read_every_round(ProjectLayout(root))
     base, tile = sorted(rounds, key=lambda r: r.number)
     change = predicted_change(tile, base)
     assert change is not None and change.predicted is not None and change.measured is not None

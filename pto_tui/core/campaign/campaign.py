@@ -62,7 +62,7 @@ def _writes(
     """The method writes: it runs holding the project lock, taken for it alone."""
 
     @functools.wraps(method)
-    def locked(self: Campaign, *args: P.args, **kwargs: P.kwargs) -> R:
+    def locked(self: Campaign, /, *args: P.args, **kwargs: P.kwargs) -> R:
         with self.writing():
             return method(self, *args, **kwargs)
 

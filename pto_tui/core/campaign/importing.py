@@ -22,13 +22,13 @@ import tomlkit
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.campaign.demo import DEMO_DISCIPLINE
+from pto_tui.core.campaign.new_target import parse_target
 from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.campaign.project_arguments import target_mode
 from pto_tui.core.campaign.scaffold import (
     ProjectAnswers,
     check_case_spec,
     copy_source,
-    parse_target,
     plan_project,
     template_dir,
 )

@@ -1,10 +1,9 @@
-"""A new project's target, checked against its operator before anything is written: the
-operator builds in the target's mode, and a target measured or predicted by pto-isa's
-perf_sim has perf_sim in its checkout and a driver for the case."""
+"""The target a new project gets: `new --target`'s text (`local`, `ssh:ALIAS`), and the
+target's mode (and its predictor, [target] predict) checked against the operator before
+anything is written."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,7 +14,36 @@ from pto_tui.core.operators.kinds.registry import source_kind
 from pto_tui.core.operators.perf_sim_build import case_entry
 from pto_tui.core.project.config import Target
 from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, MODES, PREDICTOR, mode_spec
-from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.core.vocabulary import OperatorKind, TargetKind
+
+
+def parse_target(choice: str, work_dir: str = "", env_setup: str = "", npu: int = 0) -> Target:
+    """"local", or "ssh:ALIAS" with the remote work directory."""
+    if choice in ("", "local"):
+        return Target(kind=TargetKind.LOCAL, env_setup=env_setup, npu_id=npu)
+    if choice.startswith("ssh:") and choice[4:]:
+        if not work_dir:
+            raise InputError("an ssh target needs the remote work directory (--work-dir)")
+        return Target(
+            kind=TargetKind.SSH, host=choice[4:], work_dir=work_dir, env_setup=env_setup, npu_id=npu
+        )
+    raise InputError(f"target must be 'local' or 'ssh:ALIAS', got {choice!r}")
+
+
+def answered_target(
+    target: Target, own_build: bool, kind: OperatorKind, candidate: Candidate | None, source: Path
+) -> Target:
+    """The target as answered; a demo operator runs in the demo mode. The operator must
+    build in the target's mode (a cpu-sim target needs its CMake to offer pto-isa's CPU
+    simulation), unless the user gives the build (`own_build`)."""
+    if candidate is not None and candidate.demo:
+        return replace(target, mode=DEMO_MODE)
+    problem = "" if own_build or not source.is_dir() else source_kind(kind).mode_problem(source, target.mode)
+    if problem:
+        raise InputError(
+            problem, hint=f"use --mode {DEFAULT_MODE.value}, or give the build with --command build=..."
+        )
+    return target
 
 
 def check_perf_sim(spec: NewProject) -> None:
@@ -37,20 +65,3 @@ def check_perf_sim(spec: NewProject) -> None:
         raise InputError(f"--predict {predict}: {problem}", key="predict", hint="leave --predict out")
     if problem:
         raise InputError(problem, hint="use another --mode (cpu-sim or npu)")
-
-
-def answered_target(
-    target: Target, commands: Mapping[str, str], kind: OperatorKind, candidate: Candidate | None, source: Path
-) -> Target:
-    """The target as answered; a demo operator runs in the demo mode. The operator must
-    build in the target's mode (a cpu-sim target needs its CMake to offer pto-isa's CPU
-    simulation), unless the user gives the build (`commands`)."""
-    if candidate is not None and candidate.demo:
-        return replace(target, mode=DEMO_MODE)
-    own_build = "build" in commands
-    problem = "" if own_build or not source.is_dir() else source_kind(kind).mode_problem(source, target.mode)
-    if problem:
-        raise InputError(
-            problem, hint=f"use --mode {DEFAULT_MODE.value}, or give the build with --command build=..."
-        )
-    return target

@@ -49,7 +49,7 @@ from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.parse import parse_config
 from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.rounds.ledger import Ledger
-from pto_tui.core.vocabulary import OperatorKind, TargetKind
+from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, copy_filter, repository_excludes
 from pto_tui.core.workspace.secrets import refuse_secret
 
@@ -74,19 +74,6 @@ def case_from_choice(choice: CaseChoice) -> CaseConfig:
         causal=choice.causal,
         spec=choice.spec,
     )
-
-
-def parse_target(choice: str, work_dir: str = "", env_setup: str = "", npu: int = 0) -> Target:
-    """"local", or "ssh:ALIAS" with the remote work directory."""
-    if choice in ("", "local"):
-        return Target(kind=TargetKind.LOCAL, env_setup=env_setup, npu_id=npu)
-    if choice.startswith("ssh:") and choice[4:]:
-        if not work_dir:
-            raise InputError("an ssh target needs the remote work directory (--work-dir)")
-        return Target(
-            kind=TargetKind.SSH, host=choice[4:], work_dir=work_dir, env_setup=env_setup, npu_id=npu
-        )
-    raise InputError(f"target must be 'local' or 'ssh:ALIAS', got {choice!r}")
 
 
 @dataclass
@@ -230,7 +217,7 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         tunables = merge_tunables(found_in.tunables(source) if source.is_dir() else [], candidate)
         tunables = _under(tile.path, tunables) if tile else tunables
         offered = tuple(c.name for c in candidate.cases) if candidate else ()
-    target = answered_target(answers.target, answers.commands, kind, candidate, source)
+    target = answered_target(answers.target, "build" in answers.commands, kind, candidate, source)
     if repo is not None:
         found = repository_commands(repo, case.name)
     else:

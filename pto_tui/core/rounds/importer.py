@@ -20,12 +20,13 @@ from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.kinds.registry import PROJECT_KINDS, project_kind
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.ledger import Ledger
+from pto_tui.core.rounds.markdown_checks import contradicted_kept
 from pto_tui.core.rounds.markdown_read import (  # noqa: F401 (re-exported for callers and tests)
     TableRow,
     parse_duration_us,
     parse_iterations_table,
 )
-from pto_tui.core.rounds.markdown_round import contradicted_kept, round_from_markdown
+from pto_tui.core.rounds.markdown_round import round_from_markdown
 from pto_tui.core.rounds.markdown_torch import parse_torch_section
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.vocabulary import OperatorKind

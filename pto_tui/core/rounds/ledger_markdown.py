@@ -78,10 +78,15 @@ class MarkdownFiles:
         return warnings
 
     def _rendered(self) -> dict[str, str]:
+        """The hashes of the files pto-tui last wrote; none known when the file is missing
+        or is not such a table (then a hand edit is assumed, and nothing is overwritten)."""
         try:
-            return bounded_json(read_text(self._rendered_path))
+            known = bounded_json(read_text(self._rendered_path))
         except (FileNotFoundError, ValueError):
             return {}
+        if not isinstance(known, dict) or not all(isinstance(v, str) for v in known.values()):
+            return {}
+        return {str(name): value for name, value in known.items()}
 
     def update_iterations(
         self, record: Round, rounds: Callable[[], list[Round]], baseline: TorchBaseline | None

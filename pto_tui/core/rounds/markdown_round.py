@@ -16,12 +16,10 @@ import re
 from pto_tui.core.errors import inside
 from pto_tui.core.project.layout import ProjectLayout, round_name
 from pto_tui.core.rounds.markdown_changes import ChangesReader
-from pto_tui.core.rounds.markdown_checks import (  # noqa: F401 (re-exported for callers)
+from pto_tui.core.rounds.markdown_checks import (
     conflicts,
-    contradicted_kept,
     correctness_word,
     notes_problems,
-    rule_findings,
     unmeasured_verdict,
     where,
 )

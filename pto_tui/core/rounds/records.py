@@ -302,7 +302,8 @@ def copy_record(value: T) -> T:
     """A deep copy of a record (dataclasses, lists, dicts, scalars, enums), as
     copy.deepcopy makes it but at half the cost: the read model hands a copy of every
     round to each read, and a thousand rounds are 130,000 objects."""
-    return _copy(value)
+    copied: T = _copy(value)
+    return copied
 
 
 def _copy(value: Any) -> Any:
