@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from pto_tui.backends.environment import probes_for
 from pto_tui.core.errors import ConfigError
 from pto_tui.core.project.parse import parse_config
 from pto_tui.core.reports.perf_sim import PipeBusy
@@ -168,3 +169,17 @@ def test_notes_say_the_prediction_and_its_pipes() -> None:
     failed = render_notes(_round(2, 60.0, None, problem="perf_sim build failed: x.cpp:3:1: error: no"))
     assert "- **perf_sim prediction**: none: perf_sim build failed: x.cpp:3:1: error: no" in failed
     assert "perf_sim prediction" not in render_notes(Round(3, measurement=Measurement(samples_us=[1.0])))
+
+
+def test_an_npu_target_predicts_and_its_environment_round_probes_the_drivers_compiler(tmp_path: Path) -> None:
+    """The npu mode takes the key as cpu-sim does: its probes stay the NPU's (Bisheng, CANN,
+    npu-smi), with the perf_sim driver's compiler after them."""
+    root = make_project(tmp_path, "fa_tilelib")
+    text = (root / "project.toml").read_text().replace("[target]\n", '[target]\npredict = "perf-sim"\n', 1)
+    config = parse_config(root / "project.toml", text)
+    assert (config.target.mode.value, config.target.predict) == ("npu", "perf-sim")
+    names = [probe.name for probe in probes_for(config)]
+    assert names[0] == "bisheng" and "ACL runtime / NPU" in names
+    assert names[-2:] == ["g++ (perf_sim driver)", "C++23 compile, link, run (g++, perf_sim)"]
+    plain = parse_config(root / "project.toml", (root / "project.toml").read_text())
+    assert "g++ (perf_sim driver)" not in [probe.name for probe in probes_for(plain)]
