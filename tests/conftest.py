@@ -27,6 +27,7 @@ E2E_MODULES = {
     "tests/backends/test_printed_result_e2e.py",
     "tests/backends/test_declared_repository_e2e.py",
     "tests/backends/test_perf_sim_e2e.py",
+    "tests/backends/test_perf_sim_predict_e2e.py",
     "tests/meta/test_benchmarks_run.py",
     "tests/tui/test_demo_loop.py",
     "tests/tui/test_round_flow.py",

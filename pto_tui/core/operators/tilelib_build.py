@@ -82,7 +82,9 @@ def tilelib_commands(
         if step in command and not (root / "scripts" / script).is_file():
             said = "; ".join(filter(None, (before, f"operator: no scripts/{script}")))
             out[key] = (command.replace(step, ""), said)
-    _driver_arguments(root, defaults, out)
+        elif step in command and script == DATA_SCRIPT and (made := data_step(root)) is not None:
+            out[key] = (command.replace(step, made[0]), "; ".join(filter(None, (before, made[1]))))
+    _binary_arguments(root, defaults, out)
     knobs = resolve_knobs(root)
     if not knobs:
         return out
@@ -101,30 +103,24 @@ def tilelib_commands(
     return out
 
 
-_DATA_IN_BUILD = "cd build && python3 ../scripts/gen_data.py --cases {case} && "
-# pto-isa's gen_data.py without options writes ./input and ./output, read as ../input from build/
-_DATA_IN_OPERATOR = "python3 scripts/gen_data.py && cd build && "
+DATA_SCRIPT = "gen_data.py"
+# a binary that reads its data from the operator folder, not from build/ where it runs
+_PARENT_DATA = re.compile(r'"\.\./(?:input|output)/')
+_CASES = " --cases {case}"
 
 
-def _driver_arguments(root: Path, defaults: dict[str, str], out: dict[str, tuple[str, str]]) -> None:
-    """The commands that run the binary, as its driver takes them: a data generator without
-    --cases runs from the operator folder (gemm_performance's writes ./input, which the binary
-    reads as ../input from build/); a binary whose main() reads no --cases gets none."""
-    driver = driver_output(root)
-    data = root / "scripts" / "gen_data.py"
-    data_cases = data.is_file() and "--cases" in data.read_text(encoding="utf-8", errors="replace")
+def _binary_arguments(root: Path, defaults: dict[str, str], out: dict[str, tuple[str, str]]) -> None:
+    """The commands that run the binary, as its driver takes them: a binary whose main()
+    reads no --cases (pto-isa's gemm_performance) gets none; the data step before it keeps
+    its own."""
+    if driver_output(root).takes_cases:
+        return
     for key in RUNS_BINARY:
         command, before = out.get(key, (defaults.get(key, ""), ""))
-        said = [before] if before else []
-        if _DATA_IN_BUILD in command and data.is_file() and not data_cases:
-            command = command.replace(_DATA_IN_BUILD, _DATA_IN_OPERATOR)
-            said.append("operator: scripts/gen_data.py takes no --cases; it writes ./input, so it runs "
-                        "from the operator folder")
-        if " --cases {case}" in command and not driver.takes_cases:
-            command = command.replace(" --cases {case}", "")
-            said.append("operator: its main() reads no --cases")
-        if command != out.get(key, (defaults.get(key, ""), ""))[0]:
-            out[key] = (command, "; ".join(said))
+        head, sep, run = command.rpartition(" && ")
+        if _CASES in run:
+            said = "; ".join(filter(None, (before, "operator: its main() reads no --cases")))
+            out[key] = (head + sep + run.replace(_CASES, ""), said)
 
 
 # the command keys whose default may run the operator's binary ({binary}), first the one
@@ -134,8 +130,33 @@ RUNS_BINARY = ("benchmark", "correctness")
 # neither: its shape and tiling are constants)
 _SCRIPT_STEPS = (
     ("build", " && python3 ../scripts/generate_cases.py --cases {case}", "generate_cases.py"),
-    *((key, "python3 ../scripts/gen_data.py --cases {case} && ", "gen_data.py") for key in RUNS_BINARY),
+    *((key, "python3 ../scripts/gen_data.py --cases {case} && ", DATA_SCRIPT) for key in RUNS_BINARY),
 )
+
+
+def data_step(root: Path) -> tuple[str, str] | None:
+    """The data generator's step as this operator needs it, when not as the default says
+    (`python3 ../scripts/gen_data.py --cases {case}` run in build/, where flash attention's
+    binary reads its data): a generator that takes no --cases gets none, and one whose
+    binary reads `../input/` (pto-isa's gemm_performance) runs from the operator folder, where
+    it writes. (step, origin), or None when the default fits."""
+    text = (root / "scripts" / DATA_SCRIPT).read_text(encoding="utf-8", errors="replace")
+    cases = "--cases" in text
+    reads = next(((source, found) for source in sorted(root.glob("*.cpp"))
+                  if (found := _PARENT_DATA.search(source.read_text(encoding="utf-8", errors="replace")))),
+                 None)
+    if cases and reads is None:
+        return None
+    said = [] if cases else [f"operator: scripts/{DATA_SCRIPT} takes no --cases"]
+    run = f"scripts/{DATA_SCRIPT}" + (" --cases {case}" if cases else "")
+    if reads is None:
+        return f"python3 ../{run} && ", "; ".join(said)
+    source, found = reads
+    text = source.read_text(encoding="utf-8", errors="replace")
+    line = text.count("\n", 0, found.start()) + 1
+    said.append(f"operator: {source.name}:{line} reads its data from the operator folder, where "
+                f"{DATA_SCRIPT} runs")
+    return f"(cd .. && python3 {run}) && ", "; ".join(said)
 
 
 # pto-isa's manual kernels scale their tick counts to time by this factor (20 for the
