@@ -94,3 +94,25 @@ def test_a_run_that_says_it_failed_fails_its_round(tmp_path: Path) -> None:
     measurement = record["measurement"]
     assert isinstance(measurement, dict) and measurement["correctness"] == "fail"
     assert record["verdict"] == "failure"
+
+
+@pytest.mark.skipif(not (shutil.which("g++") and shutil.which("cmake")), reason="needs g++ and cmake")
+def test_a_driver_that_crashes_is_named_by_its_signal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pto-isa's fused_add_relu_mul crashes in its first functional test on the CPU simulation
+    source = tmp_path / "src" / "tilelib_repo"
+    shutil.copytree(REPO, source)
+    main = source / OP / "main.cpp"
+    text = main.read_text()
+    crash = '    printf("\\n========== Testing %s ==========\\n", kernel_name);\n'
+    assert crash in text
+    main.write_text("#include <csignal>\n" + text.replace(crash, crash + "    fflush(stdout);\n"
+                                                         "    std::raise(SIGSEGV);\n"))
+    projects = tmp_path / "projects"
+    new = ("new", source / OP, "--mode", "cpu-sim", "--compiler", "g++", "--projects-root", projects)
+    assert cli(*new) == 0
+    capsys.readouterr()
+    assert cli("--project", projects / "fused_like", "env") == 1
+    out = "".join(capsys.readouterr())
+    assert "killed by signal SEGV" in out and "exit code None" not in out, out

@@ -17,6 +17,7 @@ from tests.core.helpers import HAND_ENV, cli, pre_edit_args
 REPO = Path(__file__).resolve().parents[1] / "fixtures" / "pto_dsl_repo"
 EXAMPLE = "examples/aot/fast_hadamard_like"
 MARKER = """kind = "pto-dsl"
+generated = ["*.pto"]
 [commands]
 build = "bash compile.sh"
 benchmark = "python3 run_hadamard.py"
@@ -60,6 +61,8 @@ def test_declared_by_its_marker_it_runs_a_round_on_its_knob(
     root = tmp_path / "projects" / "fast_hadamard_like"
     config = ProjectFile(root / "project.toml").config
     assert config.result.format == "pattern" and "HADAMARD_BLOCK" in config.tunables
+    # the IR compile.sh writes beside the sources is never part of a round's changes
+    assert config.generated == ("pto-kernels/*.pto",)
     assert cli("--project", root, "env", *HAND_ENV, "--probe", "ptodsl=ok") == 0
     assert cli("--project", root, "baseline") == 0
     baseline = tomllib.loads((root / "runs/iter-000/round.toml").read_text())["measurement"]

@@ -3,7 +3,7 @@ X ms` drivers, a marker's own regular expressions; core/reports/printed.py reads
 
 from __future__ import annotations
 
-from pto_tui.backends.kinds.backend import BenchOutcome, exit_text
+from pto_tui.backends.kinds.backend import BenchOutcome, ended
 from pto_tui.backends.site import StepOutput
 from pto_tui.core.project.config import ResultConfig
 from pto_tui.core.reports.fields import tflops_from
@@ -32,17 +32,17 @@ def printed_outcome(text: str, ended: str, exit_ok: bool, result: ResultConfig, 
 def run_outcome(out: StepOutput, result: ResultConfig, flops: float | None, checked: bool) -> BenchOutcome:
     """The outcome of a benchmark job (stderr too: drivers print warnings there); `checked`:
     the project's correctness command judged the build."""
-    ended = exit_text(out.tail(), out.record.exit_code)
+    how = ended(out)
     text = "\n".join(out.stdout + out.stderr)
-    return printed_outcome(text, ended, out.ok, result, flops, checked=checked)
+    return printed_outcome(text, how, out.ok, result, flops, checked=checked)
 
 
 def run_verdict(out: StepOutput, result: ResultConfig) -> tuple[bool | None, str]:
     """(correct, problem) of a correctness command judged by its pass/fail line."""
-    ended = exit_text(out.tail(), out.record.exit_code)
+    how = ended(out)
     verdict = verdict_of("\n".join(out.stdout + out.stderr), result)
     if verdict is None:
-        return None, f"no pass/fail line in the output ({ended})"
+        return None, f"no pass/fail line in the output ({how})"
     if verdict and not out.ok:
-        return None, f"the run says it passed but failed: {ended}"
-    return verdict, "" if verdict else f"the run says it failed ({ended})"
+        return None, f"the run says it passed but failed: {how}"
+    return verdict, "" if verdict else f"the run says it failed ({how})"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 
-from pto_tui.backends.kinds.backend import Backend, BenchOutcome, exit_text
+from pto_tui.backends.kinds.backend import Backend, BenchOutcome, ended
 from pto_tui.backends.kinds.printed_result import run_outcome
 from pto_tui.backends.kinds.spec import KindRuntime
 from pto_tui.backends.probes import CANN, NPU_SMI, PYTHON, TORCH_NPU
@@ -46,7 +46,7 @@ class DslBackend(Backend):
             key=lambda pair: float(pair[0]),
         )
         if not found:
-            why = "" if out.ok else f" (benchmark {exit_text(out.tail(), out.record.exit_code)})"
+            why = "" if out.ok else f" (benchmark {ended(out)})"
             return BenchOutcome(problem=f"no report.json written by this run under {results}{why}")
         path = found[-1][1]
         text = await site.read_text(path, f"{step}: read report")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from pto_tui.backends.kinds.backend import Backend, BenchOutcome, Prediction, build_failure, exit_text
+from pto_tui.backends.kinds.backend import Backend, BenchOutcome, Prediction, build_failure, ended
 from pto_tui.backends.kinds.perf_sim import (
     NO_CORRECTNESS,
     PERF_SIM_REPORT,
@@ -228,7 +228,7 @@ def tilelib_verdict(out: StepOutput, cases: int | None) -> tuple[bool | None, st
     """(correct, problem) of one run of a tile-lib binary from its output: True only with a
     `test success` per case, no `test failed` and exit code 0; None when it cannot be told."""
     verdict = parse_tilelib_output("\n".join(out.stdout + out.stderr))  # the WARN goes to stderr
-    exited = exit_text(out.tail(), out.record.exit_code)
+    exited = ended(out)
     if verdict.no_case_matched:
         return None, f"no case matched the binary's compiled cases (--cases): {exited}"
     if verdict.correct is None:

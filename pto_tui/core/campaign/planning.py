@@ -173,6 +173,16 @@ def _repository_scope(
     }
 
 
+def _generated_scope(kind: OperatorKind, path: str, candidate: Candidate | None) -> dict[str, list[str]]:
+    """[scope] generated: the files the marker says the operator's build writes into its
+    folder, relative to workspace/ (the operator folder is its kind's subfolder there, or
+    the path below it of a copied repository)."""
+    if candidate is None or not candidate.generated:
+        return {}
+    folder = "/".join(filter(None, (project_kind(kind).workspace_subdir, path)))
+    return {"generated": [f"{folder}/{pattern}" for pattern in candidate.generated]}
+
+
 def _under(path: str, tunables: list[Tunable]) -> list[Tunable]:
     """Tunables found in the operator folder, `where` relative to the repository root (the
     workspace copy's root, where rounds apply them)."""
@@ -251,8 +261,8 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         requirements=answers.requirements,
         commands=commands.values,
         origins=commands.origins,
-        scope=_repository_scope(root, path, kind, answers.related, candidate.sources if candidate else ())
-        if root else {},
+        scope={**(_repository_scope(root, path, kind, answers.related, candidate.sources if candidate else ())
+                  if root else {}), **_generated_scope(kind, path if root else "", candidate)},
         repository=root,
         workload=list(chosen.knobs.workload),
         cases=chosen.offered,

@@ -27,6 +27,7 @@ class Candidate:
     result: ResultConfig | None = None  # how the marker says a run's result is read
     repository: DeclaredRepository | None = None  # the repository build the marker names
     sources: tuple[str, ...] = ()  # the operator's own files, as the marker lists them
+    generated: tuple[str, ...] = ()  # the files its build writes into its folder (marker)
 
     def to_json(self) -> dict[str, object]:
         return {

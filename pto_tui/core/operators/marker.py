@@ -74,8 +74,9 @@ def marker_repository(data: dict[str, object]) -> DeclaredRepository | None:
     return DeclaredRepository(str(raw["root"]), listed)
 
 
-def marker_sources(data: dict[str, object]) -> tuple[str, ...]:
-    raw = data.get("sources", [])
+def marker_sources(data: dict[str, object], key: str = "sources") -> tuple[str, ...]:
+    """The marker's list of patterns under `key` (`sources`, `generated`)."""
+    raw = data.get(key, [])
     return tuple(str(p) for p in raw) if isinstance(raw, list) else ()
 
 

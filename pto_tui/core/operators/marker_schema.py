@@ -68,6 +68,11 @@ TOP_KEYS = (
         "as huawei-csl's csrc/kernel); empty: every file", (),
         condition=Condition(lambda v: all(isinstance(p, str) and _inside(p) for p in v),
                   "sources must be patterns inside the operator folder", "patterns inside the folder")),
+    Key("generated", STRINGS, "the files its own build writes into its folder (glob patterns), e.g. "
+        "a compile.sh writing its IR and generated C++ beside the sources: never part of a round's "
+        "changes ([scope] generated)", (),
+        condition=Condition(lambda v: all(isinstance(p, str) and _inside(p) for p in v),
+                  "generated must be patterns inside the operator folder", "patterns inside the folder")),
 )
 
 CASE_KEYS = (

@@ -111,6 +111,7 @@ def _declared_candidate(folder: Path, marker_data: dict[str, object], found: _Ev
         result=marker_result(marker_data),
         repository=marker_repository(marker_data),
         sources=marker_sources(marker_data),
+        generated=marker_sources(marker_data, "generated"),
     )
 
 

@@ -204,6 +204,8 @@ class ProjectConfig:
     # other workspace file is protected too
     editable: tuple[str, ...] = ()
     limits: StepLimits = StepLimits()
+    # path patterns (relative to workspace/) of files the build writes there: never snapshot
+    generated: tuple[str, ...] = ()
     result: ResultConfig = ResultConfig()
 
 

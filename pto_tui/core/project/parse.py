@@ -114,6 +114,7 @@ def _assemble(tables: Mapping[str, dict[str, Any]]) -> ProjectConfig:
         protected=tuple(tables["scope"]["protected"]),
         tolerances=tables["tolerances"],
         editable=tuple(tables["scope"]["editable"]),
+        generated=tuple(tables["scope"]["generated"]),
         limits=StepLimits(**tables["limits"]),
         result=ResultConfig(**tables["result"]),
     )
