@@ -66,9 +66,9 @@ def result_for(source: Path, _mode: TargetMode) -> ResultChoice:
         + (f"; its own scripts: {', '.join(own)}" if own else "")
     )
     hint = (
-        "declare its build and benchmark, and how a run is read, in a pto-operator.toml beside it "
-        "([commands], [result]; docs/pto-operator-toml.md), or give them: --command build=... "
-        "--command benchmark=..."
+        "declare its build and benchmark, how a run is read and what its build writes beside "
+        "the sources, in a pto-operator.toml beside it ([commands], [result], generated; "
+        "docs/pto-operator-toml.md), or give them: --command build=... --command benchmark=..."
     )
     return ResultChoice(problem=problem, hint=hint)
 
