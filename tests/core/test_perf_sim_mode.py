@@ -125,6 +125,28 @@ def test_an_operator_without_a_cpu_simulation_is_refused(
            "pto-isa's CPU simulation, which this operator's build cannot configure" in err
 
 
+def test_an_operator_whose_sources_need_the_npu_runtime_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pto-isa's flash attention after 9ee2560 includes acl/acl.h with no __CPU_SIM guard: its
+    CPU simulation cannot build, so neither can a perf-sim round's correctness."""
+    checkout = _checkout(tmp_path)
+    kernel = checkout / ATTN / "attn_op_kernel.cpp"
+    guarded = "#ifdef __CPU_SIM\n#include <pto/common/cpu_stub.hpp>\n#else\n#include <acl/acl.h>\n#endif\n"
+    assert guarded in kernel.read_text()
+    kernel.write_text(kernel.read_text().replace(guarded, "#include <acl/acl.h>\n"))
+    line = kernel.read_text().splitlines().index("#include <acl/acl.h>") + 1
+    code, err = _new(tmp_path, checkout / ATTN, capsys, "--case-spec", "64,128,512")
+    assert code == 2
+    assert f"{kernel}:{line}: includes acl/acl.h outside any __CPU_SIM condition" in err
+    assert not (tmp_path / "projects/attn_op").exists()
+    # an #elif branch of a __CPU_SIM test is still guarded
+    kernel.write_text(kernel.read_text().replace(
+        "#include <acl/acl.h>\n", "#if defined(__CPU_SIM)\n#elif 1\n#include <acl/acl.h>\n#endif\n"))
+    code, err = _new(tmp_path, checkout / ATTN, capsys, "--case-spec", "64,128,512")
+    assert code == 0, err
+
+
 def test_a_driver_that_cannot_be_derived_is_refused_unless_the_marker_names_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

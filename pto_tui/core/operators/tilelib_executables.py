@@ -66,3 +66,31 @@ def executable_for(operator: Path, mode: TargetMode) -> Executable | None:
         if ("cpu_sim" in executable.name.lower()) == simulated:
             return executable
     return None
+
+
+# the NPU runtime's header: a source that includes it outside any `__CPU_SIM` condition
+# builds for the NPU only (pto-isa's flash attention after 9ee2560 dropped its guards)
+_NPU_RUNTIME_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]acl/acl\.h[>"]')
+_CONDITION = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)")
+_SOURCE_SUFFIXES = (".cpp", ".cc", ".h", ".hpp")
+
+
+def npu_only_include(operator: Path) -> str:
+    """Where the operator's own sources include the NPU runtime (acl/acl.h) outside every
+    `__CPU_SIM` condition ("file:line"), or "" when each include is guarded (or none)."""
+    for path in sorted(p for p in operator.iterdir() if p.suffix in _SOURCE_SUFFIXES and p.is_file()):
+        conditions: list[str] = []
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        for number, line in enumerate(lines, 1):
+            match = _CONDITION.match(line)
+            if match:
+                word, rest = match.groups()
+                if word.startswith("if"):
+                    conditions.append(rest)
+                elif word == "endif" and conditions:
+                    conditions.pop()
+                elif word == "elif" and conditions:
+                    conditions[-1] += rest  # an #elif branch is still under the #if's test
+            elif _NPU_RUNTIME_INCLUDE.match(line) and not any("__CPU_SIM" in c for c in conditions):
+                return f"{path.name}:{number}"
+    return ""

@@ -16,7 +16,11 @@ from pto_tui.core.operators.perf_sim_build import driver_for
 from pto_tui.core.operators.perf_sim_driver import NoDriver
 from pto_tui.core.operators.pto_isa_tree import INCLUDE_DIR, PERF_SIM_DIR, missing_perf_sim
 from pto_tui.core.operators.tilelib_build import tilelib_commands
-from pto_tui.core.operators.tilelib_executables import CPU_SIM_OPTION, offers_cpu_sim
+from pto_tui.core.operators.tilelib_executables import (
+    CPU_SIM_OPTION,
+    npu_only_include,
+    offers_cpu_sim,
+)
 from pto_tui.core.operators.tilelib_repository import (
     CMAKE_LISTS,
     TileLibRepository,
@@ -79,6 +83,13 @@ def mode_problem(source: Path, mode: TargetMode) -> str:
         return (
             f"{source / CMAKE_LISTS}: no {CPU_SIM_OPTION} option, so the {mode.value} build "
             "(pto-isa's CPU simulation runner) cannot be configured"
+        )
+    npu_only = npu_only_include(source) if mode_spec(mode).cpu_simulation else ""
+    if npu_only:
+        return (
+            f"{source / npu_only}: includes acl/acl.h outside any __CPU_SIM condition: this "
+            f"checkout's operator builds for the NPU only, so the {mode.value} mode cannot build "
+            "it in pto-isa's CPU simulation (use a checkout whose sources guard it, or --mode npu)"
         )
     return ""
 
