@@ -30,6 +30,7 @@ from pto_tui.backends.site import EventSink, OperatorSite, StepInterrupted, Step
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.opening import check_environment_may_run
 from pto_tui.core.errors import InputError, PtoError
+from pto_tui.core.operators.case_strings import check_case_given
 from pto_tui.core.operators.script_imports import command_scripts, third_party_imports
 from pto_tui.core.project.config import ProjectConfig, Scalar, operator_folder
 from pto_tui.core.rounds.records import EnvironmentNotes
@@ -92,6 +93,9 @@ async def run_environment(
     """Probe the target, upload the workspace, build once and get one valid result
     (refused before any probe once the baseline has closed iter-000)."""
     check_environment_may_run(campaign.baseline_record())
+    config = campaign.config
+    for command in (config.commands.build, config.commands.correctness, config.commands.benchmark):
+        check_case_given(config.operator, config.case, command)  # before any probe
     with campaign.running(0, "environment round"):  # it builds in the workspace
         return await _environment(campaign, runner, on_event)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pto_tui.backends.step_times import baseline_step_seconds
 from pto_tui.core.errors import PtoError
+from pto_tui.core.operators.case_strings import check_case_given
 from pto_tui.core.project.commands import (
     check_value,
     env_parameters,
@@ -179,6 +180,7 @@ class OperatorSite:
         )
 
     def render(self, template: str, parameters: Mapping[str, Scalar]) -> str:
+        check_case_given(self.config.operator, self.config.case, template)
         return render_command(template, template_values(self.config, parameters))
 
     async def sync(self) -> str:

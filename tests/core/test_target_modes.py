@@ -189,3 +189,22 @@ def test_every_command_key_and_placeholder_is_documented(
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     for name in PLACEHOLDERS:
         assert f"{{{name}}}" in readme, f"README does not document {{{name}}}"
+
+
+
+def test_the_environment_round_refuses_an_empty_case_string_before_any_probe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pto-isa's generate_cases.py given an empty --cases fails with a traceback in the
+    build; the round says what is missing first, and runs nothing."""
+    source = tmp_path / "src" / "tilelib_repo"
+    shutil.copytree(REPO, source)
+    projects = tmp_path / "p"
+    assert cli("new", source / OP, "--projects-root", projects, "--mode", "cpu-sim") == 0
+    root = projects / "fa_like"
+    capsys.readouterr()
+    assert cli("--project", root, "env") == 2
+    err = capsys.readouterr().err
+    assert "[case.spec] no case string: the command passes one ({case})" in err
+    assert 'spec = "128,128,1024"' in err
+    assert not list(root.glob(".pto-tui/jobs/*"))  # no job ran, not even a probe

@@ -178,6 +178,19 @@ def parsed_cases(case: CaseConfig, operator: OperatorConfig) -> tuple[ParsedCase
         raise CaseStringError(error.message, key="case.spec") from None
 
 
+def check_case_given(operator: OperatorConfig, case: CaseConfig, command: str) -> None:
+    """A command that passes the operator its case string needs one: an empty `{case}` would
+    reach the operator's own tools (pto-isa's generate_cases.py) and fail there."""
+    fmt = format_for(operator)
+    if fmt is not None and "{case}" in command and not case.spec.strip():
+        raise InputError(
+            f"no case string: the command passes one ({{case}}) in the {fmt.name} format, "
+            f"{fmt.usage}, and project.toml's [case] spec is empty",
+            hint='add the case under tuning to project.toml, e.g. [case] spec = "128,128,1024"',
+            key="case.spec",
+        )
+
+
 def workload_shape(case: CaseConfig, operator: OperatorConfig | None = None) -> Mapping[str, Scalar]:
     """The shape the campaign measures: `[case.shape]` when given, else the fields of the case
     under tuning in the spec string (raising when the spec does not fit its format)."""
