@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -41,8 +41,8 @@ MAX_DIFF_LINES = 400  # the whole diff is in patch.diff; the pane shows its head
 
 
 class RoundPane(Vertical, ProjectPane):
-    def __init__(self, session: Session, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, session: Session, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.session = session
         self.last_closed: Round | None = None
         self.writing = ""  # the campaign call being written now (off the event loop)
@@ -54,7 +54,7 @@ class RoundPane(Vertical, ProjectPane):
             yield OpenRoundView(id="openround")
 
     @property
-    def campaign(self):  # noqa: ANN201
+    def campaign(self):
         return self.session.campaign
 
     def focus_default(self) -> None:
@@ -259,11 +259,11 @@ class RoundPane(Vertical, ProjectPane):
         def revert(path: Path) -> bool:
             return self.campaign.snapshots.restore_file(base, path.relative_to(workspace).as_posix())
 
-        def picked(path: object) -> None:
+        def picked(path: Path | None) -> None:
             if path is None:
                 return
-            if not open_in_editor(self.app, path):  # type: ignore[arg-type]
-                self.app.push_screen(TextEditor(path))  # type: ignore[arg-type]
+            if not open_in_editor(self.app, path):
+                self.app.push_screen(TextEditor(path))
 
         name = iter_name(open_round.number) if open_round is not None else ""
         self.app.push_screen(FilePicker(root, protected, revert if base else None, name), picked)
