@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from paired import MIN_PAIRS, clock, paired, verdict  # noqa: E402
+from paired import MIN_PAIRS, clock, paired, verdict
 
 GOAL = 4.0
 
