@@ -181,14 +181,14 @@ class LedgerReadModel:
                 # taken before the scan: a folder added meanwhile shows at the next read
                 self._runs_stamp = self._ledger.runs_stamp()
                 stamps = self._ledger.stamps()
-                self._index.keep_only(set(stamps))
-                self._index.save()
             numbers = list(stamps)
             for gone in set(self._entries) - set(numbers):
                 del self._entries[gone]
             for gone in set(self._checks) - set(numbers):
                 del self._checks[gone]
             entries = {number: self._fresh(number, stamps[number]) for number in numbers}
+            if not light:
+                self._index.keep_only(set(numbers))
             problems = LedgerProblems(missing=numbering_gaps(numbers))
             problems.unreadable = [e.error.render() for e in entries.values() if e.error is not None]
             problems.unreadable += self._ledger.stray_problems()  # never counted as rounds
