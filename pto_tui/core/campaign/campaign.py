@@ -30,11 +30,11 @@ from pto_tui.core.campaign.status import (
     CampaignStatus,
     frontier_of,
     last_round_notice,
+    rows_check,
     summarize,
     with_missing,
 )
 from pto_tui.core.project.layout import round_name
-from pto_tui.core.rounds.iterations_table import rows_differing, rows_missing
 from pto_tui.core.rounds.markdown_torch import section_holds
 from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round, TorchBaseline
 from pto_tui.core.rules.rule import Finding
@@ -153,23 +153,25 @@ class Campaign(CampaignContext):
         status.history = history.to_json() if history is not None else None
         return status
 
-    def _iterations_edited(self, rounds: list[Round], tampered: dict[int, list[str]]) -> list[str]:
+    def _iterations_edited(
+        self, rounds: list[Round], tampered: dict[int, list[str]], rows: dict[str, list[int]] | None = None
+    ) -> list[str]:
         """ITERATIONS.md rows edited or removed by hand: the records overrule them, said
-        out loud; a closed round's changed row marks it tampered."""
+        out loud; a closed round's changed row marks it tampered. `rows`: what rows_check
+        found, when a snapshot kept it."""
         try:
             text = self.layout.iterations.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
             text = ""
+        if rows is None:
+            logged, _problems = self.ledger.closed_log.latest()
+            rows = rows_check(text, rounds, {n for n, e in logged.items() if e.hashes.get("row")})
         notices = []
-        # an unverified round's record is what may have been forged, not its row
-        for n in rows_differing(text, [r for r in rounds if not r.unverified]):
+        for n in rows["differing"]:
             notices.append(f"ITERATIONS.md row of {round_name(n)} differs from its record "
                            "(edited by hand); the record stands")
             tampered.setdefault(n, []).append("its ITERATIONS.md row was edited by hand")
-        logged, _problems = self.ledger.closed_log.latest()
-        ours = [r for r in rounds if r.number in logged and logged[r.number].hashes.get("row")
-                and not r.imported and not r.unlogged]
-        for n in (r.number for r in rows_missing(text, ours)):
+        for n in rows["missing"]:
             notices.append(f"ITERATIONS.md row of {round_name(n)} is gone (removed by hand); "
                            "the record stands")
             tampered.setdefault(n, []).append("its ITERATIONS.md row was removed by hand")

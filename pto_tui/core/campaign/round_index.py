@@ -11,10 +11,10 @@ command that writes one round rewrites one shard, and one that shows one round r
 one, at any size of campaign. The head (`.pto-tui/rounds-index.json`) names the
 generation the shards belong to: a head that is missing or broken disowns every shard.
 
-The head also keeps what the last read of runs/closed.log found, without the records
-(each round's newest line: its hash, event, verdict, median), with the log's stamp: a
-command takes it instead of decoding the whole log while the log keeps that stamp
-(`ClosedLog.seed`).
+Beside the shards (`log.json`) it also keeps what the last read of runs/closed.log found,
+without the records (each round's newest line: its hash, event, verdict, median), with
+the log's stamp: a command takes it instead of decoding the whole log while the log keeps
+that stamp (`ClosedLog.seed`).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ INDEX_FILE = "rounds-index.json"
 SHARDS_DIR = "rounds-index"
 VERSION = 2
 SHARD = 256  # rounds a shard holds: one write rewrites at most this many entries
+LOG_FILE = "log.json"  # beside the shards: runs/closed.log's summary
 
 
 @dataclass(frozen=True)
@@ -104,23 +105,36 @@ class RoundIndex:
         self.shards_dir = state_dir / SHARDS_DIR
         self._changed = False
         self._log: Any = None  # the closed log's summary (ClosedLog.summary)
+        self._log_changed = False
         self._shards: dict[int, _Shard] = {}
+
+    @property
+    def log_path(self) -> Path:
+        return self.shards_dir / LOG_FILE
 
     @functools.cached_property
     def _generation(self) -> str:
         """The shards' generation the head names (a new one when the head is unusable):
         read at first use, so a command that looks at nothing parses no index."""
         try:
-            # pto-tui's own cache: decoded without the nesting walk (a hostile nesting
-            # fails the decoder or a record's typed read: rebuilt either way)
             data = strict_json(read_text(self.path))
             if data.get("version") == VERSION and isinstance(data.get("generation"), str):
-                self._log = data.get("log")  # checked by ClosedLog.seed, which ignores a bad one
                 return str(data["generation"])
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
         self._changed = True  # missing or unreadable: a new generation, every shard rebuilt
         return secrets.token_hex(8)
+
+    @functools.cached_property
+    def _log_read(self) -> Any:
+        """The log's summary as kept, read at first use (its generation's only)."""
+        try:
+            # pto-tui's own cache, the largest state file: decoded without the nesting walk
+            # (a hostile nesting fails the decoder: read from the log instead)
+            data = strict_json(read_text(self.log_path))
+            return data.get("log") if data.get("generation") == self._generation else None
+        except (OSError, ValueError, AttributeError):
+            return None
 
     def _shard(self, number: int) -> _Shard:
         key = number // SHARD
@@ -142,13 +156,12 @@ class RoundIndex:
 
     def log_summary(self) -> Any:
         """The closed log's summary as the index keeps it (None when it keeps none)."""
-        _ = self._generation  # the head read
-        return self._log
+        return self._log if self._log_changed else self._log_read
 
     def set_log(self, summary: dict[str, Any] | None) -> None:
         if summary is not None and summary != self.log_summary():
             self._log = summary
-            self._changed = True
+            self._log_changed = True
 
     def get(self, number: int, stamp: Stamp | None) -> tuple[Round, str] | None:
         """The record and sha of round `number` if its file still has `stamp`."""
@@ -196,12 +209,16 @@ class RoundIndex:
             return
         try:
             changed = [s for s in self._shards.values() if s.changed]
-            if changed:
+            if changed or self._log_changed:
                 self.shards_dir.mkdir(exist_ok=True)
             for shard in changed:
                 shard.save()
+            if self._log_changed:
+                document = {"generation": self._generation, "log": self._log}
+                atomic_write_text(self.log_path, json.dumps(document))
+                self._log_changed = False
             if self._changed:
-                document = {"version": VERSION, "generation": self._generation, "log": self._log}
+                document = {"version": VERSION, "generation": self._generation}
                 atomic_write_text(self.path, json.dumps(document))
                 self._changed = False
         except OSError:
