@@ -138,14 +138,18 @@ class Campaign(CampaignContext):
     @_one_read
     def status(self, rounds: list[Round] | None = None) -> CampaignStatus:
         """The campaign at a glance; pass the rounds just read by rounds() to avoid a re-read."""
-        if rounds is None:
+        counts = rows = None
+        taken = self.reads.snapshot_status() if rounds is None else None
+        if taken is not None:  # the working set stands for every round, the counts kept
+            rounds, self.problems, counts, rows = taken
+        elif rounds is None:
             rounds = self.current_rounds()
         last = int(self.project.get_state("last_round", 0))
         on_disk = self.reads.numbers()
         self.problems.missing = with_missing(self.problems.missing, on_disk, last)
-        status = summarize(self.config, rounds, self.torch_baseline(), self.problems)
+        status = summarize(self.config, rounds, self.torch_baseline(), self.problems, counts)
         status.problems.notices += [n for n in [last_round_notice(on_disk, last)] if n]
-        status.problems.notices += self._iterations_edited(rounds, status.tampered)
+        status.problems.notices += self._iterations_edited(rounds, status.tampered, rows)
         torch = self.torch_changed()
         if torch is not None:
             status.problems.notices.append(torch[1])

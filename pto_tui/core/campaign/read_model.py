@@ -20,6 +20,13 @@ One command reads the ledger from disk once: inside `operation()` (every public 
 `Campaign`) the first read compares the stamps, later reads of the same call use what it
 found plus the call's own writes, so one round's bookkeeping costs the same at 10 rounds
 and at 1,000. Reads outside an operation always compare the stamps.
+
+A command that starts on a campaign of thousands of rounds takes what the last whole read
+found (`core/campaign/snapshot.py`) instead of reading every round again: a write when
+runs/, runs/closed.log, ITERATIONS.md and the anchor are as the snapshot says (its
+working set then stands for the campaign: a round outside it asked for is a whole read),
+`status` when the stamps of every round folder's files are too. Whole reads make it, and
+writes made on it keep it up to date.
 """
 
 from __future__ import annotations
@@ -31,11 +38,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from pto_tui.core.campaign import snapshot, snapshot_reads
 from pto_tui.core.campaign.round_index import RoundIndex
+from pto_tui.core.campaign.snapshot import Snapshot, count_delta
 from pto_tui.core.campaign.tamper import Found, check_history, checked, side_changes
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.closed_log import LogEntry
+from pto_tui.core.rounds.counts import verdict_counts
 from pto_tui.core.rounds.hashes import SIDE_FILES, sha256_text
 from pto_tui.core.rounds.history import History
 from pto_tui.core.rounds.ledger import Ledger, LedgerProblems
@@ -65,9 +75,17 @@ class _Read:
     # what `derived()` computed from the closed rounds, by the function computing it
     derived: dict[Callable[[list[Round]], Any], Any] = field(default_factory=dict)
     ordered: list[Round] | None = None  # the rounds in order, once asked for
+    counts: dict[str, int] | None = None  # verdict_counts of every round, kept through writes
+    # a snapshot's working set, not every round: the folders on disk are `numbers`
+    partial: bool = False
+    numbers: list[int] = field(default_factory=list)
+    written: set[int] = field(default_factory=set)  # the rounds this process wrote since
 
 
 T = TypeVar("T")
+# what `status` takes from a snapshot: the working set, the problems, the counts, and
+# ITERATIONS.md's rows as checked (rows_check)
+StatusParts = tuple[list[Round], LedgerProblems, dict[str, int], dict[str, list[int]]]
 
 
 def _stamp(path: str) -> list[int] | None:
@@ -105,6 +123,8 @@ class LedgerReadModel:
         self.history: History | None = None  # the chain against its anchor, at the last full read
         # the last check of each closed round's notes.md, patch.diff, files.txt: by their stamps
         self._sides: dict[int, tuple[list[Any], list[str]]] = {}
+        self._snapshot: Snapshot | None = None  # as this process last made, took or kept it
+        self._snapshot_read_once = False
 
     # -------------------------------------------------------------- reading
 
@@ -168,7 +188,8 @@ class LedgerReadModel:
         """runs/closed.log's newest entries: from the index's summary while the log has
         the stamp it kept (their records read only when asked for), else from the log."""
         log = self._ledger.closed_log
-        log.seed(self._index.log_summary())
+        if not log.known:  # a snapshot's subset, or a read, is never replaced by the summary
+            log.seed(self._index.log_summary())
         return log.latest()
 
     def _read_disk(self, *, light: bool = False) -> _Read:
@@ -176,11 +197,22 @@ class LedgerReadModel:
             unchanged = self._unchanged_read() if light else None
             if unchanged is not None:
                 return unchanged
-            stamps = self._sealed_stamps() if light else None
+            if light and self._last is None:
+                taken = self._from_snapshot(scanned=False)
+                if taken is not None:
+                    return taken
+            partial = self._last is not None and self._last.partial
+            stamps = self._sealed_stamps() if light and not partial else None
+            base = None
             if stamps is None:
+                base = snapshot_reads.base_of(self._ledger)  # before anything is read
+                if self._ledger.closed_log.subset:  # a snapshot's: every round's entry now
+                    self._ledger.closed_log.reread()
                 # taken before the scan: a folder added meanwhile shows at the next read
                 self._runs_stamp = self._ledger.runs_stamp()
                 stamps = self._ledger.stamps()
+            else:
+                self._snapshot = None  # sealed rounds not looked at: this read makes none
             numbers = list(stamps)
             for gone in set(self._entries) - set(numbers):
                 del self._entries[gone]
@@ -199,8 +231,129 @@ class LedgerReadModel:
                 if record is not None:
                     rounds[number] = self._side_checked(number, record, logged.get(number))
             unsealed = {n for n, e in entries.items() if n not in logged or e.stamp is None}
-            self._last = _Read(rounds, problems, log_lost, self._ledger.closed_log.version, unsealed)
+            self._last = _Read(rounds, problems, log_lost, self._ledger.closed_log.version, unsealed,
+                               counts=verdict_counts(rounds.values()))
+            if base is not None:
+                self._make_snapshot(self._last, base)
             return self._last
+
+    # -------------------------------------------------------------- the snapshot
+
+    def _make_snapshot(self, read: _Read, base: snapshot_reads.Base) -> None:
+        """Keep what this whole read found for the next command, when nothing was wrong
+        with the records (a problem is named by a whole read at every command)."""
+        held = self._snapshot
+        if (held is not None and held.key == base.key and held.numbers == base.numbers
+                and held.hashes == base.hashes):
+            return  # the disk is as the snapshot this process holds says: it stands
+        history = self.history
+        clean = (not read.problems.unreadable and not read.log_lost and history is not None
+                 and read.problems.notices == history.notices)
+        made = None
+        if clean and history is not None and read.counts is not None:
+            made = snapshot_reads.build(
+                base, [read.rounds[n] for n in sorted(read.rounds)], unsealed=self._unsealed(read),
+                counts=read.counts, missing=read.problems.missing, history=history, ledger=self._ledger)
+        self._snapshot = made
+        snapshot.save(self._ledger.layout.state_dir, made)
+
+    def _unsealed(self, read: _Read) -> dict[int, tuple[Stamp, str]]:
+        """The stamp and sha of each round a write looks at again (not in runs/closed.log:
+        open, or never closed by pto-tui), as read."""
+        logged, _problems = self._logged()
+        out = {}
+        for number in sorted(read.unsealed):
+            entry = self._entries.get(number)
+            if number not in logged and entry is not None and entry.stamp is not None:
+                out[number] = (entry.stamp, entry.sha)
+        return out
+
+    def _kept_snapshot(self) -> Snapshot | None:
+        """The snapshot this process holds, else the one on disk (read once)."""
+        if self._snapshot is None and not self._snapshot_read_once:
+            self._snapshot_read_once = True
+            self._snapshot = snapshot.load(self._ledger.layout.state_dir)
+        return self._snapshot
+
+    def _from_snapshot(self, *, scanned: bool) -> _Read | None:
+        """The snapshot's working set as this command's read, when the files it is keyed
+        by are as it says (`scanned`: every round folder's files too); None otherwise."""
+        kept = self._kept_snapshot()
+        if kept is None or snapshot_reads.key_of(self._ledger) != kept.key:
+            return None
+        if scanned and snapshot.scan(self._ledger.layout.runs, kept.numbers, kept.marks) != kept.hashes:
+            return None
+        log = self._ledger.closed_log
+        if not log.known:
+            log.seed(kept.log, subset=True)
+        if not log.known or not log.subset:
+            return None
+        self.history = snapshot_reads.history_of(kept.history)
+        self._runs_stamp = self._ledger.runs_stamp()
+        rounds = snapshot_reads.checked_rounds(kept)
+        logged, _problems = log.latest()
+        for number, (stamp, sha) in kept.unsealed.items():
+            if number not in rounds:
+                return None
+            self._entries[number] = _Entry(tuple(stamp), snapshot_reads.as_found(rounds[number]), None, sha)
+            record = self._check(number, self._entry(number), logged, False)
+            if record is None:
+                rounds.pop(number)
+            else:
+                rounds[number] = record
+        self._last = _Read(rounds, LedgerProblems(missing=list(kept.missing)), False, log.version,
+                           set(kept.unsealed), counts=dict(kept.counts), partial=True,
+                           numbers=list(kept.numbers))
+        return self._last
+
+    def snapshot_status(self) -> StatusParts | None:
+        """For `status`: the working set, the problems, the counts and ITERATIONS.md's rows
+        as checked, when every round folder's files are as the snapshot says (a stat of
+        each, nothing read); None otherwise (then read the whole ledger)."""
+        with self._lock:
+            if getattr(self._local, "read", None) is not None or self._last is not None:
+                return None
+            read = self._from_snapshot(scanned=True)
+            kept = self._snapshot
+            if read is None or kept is None:
+                self._last = None
+                return None
+            if getattr(self._local, "depth", 0) > 0:
+                self._local.read = read
+            rows = {k: list(v) for k, v in kept.iterations.items() if k != "owned"}
+            rounds = [read.rounds[n] for n in sorted(read.rounds)]
+            return rounds, read.problems.copy(), dict(kept.counts), rows
+
+    def after_write(self) -> None:
+        """Keep the snapshot up to date with this process's writes (called holding the
+        project lock, once a write is done): made from what it held before them, or
+        forgotten when it cannot say."""
+        with self._lock:
+            read, kept = self._last, self._snapshot
+            if read is None or not read.written:
+                return
+            written, read.written = read.written, set()
+            if kept is None or read.counts is None:
+                return
+            made = snapshot_reads.refresh(
+                kept, [read.rounds[n] for n in sorted(read.rounds)], written,
+                unsealed=self._unsealed(read), counts=read.counts, missing=read.problems.missing,
+                ledger=self._ledger)
+            self._snapshot = made
+            snapshot.save(self._ledger.layout.state_dir, made)
+
+    def need(self, number: int | None) -> None:
+        """A round outside the working set this operation took from a snapshot: the whole
+        ledger is read now (a rule about to look for it among the rounds finds it)."""
+        if number is not None:
+            self.current()  # the operation's read, taken now if it is not yet
+            self._need(number)
+
+    def _need(self, number: int) -> None:
+        read: _Read | None = getattr(self._local, "read", None)
+        if read is not None and read.partial and number not in read.rounds:
+            self._last = None
+            self._local.read = self._read_disk(light=False)
 
     def _unchanged_read(self) -> _Read | None:
         """A write's read when runs/ and runs/closed.log are as the newest read saw them:
@@ -223,8 +376,16 @@ class LedgerReadModel:
         # no closed round changed (the unsealed ones the same, or open before and now):
         # what was derived from the closed rounds holds
         same = all(_same_closed(last.rounds.get(n), rounds.get(n)) for n in last.unsealed)
+        counts = dict(last.counts) if last.counts is not None else None
+        for number in last.unsealed:
+            if counts is not None and last.rounds.get(number) is not rounds.get(number):
+                count_delta(counts, last.rounds.get(number), rounds.get(number))
         self._last = _Read(rounds, problems, last.log_lost, last.log_version, set(last.unsealed),
-                           dict(last.derived) if same else {})
+                           dict(last.derived) if same else {}, counts=counts, partial=last.partial,
+                           numbers=list(last.numbers), written=set(last.written))
+        kept = self._snapshot
+        if kept is not None and snapshot_reads.key_of(self._ledger) != kept.key:
+            self._snapshot = None  # another process wrote since: a whole read makes the next
         return self._last
 
     def _sealed_stamps(self) -> dict[int, Stamp | None] | None:
@@ -313,6 +474,9 @@ class LedgerReadModel:
     def numbers(self) -> list[int]:
         """The round folders on disk, as last read."""
         with self._lock:
+            read: _Read | None = getattr(self._local, "read", None) or self._last
+            if read is not None and read.partial:
+                return list(read.numbers)
             return sorted(self._entries)
 
     def record(self, number: int) -> Round | None:
@@ -376,6 +540,11 @@ class LedgerReadModel:
                 in_sync = read.log_version == before and own <= 1
                 logged, _problems = self._logged()
                 checked_now = self._check(record.number, entry, logged, read.log_lost)
+                if read.counts is not None:
+                    count_delta(read.counts, read.rounds.get(record.number), checked_now)
+                read.written.add(record.number)
+                if read.partial and record.number not in read.numbers:
+                    read.numbers = sorted({*read.numbers, record.number})
                 if checked_now is not None:
                     read.rounds[record.number] = checked_now
                 read.problems.missing = [n for n in read.problems.missing if n != record.number]
@@ -390,8 +559,11 @@ class LedgerReadModel:
 
     def _tampered(self, number: int) -> Round | None:
         """Round `number` as it was closed when it is tampered (a copy), else None."""
+        self._need(number)
         read: _Read | None = getattr(self._local, "read", None)
         if read is None and (self._ledger.closed_log.exists() or self._ledger.log_marker.exists()):
+            if self._ledger.closed_log.subset:  # a snapshot's entries: this round's may not be
+                self._ledger.closed_log.reread()
             # one round asked for (`show 5`): only it is checked against the log
             logged, _log_problems = self._logged()
             log_lost = not self._ledger.closed_log.exists()

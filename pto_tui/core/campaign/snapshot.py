@@ -104,7 +104,8 @@ def scan(runs: Path, numbers: list[int], marks: list[int]) -> list[int] | None:
     try:
         for mark, indexes in groups.items():
             record = "notes.md" if mark & HAND_WRITTEN else "round.toml"
-            parts = [list(map(_STAMP, map(stat, (f"{names[i]}/{record}" for i in indexes))))]
+            parts: list[list[tuple[int, ...]]] = [
+                list(map(_STAMP, map(stat, (f"{names[i]}/{record}" for i in indexes))))]
             for bit, side in enumerate(SIDE_FILES):
                 if mark & (1 << bit):
                     parts.append(list(map(_STAMP, map(stat, (f"{names[i]}/{side}" for i in indexes)))))
@@ -197,7 +198,7 @@ class Snapshot:
     hashes: list[int]
     rounds: dict[int, dict[str, Any]]  # the working set as checked (round_to_dict)
     flags: dict[int, list[Any]]  # per working-set round: [tampered, unlogged, unverified]
-    unsealed: list[int]
+    unsealed: dict[int, list[Any]]  # the rounds a write looks at again: [stamp, sha] as read
     counts: dict[str, int]
     missing: list[int]
     history: dict[str, Any]  # History's fields
@@ -210,7 +211,8 @@ class Snapshot:
             "version": VERSION, "python": sys.version_info[:2], "key": self.key,
             "numbers": ranges(self.numbers), "marks": "".join(f"{m:x}" for m in self.marks),
             "hashes": self.hashes, "rounds": {str(n): d for n, d in self.rounds.items()},
-            "flags": {str(n): f for n, f in self.flags.items()}, "unsealed": self.unsealed,
+            "flags": {str(n): f for n, f in self.flags.items()},
+            "unsealed": {str(n): u for n, u in self.unsealed.items()},
             "counts": self.counts, "missing": self.missing, "history": self.history,
             "log": self.log, "iterations": self.iterations,
             "reruns": {str(n): r for n, r in self.reruns.items()},
@@ -229,7 +231,7 @@ class Snapshot:
             key=dict(data["key"]), numbers=numbers, marks=marks, hashes=hashes,
             rounds={int(n): dict(d) for n, d in data["rounds"].items()},
             flags={int(n): list(f) for n, f in data["flags"].items()},
-            unsealed=[int(n) for n in data["unsealed"]],
+            unsealed={int(n): [list(u[0]), str(u[1])] for n, u in data["unsealed"].items()},
             counts={str(k): int(v) for k, v in data["counts"].items()},
             missing=[int(n) for n in data["missing"]], history=dict(data["history"]),
             log=dict(data["log"]), iterations=dict(data["iterations"]),
