@@ -41,11 +41,11 @@ class Reads:
         monkeypatch.setattr(Ledger, "stamps", stamps)
         monkeypatch.setattr(Ledger, "load", load)
         for module in (index_module, snapshot_reads_module, ledger_module):
-            real = module.round_from_dict  # type: ignore[attr-defined]
+            real = module.round_from_dict
 
             def decode(data: dict[str, Any], real: Any = real) -> Round:
                 self.decoded[int(data["number"])] += 1
-                return real(data)  # type: ignore[no-any-return]
+                return real(data)
 
             monkeypatch.setattr(module, "round_from_dict", decode)
 
