@@ -155,3 +155,34 @@ def test_a_campaign_with_a_problem_keeps_no_snapshot(
         assert len(found["unreadable_rounds"]) == 1
         assert not (root / ".pto-tui" / SNAPSHOT_FILE).exists()
     assert cli("--project", root, "status") == 0
+
+
+def test_show_and_the_newest_rounds_take_the_snapshot_and_match_the_whole_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project_with_rounds(tmp_path, 9)
+    assert a_round(root, "50,50.1,49.9") == 0
+    record = root / "runs" / "iter-008" / "round.toml"
+    record.write_text(record.read_text().replace('title = "', 'title = "edited '))
+    table = cli_json(capsys, "--project", root, "rounds")  # a whole read: the snapshot made
+    assert [r["round"] for r in table["rounds"] if r["tampered"]] == [8]
+    with pytest.MonkeyPatch.context() as patch:
+        reads = Reads(patch)
+        newest = cli_json(capsys, "--project", root, "rounds", "--limit", "3")
+        since = cli_json(capsys, "--project", root, "rounds", "--since", "7", "--limit", "2")
+        shown = [cli_json(capsys, "--project", root, "show", str(n)) for n in (8, 10, 2)]
+    assert reads.listings == 0 and reads.files == 0
+    assert newest["rounds"] == table["rounds"][-3:] and since["rounds"] == table["rounds"][7:9]
+    assert {k: v for k, v in newest.items() if k != "rounds"} == {
+        k: v for k, v in table.items() if k != "rounds"}
+    (root / ".pto-tui" / SNAPSHOT_FILE).unlink()
+    assert shown == [cli_json(capsys, "--project", root, "show", str(n)) for n in (8, 10, 2)]
+    assert shown[0]["tampered"] and shown[0]["record"]["title"] == "idea 8"
+
+
+def test_rounds_limit_and_since_are_checked(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = project_with_rounds(tmp_path, 2)
+    for bad in (("--limit", "0"), ("--limit", "x"), ("--since", "-1")):
+        with pytest.raises(SystemExit) as done:
+            cli("--project", root, "rounds", *bad)
+        assert done.value.code == 2 and "expected" in capsys.readouterr().err

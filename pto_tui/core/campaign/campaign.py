@@ -26,6 +26,7 @@ from pto_tui.core.campaign.requests import (
     RerunRequest,
     StartRequest,
 )
+from pto_tui.core.campaign.snapshot_model import StatusParts
 from pto_tui.core.campaign.status import (
     CampaignStatus,
     frontier_of,
@@ -37,6 +38,7 @@ from pto_tui.core.campaign.status import (
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.markdown_torch import section_holds
 from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round, TorchBaseline
+from pto_tui.core.rounds.reruns import reruns_of
 from pto_tui.core.rules.rule import Finding
 from pto_tui.core.rules.sequence import start_findings
 
@@ -91,6 +93,15 @@ _one_read = _operation(write=False)
 _one_write = _operation(write=True)
 
 
+def choose(numbers: list[int], limit: int | None, since: int | None) -> list[int]:
+    """Of the round numbers (ascending): the newest `limit`, or those from `since` on (with
+    `limit`, the first `limit` of them: a page of the table from `since`)."""
+    if since is not None:
+        chosen = [n for n in numbers if n >= since]
+        return chosen[:limit] if limit is not None else chosen
+    return numbers[-limit:] if limit is not None else list(numbers)
+
+
 class Campaign(CampaignContext):
     """One project opened for reading, or for writing under the project lock."""
 
@@ -138,8 +149,36 @@ class Campaign(CampaignContext):
     @_one_read
     def status(self, rounds: list[Round] | None = None) -> CampaignStatus:
         """The campaign at a glance; pass the rounds just read by rounds() to avoid a re-read."""
+        return self._status(rounds, self.reads.snapshot_status() if rounds is None else None)
+
+    @_one_read
+    def shown_round(self, number: int) -> tuple[Round, list[str], list[int]]:
+        """Round `number` (`show N`): its record, its marks (its ITERATIONS.md row's
+        included) and the rounds that rerun it."""
+        taken = self.reads.snapshot_round(number)
+        if taken is not None:
+            return taken
+        record = self.round(number)
+        rounds = self.current_rounds()
+        tampered = self.status(rounds).tampered.get(number, record.tampered)
+        return record, tampered, reruns_of(rounds, number)
+
+    @_one_read
+    def some_rounds(self, limit: int | None, since: int | None) -> tuple[list[Round], CampaignStatus]:
+        """The rounds `choose` picks, each checked, and the campaign's status as the last
+        whole read found it; every round read only when the snapshot cannot say."""
+        taken = self.reads.snapshot_status(scanned=False)
+        if taken is not None:
+            chosen = self.reads.snapshot_records(choose(self.reads.numbers(), limit, since))
+            if chosen is not None:
+                return chosen, self._status(None, taken)
+            self.reads.forget_taken()
+        rounds = self.current_rounds()
+        wanted = set(choose([r.number for r in rounds], limit, since))
+        return [r for r in rounds if r.number in wanted], self._status(rounds, None)
+
+    def _status(self, rounds: list[Round] | None, taken: StatusParts | None) -> CampaignStatus:
         counts = rows = None
-        taken = self.reads.snapshot_status() if rounds is None else None
         if taken is not None:  # the working set stands for every round, the counts kept
             rounds, self.problems, counts, rows = taken
         elif rounds is None:

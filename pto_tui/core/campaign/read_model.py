@@ -35,12 +35,13 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pto_tui.core.campaign import snapshot, snapshot_reads
+from pto_tui.core.campaign import snapshot_reads
+from pto_tui.core.campaign.ledger_reads import Entry, Read
 from pto_tui.core.campaign.round_index import RoundIndex
 from pto_tui.core.campaign.snapshot import Snapshot, count_delta
+from pto_tui.core.campaign.snapshot_model import SnapshotSide
 from pto_tui.core.campaign.tamper import Found, check_history, checked, side_changes
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import round_name
@@ -52,40 +53,7 @@ from pto_tui.core.rounds.ledger import Ledger, LedgerProblems
 from pto_tui.core.rounds.numbering import Stamp, numbering_gaps
 from pto_tui.core.rounds.records import CLOSED, Round, copy_record
 
-
-@dataclass(frozen=True)
-class _Entry:
-    """One round folder as last read: its record, or why it could not be read."""
-
-    stamp: Stamp | None  # None: the folder has no round.toml
-    record: Round | None
-    error: InputError | None
-    sha: str = ""  # of the round.toml read ("" when there is none)
-
-
-@dataclass
-class _Read:
-    """What one read of the ledger found: the checked rounds by number, the problems."""
-
-    rounds: dict[int, Round]
-    problems: LedgerProblems
-    log_lost: bool
-    log_version: int = -1  # of runs/closed.log as this read saw it
-    unsealed: set[int] = field(default_factory=set)  # rounds a write still looks at
-    # what `derived()` computed from the closed rounds, by the function computing it
-    derived: dict[Callable[[list[Round]], Any], Any] = field(default_factory=dict)
-    ordered: list[Round] | None = None  # the rounds in order, once asked for
-    counts: dict[str, int] | None = None  # verdict_counts of every round, kept through writes
-    # a snapshot's working set, not every round: the folders on disk are `numbers`
-    partial: bool = False
-    numbers: list[int] = field(default_factory=list)
-    written: set[int] = field(default_factory=set)  # the rounds this process wrote since
-
-
 T = TypeVar("T")
-# what `status` takes from a snapshot: the working set, the problems, the counts, and
-# ITERATIONS.md's rows as checked (rows_check)
-StatusParts = tuple[list[Round], LedgerProblems, dict[str, int], dict[str, list[int]]]
 
 
 def _stamp(path: str) -> list[int] | None:
@@ -109,17 +77,17 @@ def _matches(found: Found | None, logged: LogEntry) -> bool:
     return found.sha == logged.sha256
 
 
-class LedgerReadModel:
+class LedgerReadModel(SnapshotSide):
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
-        self._entries: dict[int, _Entry] = {}
+        self._entries: dict[int, Entry] = {}
         self._index = RoundIndex(ledger.layout.state_dir)
         self._lock = threading.RLock()  # the terminal application reads from worker threads
         self._local = threading.local()  # per thread: the operation under way and its read
         # the last check of each round against the log, by what it was made from
         self._checks: dict[int, tuple[tuple[object, ...], Round | None]] = {}
         self._runs_stamp: tuple[int, int] | None = None  # runs/ at the last full scan
-        self._last: _Read | None = None  # the newest read, for a write's next read
+        self._last: Read | None = None  # the newest read, for a write's next read
         self.history: History | None = None  # the chain against its anchor, at the last full read
         # the last check of each closed round's notes.md, patch.diff, files.txt: by their stamps
         self._sides: dict[int, tuple[list[Any], list[str]]] = {}
@@ -148,7 +116,7 @@ class LedgerReadModel:
     def current(self) -> tuple[list[Round], LedgerProblems]:
         """Every readable round (the model's own records: do not change them) and the
         problems (the gaps in the numbering, the unreadable and stray folders)."""
-        read: _Read | None = getattr(self._local, "read", None)
+        read: Read | None = getattr(self._local, "read", None)
         if read is None:
             in_operation = getattr(self._local, "depth", 0) > 0
             read = self._read_disk(light=in_operation and getattr(self._local, "write", False))
@@ -164,7 +132,7 @@ class LedgerReadModel:
         asks the same of a thousand rounds at every step, and only a close, an amendment
         or a closed round's file changed by hand changes the answer."""
         rounds, _problems = self.current()
-        read: _Read | None = getattr(self._local, "read", None)
+        read: Read | None = getattr(self._local, "read", None)
         if read is None:  # outside an operation: nothing to keep it with
             return compute(rounds)
         if compute not in read.derived:
@@ -192,7 +160,7 @@ class LedgerReadModel:
             log.seed(self._index.log_summary())
         return log.latest()
 
-    def _read_disk(self, *, light: bool = False) -> _Read:
+    def _read_disk(self, *, light: bool = False) -> Read:
         with self._lock:
             unchanged = self._unchanged_read() if light else None
             if unchanged is not None:
@@ -231,131 +199,13 @@ class LedgerReadModel:
                 if record is not None:
                     rounds[number] = self._side_checked(number, record, logged.get(number))
             unsealed = {n for n, e in entries.items() if n not in logged or e.stamp is None}
-            self._last = _Read(rounds, problems, log_lost, self._ledger.closed_log.version, unsealed,
+            self._last = Read(rounds, problems, log_lost, self._ledger.closed_log.version, unsealed,
                                counts=verdict_counts(rounds.values()))
             if base is not None:
                 self._make_snapshot(self._last, base)
             return self._last
 
-    # -------------------------------------------------------------- the snapshot
-
-    def _make_snapshot(self, read: _Read, base: snapshot_reads.Base) -> None:
-        """Keep what this whole read found for the next command, when nothing was wrong
-        with the records (a problem is named by a whole read at every command)."""
-        held = self._snapshot
-        if (held is not None and held.key == base.key and held.numbers == base.numbers
-                and held.hashes == base.hashes):
-            return  # the disk is as the snapshot this process holds says: it stands
-        history = self.history
-        clean = (not read.problems.unreadable and not read.log_lost and history is not None
-                 and read.problems.notices == history.notices)
-        made = None
-        if clean and history is not None and read.counts is not None:
-            made = snapshot_reads.build(
-                base, [read.rounds[n] for n in sorted(read.rounds)], unsealed=self._unsealed(read),
-                counts=read.counts, missing=read.problems.missing, history=history, ledger=self._ledger)
-        self._snapshot = made
-        snapshot.save(self._ledger.layout.state_dir, made)
-
-    def _unsealed(self, read: _Read) -> dict[int, tuple[Stamp, str]]:
-        """The stamp and sha of each round a write looks at again (not in runs/closed.log:
-        open, or never closed by pto-tui), as read."""
-        logged, _problems = self._logged()
-        out = {}
-        for number in sorted(read.unsealed):
-            entry = self._entries.get(number)
-            if number not in logged and entry is not None and entry.stamp is not None:
-                out[number] = (entry.stamp, entry.sha)
-        return out
-
-    def _kept_snapshot(self) -> Snapshot | None:
-        """The snapshot this process holds, else the one on disk (read once)."""
-        if self._snapshot is None and not self._snapshot_read_once:
-            self._snapshot_read_once = True
-            self._snapshot = snapshot.load(self._ledger.layout.state_dir)
-        return self._snapshot
-
-    def _from_snapshot(self, *, scanned: bool) -> _Read | None:
-        """The snapshot's working set as this command's read, when the files it is keyed
-        by are as it says (`scanned`: every round folder's files too); None otherwise."""
-        kept = self._kept_snapshot()
-        if kept is None or snapshot_reads.key_of(self._ledger) != kept.key:
-            return None
-        if scanned and snapshot.scan(self._ledger.layout.runs, kept.numbers, kept.marks) != kept.hashes:
-            return None
-        log = self._ledger.closed_log
-        if not log.known:
-            log.seed(kept.log, subset=True)
-        if not log.known or not log.subset:
-            return None
-        self.history = snapshot_reads.history_of(kept.history)
-        self._runs_stamp = self._ledger.runs_stamp()
-        rounds = snapshot_reads.checked_rounds(kept)
-        logged, _problems = log.latest()
-        for number, (stamp, sha) in kept.unsealed.items():
-            if number not in rounds:
-                return None
-            self._entries[number] = _Entry(tuple(stamp), snapshot_reads.as_found(rounds[number]), None, sha)
-            record = self._check(number, self._entry(number), logged, False)
-            if record is None:
-                rounds.pop(number)
-            else:
-                rounds[number] = record
-        self._last = _Read(rounds, LedgerProblems(missing=list(kept.missing)), False, log.version,
-                           set(kept.unsealed), counts=dict(kept.counts), partial=True,
-                           numbers=list(kept.numbers))
-        return self._last
-
-    def snapshot_status(self) -> StatusParts | None:
-        """For `status`: the working set, the problems, the counts and ITERATIONS.md's rows
-        as checked, when every round folder's files are as the snapshot says (a stat of
-        each, nothing read); None otherwise (then read the whole ledger)."""
-        with self._lock:
-            if getattr(self._local, "read", None) is not None or self._last is not None:
-                return None
-            read = self._from_snapshot(scanned=True)
-            kept = self._snapshot
-            if read is None or kept is None:
-                self._last = None
-                return None
-            if getattr(self._local, "depth", 0) > 0:
-                self._local.read = read
-            rows = {k: list(v) for k, v in kept.iterations.items() if k != "owned"}
-            rounds = [read.rounds[n] for n in sorted(read.rounds)]
-            return rounds, read.problems.copy(), dict(kept.counts), rows
-
-    def after_write(self) -> None:
-        """Keep the snapshot up to date with this process's writes (called holding the
-        project lock, once a write is done): made from what it held before them, or
-        forgotten when it cannot say."""
-        with self._lock:
-            read, kept = self._last, self._snapshot
-            if read is None or not read.written:
-                return
-            written, read.written = read.written, set()
-            if kept is None or read.counts is None:
-                return
-            made = snapshot_reads.refresh(
-                kept, [read.rounds[n] for n in sorted(read.rounds)], written,
-                unsealed=self._unsealed(read), counts=read.counts, missing=read.problems.missing,
-                ledger=self._ledger)
-            self._snapshot = made
-            snapshot.save(self._ledger.layout.state_dir, made)
-
-    def need(self, number: int | None) -> None:
-        """A round outside the working set this operation took from a snapshot: the whole
-        ledger is read now (a rule about to look for it among the rounds finds it)."""
-        if number is not None:
-            self.current()  # the operation's read, taken now if it is not yet
-            self._need(number)
-
-    def _need(self, number: int) -> None:
-        read: _Read | None = getattr(self._local, "read", None)
-        if read is not None and read.partial and number not in read.rounds:
-            self._last = None
-            self._local.read = self._read_disk(light=False)
-
-    def _unchanged_read(self) -> _Read | None:
+    def _unchanged_read(self) -> Read | None:
         """A write's read when runs/ and runs/closed.log are as the newest read saw them:
         that read, with only its unsealed rounds looked at again; None otherwise."""
         last = self._last
@@ -380,7 +230,7 @@ class LedgerReadModel:
         for number in last.unsealed:
             if counts is not None and last.rounds.get(number) is not rounds.get(number):
                 count_delta(counts, last.rounds.get(number), rounds.get(number))
-        self._last = _Read(rounds, problems, last.log_lost, last.log_version, set(last.unsealed),
+        self._last = Read(rounds, problems, last.log_lost, last.log_version, set(last.unsealed),
                            dict(last.derived) if same else {}, counts=counts, partial=last.partial,
                            numbers=list(last.numbers), written=set(last.written))
         kept = self._snapshot
@@ -403,7 +253,7 @@ class LedgerReadModel:
         }
 
     def _log_state(
-        self, entries: dict[int, _Entry], problems: LedgerProblems
+        self, entries: dict[int, Entry], problems: LedgerProblems
     ) -> tuple[dict[int, LogEntry], bool]:
         """runs/closed.log's newest entries (the log begun here for a project from before
         the log, chained for one from before the chain), and whether the log is gone; the
@@ -449,7 +299,7 @@ class LedgerReadModel:
         return marked
 
     def _check(
-        self, number: int, entry: _Entry | None, logged: dict[int, LogEntry], log_lost: bool
+        self, number: int, entry: Entry | None, logged: dict[int, LogEntry], log_lost: bool
     ) -> Round | None:
         """checked() of one round, again only when its entry or its log line changed."""
         upto = self.history.rewritten_upto if self.history is not None else -1
@@ -474,7 +324,7 @@ class LedgerReadModel:
     def numbers(self) -> list[int]:
         """The round folders on disk, as last read."""
         with self._lock:
-            read: _Read | None = getattr(self._local, "read", None) or self._last
+            read: Read | None = getattr(self._local, "read", None) or self._last
             if read is not None and read.partial:
                 return list(read.numbers)
             return sorted(self._entries)
@@ -528,11 +378,11 @@ class LedgerReadModel:
         with self._lock:
             if runs_known:  # a new round folder is this write's own: no full scan for it
                 self._runs_stamp = self._ledger.runs_stamp()
-            entry = _Entry(stamp, as_read, None, sha256_text(text))
+            entry = Entry(stamp, as_read, None, sha256_text(text))
             self._entries[record.number] = entry
             if stamp is not None:
                 self._index.put(record.number, stamp, entry.sha, as_read, data)
-            read: _Read | None = getattr(self._local, "read", None)
+            read: Read | None = getattr(self._local, "read", None)
             if read is not None:  # the operation's read, with this write in it
                 if not _same_closed(read.rounds.get(record.number), as_read):
                     read.derived.clear()  # derived from the closed rounds before this write
@@ -560,7 +410,7 @@ class LedgerReadModel:
     def _tampered(self, number: int) -> Round | None:
         """Round `number` as it was closed when it is tampered (a copy), else None."""
         self._need(number)
-        read: _Read | None = getattr(self._local, "read", None)
+        read: Read | None = getattr(self._local, "read", None)
         if read is None and (self._ledger.closed_log.exists() or self._ledger.log_marker.exists()):
             if self._ledger.closed_log.subset:  # a snapshot's entries: this round's may not be
                 self._ledger.closed_log.reread()
@@ -578,7 +428,7 @@ class LedgerReadModel:
             marked = found if found is not None and found.tampered else None
         return copy_record(marked) if marked is not None else None
 
-    def _entry(self, number: int) -> _Entry | None:
+    def _entry(self, number: int) -> Entry | None:
         """One round brought up to date (None: no such round folder)."""
         with self._lock:
             if not self._ledger.layout.round_dir(number).is_dir():
@@ -586,7 +436,7 @@ class LedgerReadModel:
                 return None
             return self._fresh(number, self._ledger.stamp(number))
 
-    def _fresh(self, number: int, stamp: Stamp | None) -> _Entry:
+    def _fresh(self, number: int, stamp: Stamp | None) -> Entry:
         """The entry of an existing round folder, re-parsed only when its stamp changed.
         The stamp is taken before the read: a file changed meanwhile is read again."""
         known = self._entries.get(number)
@@ -594,14 +444,14 @@ class LedgerReadModel:
             return known
         indexed = self._index.get(number, stamp)
         if indexed is not None:
-            self._entries[number] = _Entry(stamp, indexed[0], None, indexed[1])
+            self._entries[number] = Entry(stamp, indexed[0], None, indexed[1])
             return self._entries[number]
         try:
-            entry = _Entry(stamp, self._ledger.load(number), None)
+            entry = Entry(stamp, self._ledger.load(number), None)
         except InputError as error:
-            entry = _Entry(stamp, None, error)
+            entry = Entry(stamp, None, error)
         if stamp is not None:
-            entry = _Entry(entry.stamp, entry.record, entry.error, self._ledger.file_sha(number))
+            entry = Entry(entry.stamp, entry.record, entry.error, self._ledger.file_sha(number))
             # a round written by hand is read from its Markdown and the table row: not indexed
             if entry.record is not None and self._ledger.has_record(number):
                 self._index.put(number, stamp, entry.sha, entry.record)
@@ -609,7 +459,7 @@ class LedgerReadModel:
         return entry
 
     @staticmethod
-    def _unwrap(entry: _Entry) -> Round:
+    def _unwrap(entry: Entry) -> Round:
         if entry.error is not None:
             raise entry.error.with_traceback(None)
         assert entry.record is not None

@@ -95,10 +95,12 @@ def build(
     )
 
 
-def checked_rounds(snapshot: Snapshot) -> dict[int, Round]:
-    """The working set as checked when the snapshot was made (marks included)."""
+def checked_rounds(snapshot: Snapshot, numbers: list[int] | None = None) -> dict[int, Round]:
+    """The working set as checked when the snapshot was made (marks included); of
+    `numbers` only when given."""
     out = {}
-    for number, data in snapshot.rounds.items():
+    for number in snapshot.rounds if numbers is None else numbers:
+        data = snapshot.rounds[number]
         record = round_from_dict(data)
         tampered, unlogged, unverified = snapshot.flags[number]
         record.tampered, record.unlogged, record.unverified = list(tampered), bool(unlogged), bool(unverified)
