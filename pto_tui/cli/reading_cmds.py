@@ -6,9 +6,17 @@ import argparse
 from dataclasses import asdict
 
 from pto_tui.cli.commands import HELP
-from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json, print_json_table
+from pto_tui.cli.common import (
+    add_json_flag,
+    make_console,
+    open_campaign,
+    print_json,
+    print_json_table,
+    write_json_table,
+)
 from pto_tui.cli.plain import PlainConsole, Printer
 from pto_tui.core import payloads
+from pto_tui.core.campaign.rows_cache import row_text
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import read_utf8_inside
 from pto_tui.core.project.layout import MAX_ROUND, round_name
@@ -153,6 +161,15 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_rounds(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
+        whole = args.json and args.limit is None and args.since is None
+        streamed = campaign.table_lines() if whole else None
+        if streamed is not None:  # the whole table, written from the rows kept beside the snapshot
+            lines, st = streamed
+            rest = payloads.rounds_of([], st)
+            del rest["rounds"]
+            write_json_table((row_text(line, st.baseline_us, st.torch, st.tampered) for line in lines),
+                             rest, "rounds", schema="rounds")
+            return 0
         if args.limit is not None or args.since is not None:
             rounds, st = campaign.some_rounds(args.limit, args.since)
             rows = [export_row(r, st.baseline_us, st.torch) for r in rounds]

@@ -13,6 +13,7 @@ import pytest
 import pto_tui.core.campaign.round_index as index_module
 import pto_tui.core.campaign.snapshot_reads as snapshot_reads_module
 import pto_tui.core.rounds.ledger as ledger_module
+from pto_tui.core.campaign.rows_cache import ROWS_FILE
 from pto_tui.core.campaign.snapshot import SNAPSHOT_FILE
 from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.rounds.records import Round
@@ -186,3 +187,31 @@ def test_rounds_limit_and_since_are_checked(capsys: pytest.CaptureFixture[str], 
         with pytest.raises(SystemExit) as done:
             cli("--project", root, "rounds", *bad)
         assert done.value.code == 2 and "expected" in capsys.readouterr().err
+
+
+def rounds_text(capsys: pytest.CaptureFixture[str], root: Path) -> str:
+    capsys.readouterr()
+    assert cli("--project", root, "rounds", "--json") == 0
+    return capsys.readouterr().out
+
+
+def test_the_whole_table_is_written_from_the_kept_rows_as_a_whole_read_writes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project_with_rounds(tmp_path, 6)
+    assert a_round(root, "50,50.1,49.9") == 0
+    record = root / "runs" / "iter-004" / "round.toml"
+    record.write_text(record.read_text().replace('title = "', 'title = "edited '))
+    whole_text = rounds_text(capsys, root)  # no snapshot yet: every round read
+    assert '"tampered": ["title:' in whole_text
+    built = rounds_text(capsys, root)  # the rows kept, made now
+    assert (root / ".pto-tui" / ROWS_FILE).is_file() and built == whole_text
+    with pytest.MonkeyPatch.context() as patch:
+        reads = Reads(patch)
+        assert rounds_text(capsys, root) == whole_text
+    assert reads.listings == reads.files == 0 and len(reads.decoded) < 6
+    for samples in ("60,60.1,59.9", "45,45.1,44.9"):  # the rows of each write appended
+        assert a_round(root, samples) == 0
+        kept = rounds_text(capsys, root)
+        (root / ".pto-tui" / SNAPSHOT_FILE).unlink()
+        assert kept == rounds_text(capsys, root)

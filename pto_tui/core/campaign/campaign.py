@@ -14,10 +14,11 @@ and amendments (`amendments`).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
+from pto_tui.core.campaign import rows_cache
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.requests import (
     AmendRequest,
@@ -176,6 +177,25 @@ class Campaign(CampaignContext):
         rounds = self.current_rounds()
         wanted = set(choose([r.number for r in rounds], limit, since))
         return [r for r in rounds if r.number in wanted], self._status(rounds, None)
+
+    @_one_read
+    def table_lines(self) -> tuple[Iterator[str], CampaignStatus] | None:
+        """The round table's lines (rows_cache: each round's row around the campaign's
+        speedups and marks) and the status to fill them with, when every round folder's
+        files are as the snapshot says; None otherwise (read every round then). Take the
+        lines before the campaign is closed: they are read from the file as they go."""
+        taken = self.reads.snapshot_status()
+        if taken is None:
+            return None
+        status = self._status(None, taken)
+        token = self.reads.snapshot_token()
+        state_dir = self.layout.state_dir
+        if token is not None and not rows_cache.in_step(state_dir, token):
+            self.reads.forget_taken()
+            rows_cache.build(state_dir, self.current_rounds(), token)  # every round, once
+            if self.reads.snapshot_token() != token:
+                return None  # the read made another snapshot: the rows are not its
+        return (rows_cache.lines(state_dir), status) if token is not None else None
 
     def _status(self, rounds: list[Round] | None, taken: StatusParts | None) -> CampaignStatus:
         counts = rows = None

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -205,6 +206,8 @@ class Snapshot:
     log: dict[str, Any]  # ClosedLog.summary of the working set
     iterations: dict[str, Any]  # ITERATIONS.md as checked: owned, differing, missing
     reruns: dict[int, list[int]] = field(default_factory=dict)
+    # names this snapshot among those made: what a cache kept beside it is in step with
+    token: str = field(default_factory=lambda: secrets.token_hex(8))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -215,7 +218,7 @@ class Snapshot:
             "unsealed": {str(n): u for n, u in self.unsealed.items()},
             "counts": self.counts, "missing": self.missing, "history": self.history,
             "log": self.log, "iterations": self.iterations,
-            "reruns": {str(n): r for n, r in self.reruns.items()},
+            "reruns": {str(n): r for n, r in self.reruns.items()}, "token": self.token,
         }
 
     @staticmethod
@@ -236,6 +239,7 @@ class Snapshot:
             missing=[int(n) for n in data["missing"]], history=dict(data["history"]),
             log=dict(data["log"]), iterations=dict(data["iterations"]),
             reruns={int(n): [int(x) for x in r] for n, r in data["reruns"].items()},
+            token=str(data["token"]),
         )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-from pto_tui.core.campaign import snapshot, snapshot_reads
+from pto_tui.core.campaign import rows_cache, snapshot, snapshot_reads
 from pto_tui.core.campaign.ledger_reads import Entry, Read
 from pto_tui.core.campaign.snapshot import Snapshot
 from pto_tui.core.rounds.ledger import LedgerProblems
@@ -207,7 +207,15 @@ class SnapshotSide:
                 unsealed=self._unsealed(read), counts=read.counts, missing=read.problems.missing,
                 ledger=self._ledger)
             self._snapshot = made
-            snapshot.save(self._ledger.layout.state_dir, made)
+            state_dir = self._ledger.layout.state_dir
+            snapshot.save(state_dir, made)
+            if made is not None:  # the table's rows of the rounds written, when kept
+                rows_cache.append(state_dir, [read.rounds[n] for n in sorted(written) if n in read.rounds],
+                                  kept.token, made.token)
+
+    def snapshot_token(self) -> str | None:
+        """The token of the snapshot this process holds (None: none)."""
+        return self._snapshot.token if self._snapshot is not None else None
 
     def need(self, number: int | None) -> None:
         """A round outside the working set this operation took from a snapshot: the whole
