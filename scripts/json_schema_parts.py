@@ -20,7 +20,7 @@ from pto_tui.core.vocabulary import (  # noqa: E402
     TargetMode,
     Verdict,
 )
-from pto_tui.jobs.model import JobState  # noqa: E402
+from pto_tui.jobs.model import ENDED, JobState  # noqa: E402
 
 Schema = dict[str, Any]
 SCALAR = ["string", "number", "boolean"]  # a parameter's value (integers are numbers)
@@ -191,7 +191,12 @@ _MEASUREMENT = obj("build, correctness and benchmark", {
         "name": s("the pipe (Cube, Vector, MTE2, ...)"),
         "busy_cycles": i("its busy cycles, summed over its units"),
         "share": n("its share of those units' active cycles"),
-    }), "a perf-sim round: each pipe's busy cycles and share; empty otherwise"),
+    }), "a perf-sim round: each pipe's busy cycles and share; with [target] predict, the "
+        "prediction's; empty otherwise"),
+    "predicted_cycles": null(i("[target] predict: perf_sim's cycles of the round's configuration, "
+                               "beside its samples, never one of them (null: no prediction)")),
+    "prediction_problem": s("[target] predict: why the round has no prediction (\"\": none, or not "
+                            "predicting)"),
 })
 
 ENVIRONMENT = obj("the environment round (docs/workflow.md §6)", {
@@ -292,6 +297,11 @@ EXPORT_ROW = obj("one round of the round table", {
     "frontier_round": null(i("[discipline] interleave: the round those runs are of")),
     "unverified": b("the history (runs/closed.log) does not vouch for its verdict: counted apart"),
     "unit": enum(["us", "cycles"], "what median_us, samples_us and frontier_samples_us count"),
+    "predicted_cycles": null(i("[target] predict: perf_sim's cycles of the round's configuration")),
+    "predicted_change": null(n("[target] predict: their change against the round it was based on "
+                               "(after / before - 1)")),
+    "measured_change": null(n("[target] predict: the medians' change against the same round, "
+                              "beside predicted_change")),
 })
 
 JOB = obj("a job's record (.pto-tui/jobs/ID/record.json)", {
@@ -299,8 +309,9 @@ JOB = obj("a job's record (.pto-tui/jobs/ID/record.json)", {
     "command": s("the command run"),
     "target": s("where it ran (local, ssh:ALIAS)"),
     "state": enum([state.value for state in JobState], "its state"),
-    "shown_state": enum([*(state.value for state in JobState), "re-attachable"],
-                        "the state to show: a job whose pto-tui is gone is lost, or re-attachable"),
+    "shown_state": enum([*(state.value for state in JobState), "re-attachable", ENDED],
+                        "the state to show: a job whose pto-tui is gone is lost, re-attachable, "
+                        "or ended on its target (its output collected when it is re-attached)"),
     "name": s("what it was for (iter-003 build, exec (MCP), ...)"),
     "cwd": s("the folder it ran in"),
     "env": table({"type": "string"}, "the environment variables it was given"),
@@ -322,4 +333,7 @@ JOB = obj("a job's record (.pto-tui/jobs/ID/record.json)", {
     "timeout": null(n("the seconds it may run (a step's limit, [limits]); null: no limit")),
     "internal": b("pto-tui's own bookkeeping (a clock read, a listing of result files), not a step "
                   "a person ran; `jobs` lists it only with --all"),
+    "notes": table({"type": "string"}, "what the step noted as it submitted the job, for whoever "
+                   "takes its outcome later (a resumed run): e.g. report_before, the result file's "
+                   "size and SHA-256 before the run"),
 })

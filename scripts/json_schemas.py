@@ -38,6 +38,15 @@ from json_schema_parts import (
 DOCS = REPO / "docs" / "json"
 
 
+def _job_listed() -> Schema:
+    """A job as `jobs` lists it: its record, and what its target says of a detached job that
+    ended while no pto-tui followed it."""
+    ended = i("with shown_state ended: the exit status the job recorded on its target (its "
+              "record still says running until its output is collected)")
+    return obj(JOB["description"], {**JOB["properties"], "exit_code_on_target": ended},
+               optional=("exit_code_on_target",))
+
+
 def _status() -> Schema:
     return obj("the campaign at a glance", {
         "operator": s("the operator's name"),
@@ -46,6 +55,8 @@ def _status() -> Schema:
         "target": s("where jobs run (local, ssh:ALIAS)"),
         "target_mode": enum(["npu", "cpu-sim", "perf-sim", "demo"], "what the target runs"),
         "simulated": b("the target's timings come from a CPU simulation"),
+        "predict": enum(["", "perf-sim"], "[target] predict: \"perf-sim\" when each round also records "
+                        "perf_sim's cycles of its configuration"),
         "unit": enum(["us", "cycles"], "what baseline_us and frontier_us count (speedup_vs_torch is "
                      "null for cycles)"),
         "environment_passed": b("the environment round passed: tuning may start"),
@@ -151,7 +162,7 @@ def _schemas() -> dict[str, Schema]:
         "torch-baseline": top("torch-baseline", "pto-tui torch-baseline --json; the MCP tool "
                               "torch_baseline", TORCH),
         "jobs": top("jobs", "pto-tui jobs --json: the project's jobs, oldest first",
-                    obj("the project's jobs", {"jobs": arr(JOB, "oldest first")}), version=2),
+                    obj("the project's jobs", {"jobs": arr(_job_listed(), "oldest first")}), version=2),
         "exec": top("exec", "the MCP tool exec: a command run on the project's target", obj(
             "the command's outcome (`pto-tui exec` prints its output itself)", {
                 "exit_code": null(i("the command's exit code (null: it did not finish); the result "

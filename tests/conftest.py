@@ -25,10 +25,12 @@ E2E_MODULES = {
     "tests/backends/test_tilelib_repository_e2e.py",
     "tests/backends/test_cpu_sim_e2e.py",
     "tests/backends/test_perf_sim_e2e.py",
+    "tests/backends/test_perf_sim_predict_e2e.py",
     "tests/meta/test_benchmarks_run.py",
     "tests/tui/test_demo_loop.py",
     "tests/tui/test_round_flow.py",
     "tests/tui/test_tmux_session.py",
+    "tests/tui/test_tmux_left_jobs.py",
 }
 
 

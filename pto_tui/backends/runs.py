@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from pto_tui.backends.kinds.backend import Backend, BenchOutcome
+from pto_tui.backends.kinds.perf_sim import PREDICTION_STEP
 from pto_tui.backends.site import OperatorSite, StepEvent, StepTimedOut
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.reports.fields import tflops_at_median
@@ -115,17 +116,20 @@ async def benchmark_runs(
     keep: Callable[[Measurement], None],
 ) -> None:
     """The timed runs not yet in `m`, each kept as it ends, after the plan's warm-up runs
-    (again on a resumed run: the target is cold); a failed run clears them."""
+    (again on a resumed run: the target is cold); a failed run clears them. A run whose job
+    an earlier run left (adopted) is taken before the warm-ups: they would overwrite the
+    result files it left (a tile-lib run's build/report.csv)."""
     warmed = plan.warmup == 0
     while more_runs(plan, m, lambda text: say(backend.site, text)):
-        if not warmed:
-            for index in range(plan.warmup):
-                outcome = await one_run(backend, warm_up_step(index, plan), parameters)
-                if not take_warm_up(outcome, index, m):
+        index = len(m.samples_us)
+        step = plan.step(index)
+        if not warmed and not backend.site.adopts(step):
+            for warm in range(plan.warmup):
+                outcome = await one_run(backend, warm_up_step(warm, plan), parameters)
+                if not take_warm_up(outcome, warm, m):
                     return
             warmed = True
-        index = len(m.samples_us)
-        if not take_run(await one_run(backend, plan.step(index), parameters), index, m):
+        if not take_run(await one_run(backend, step, parameters), index, m):
             return
         keep(m)
 
@@ -183,6 +187,23 @@ async def build_step(
         return await backend.build(parameters, step)
     except StepTimedOut as error:
         return False, error.render()
+
+
+async def prediction_step(backend: Backend, parameters: dict[str, Scalar], m: Measurement) -> None:
+    """perf_sim's cycles of the configuration just measured, into `m` beside its samples
+    ([target] predict; nothing when the backend does not predict). A prediction that fails
+    says why in `m.prediction_problem` and leaves the measurement as it was."""
+    prediction = await backend.predict(parameters)
+    if prediction is None:
+        return
+    if prediction.cycles is None:
+        m.prediction_problem = prediction.problem or "no perf_sim cycles"
+        say(backend.site, f"perf_sim prediction: none ({m.prediction_problem})", PREDICTION_STEP)
+        return
+    m.predicted_cycles, m.prediction_problem = prediction.cycles, ""
+    if prediction.pipes:
+        m.pipes = list(prediction.pipes)
+    say(backend.site, f"perf_sim prediction: {prediction.cycles} cycles", PREDICTION_STEP)
 
 
 def warm_up_step(index: int, plan: RunPlan) -> str:

@@ -3,15 +3,18 @@ for both (schemas in docs/json/)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pto_tui.core.cycles.results import CycleResult, best_result
+from pto_tui.core.cycles.review import KnobReview
 from pto_tui.core.project.config import Tunable
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import last_writer
 from pto_tui.core.rounds.export import ExportRow, export_rows
+from pto_tui.core.rounds.prediction import PredictedChange, review_summary
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.records import Round, verdict_rule_of
 from pto_tui.core.rules.rule import Finding
@@ -185,3 +188,16 @@ def chart(result: ChartResult) -> dict[str, Any]:
 def report(result: ReportResult) -> dict[str, Any]:
     """The campaign report written (`report`), and its chart."""
     return {"report": str(result.path), "chart": str(result.chart), "chart_drawn": result.chart_drawn}
+
+
+def suggest_review(
+    reviews: Sequence[KnobReview], predicted: Sequence[PredictedChange], problem: str = ""
+) -> dict[str, Any]:
+    """`suggest --review`: the costmodel's predictions per ranked knob against the measured
+    rounds, and perf_sim's recorded ones ([target] predict; null in a project without any);
+    `costmodel_problem` says why the knobs were not reviewed when the predictions were."""
+    return {
+        "review": [k.to_dict() for k in reviews],
+        "perf_sim": review_summary(predicted) if predicted else None,
+        **({"costmodel_problem": problem} if problem else {}),
+    }

@@ -165,18 +165,29 @@ class Campaign(CampaignContext):
         return record, tampered, reruns_of(rounds, number)
 
     @_one_read
-    def some_rounds(self, limit: int | None, since: int | None) -> tuple[list[Round], CampaignStatus]:
-        """The rounds `choose` picks, each checked, and the campaign's status as the last
-        whole read found it; every round read only when the snapshot cannot say."""
+    def some_rounds(
+        self, limit: int | None, since: int | None
+    ) -> tuple[list[Round], dict[int, Round], CampaignStatus]:
+        """The rounds `choose` picks, each checked, the rounds they were based on (their
+        predicted change's reference) and the campaign's status as the last whole read
+        found it; every round read only when the snapshot cannot say."""
         taken = self.reads.snapshot_status(scanned=False)
         if taken is not None:
-            chosen = self.reads.snapshot_records(choose(self.reads.numbers(), limit, since))
+            numbers = self.reads.numbers()
+            chosen = self.reads.snapshot_records(choose(numbers, limit, since))
             if chosen is not None:
-                return chosen, self._status(None, taken)
+                present = set(numbers)
+                wanted = sorted({r.changes.based_on for r in chosen
+                                 if r.changes.based_on in present} - {r.number for r in chosen})
+                refs = self.reads.snapshot_records(wanted)
+                if refs is not None:
+                    based = {r.number: r for r in chosen + refs}
+                    return chosen, based, self._status(None, taken)
             self.reads.forget_taken()
         rounds = self.current_rounds()
-        wanted = set(choose([r.number for r in rounds], limit, since))
-        return [r for r in rounds if r.number in wanted], self._status(rounds, None)
+        picked = set(choose([r.number for r in rounds], limit, since))
+        by_number = {r.number: r for r in rounds}
+        return [r for r in rounds if r.number in picked], by_number, self._status(rounds, None)
 
     @_one_read
     def table_lines(self) -> tuple[Iterator[str], CampaignStatus] | None:
@@ -195,7 +206,9 @@ class Campaign(CampaignContext):
             rows_cache.build(state_dir, self.current_rounds(), token)  # every round, once
             if self.reads.snapshot_token() != token:
                 return None  # the read made another snapshot: the rows are not its
-        return (rows_cache.lines(state_dir), status) if token is not None else None
+        if token is None or rows_cache.predicting(state_dir):
+            return None  # a predicted change needs the round each was based on: read them all
+        return rows_cache.lines(state_dir), status
 
     def _status(self, rounds: list[Round] | None, taken: StatusParts | None) -> CampaignStatus:
         counts = rows = None

@@ -9,6 +9,10 @@ Writes append the rows of the rounds they wrote; a line `#` then names the snaps
 file is in step with (its token) and where the first, sorted part ends. A file that does
 not end in the current snapshot's token is built again from the records.
 
+A row's predicted and measured change ([target] predict) depend on the round it was based
+on: a file holding a round that predicts says so in its `#` line, and the table is then
+written from the records (`predicting`).
+
 Like the snapshot, pto-tui's own cache, never the source of truth.
 """
 
@@ -23,8 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.errors import DiskFullError
 from pto_tui.core.project.modes import CYCLES
 from pto_tui.core.rounds.export import ExportRow, export_row
+from pto_tui.core.rounds.prediction import predicts
 from pto_tui.core.rounds.records import Round, TorchBaseline
 
 ROWS_FILE = "rounds-rows.txt"
@@ -76,7 +82,8 @@ def _checkpoint(path: Path) -> dict[str, Any] | None:
         return None
     try:
         data = json.loads(line[2:])
-        return {"token": str(data["token"]), "base_end": int(data["base_end"])}
+        return {"token": str(data["token"]), "base_end": int(data["base_end"]),
+                "predicts": bool(data.get("predicts", False))}
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -86,12 +93,19 @@ def in_step(state_dir: Path, token: str) -> bool:
     return found is not None and found["token"] == token
 
 
+def predicting(state_dir: Path) -> bool:
+    """A round in the file predicts: its rows are not written from the file."""
+    found = _checkpoint(state_dir / ROWS_FILE)
+    return found is not None and found["predicts"]
+
+
 def build(state_dir: Path, records: Iterable[Round], token: str) -> None:
     """The file made again, from every round in order (a failure only costs speed)."""
-    lines = [row_line(r) for r in records]
-    text = "".join(line + "\n" for line in lines)
-    checkpoint = json.dumps({"token": token, "base_end": len(text.encode("utf-8"))})
-    with contextlib.suppress(OSError):
+    records = list(records)
+    text = "".join(row_line(r) + "\n" for r in records)
+    checkpoint = json.dumps({"token": token, "base_end": len(text.encode("utf-8")),
+                             "predicts": any(predicts(r.measurement) for r in records)})
+    with contextlib.suppress(OSError, DiskFullError):  # a full disk too: only speed lost
         atomic_write_text(state_dir / ROWS_FILE, text + f"#\t{checkpoint}\n")
 
 
@@ -102,7 +116,9 @@ def append(state_dir: Path, records: Iterable[Round], before: str, token: str) -
     found = _checkpoint(path)
     if found is None or found["token"] != before:
         return
-    checkpoint = json.dumps({"token": token, "base_end": found["base_end"]})
+    records = list(records)
+    checkpoint = json.dumps({"token": token, "base_end": found["base_end"],
+                             "predicts": found["predicts"] or any(predicts(r.measurement) for r in records)})
     text = "".join(row_line(r) + "\n" for r in records) + f"#\t{checkpoint}\n"
     try:
         with path.open("a", encoding="utf-8", newline="\n") as handle:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.errors import read_text, strict_json
+from pto_tui.core.errors import DiskFullError, read_text, strict_json
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.closed_log import LOG_NAME
 from pto_tui.core.rounds.counts import UNVERIFIED, counted_as
@@ -259,5 +259,5 @@ def save(state_dir: Path, snapshot: Snapshot | None) -> None:
             path.unlink(missing_ok=True)
         elif state_dir.is_dir():
             atomic_write_text(path, json.dumps(snapshot.to_json()))
-    except OSError:
+    except (OSError, DiskFullError):  # a full disk too: a read command still answers
         pass

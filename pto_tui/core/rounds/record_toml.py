@@ -83,6 +83,8 @@ def _measurement_to_dict(m: Measurement) -> dict[str, Any]:
         "frontier_round": m.frontier_round,
         "unit": m.unit,
         "pipes": [asdict(p) for p in m.pipes],
+        "predicted_cycles": m.predicted_cycles,
+        "prediction_problem": m.prediction_problem,
     }
 
 
@@ -210,6 +212,13 @@ def _finite(value: Any, key: str) -> float:
     return number
 
 
+def _whole(value: Any, key: str) -> int:
+    """A count of the record (cycles): a whole number, not below zero."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{key} is {value!r}, not a whole number of 0 or more")
+    return value
+
+
 def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
     return Measurement(
         build=str(m_data.get("build", "")),
@@ -234,6 +243,9 @@ def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
             PipeBusy(str(p["name"]), int(p["busy_cycles"]), _finite(p["share"], "measurement.pipes.share"))
             for p in m_data.get("pipes", [])
         ],
+        predicted_cycles=_whole(m_data["predicted_cycles"], "measurement.predicted_cycles")
+        if "predicted_cycles" in m_data else None,
+        prediction_problem=str(m_data.get("prediction_problem", "")),
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.text import Text
 
+from pto_tui.core.rounds.records import Round
 from pto_tui.jobs.model import JobRecord
 from pto_tui.tui.format import duration, iter_name, round_duration
 from pto_tui.tui.session import LoadedProject
@@ -45,6 +46,15 @@ def step_blocker(step: str, loaded: LoadedProject | None, read_only: bool) -> st
         if loaded.open_round is None:
             return "no open round: answer the Pre-Edit form in Round (3)"
     return ""
+
+
+def measured_already(step: str, loaded: LoadedProject | None) -> Round | None:
+    """The open round when the step is its run and a run of it ended and was recorded (no
+    run of it left unfinished): running it again replaces that measurement."""
+    record = loaded.open_round if loaded is not None and step == "round" else None
+    if record is None or not record.measurement.build or unfinished_of_open_round(loaded):
+        return None
+    return record
 
 
 def step_title(step: str, loaded: LoadedProject | None) -> str:
