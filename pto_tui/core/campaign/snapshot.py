@@ -41,7 +41,7 @@ from pto_tui.core.rounds.closed_log import LOG_NAME
 from pto_tui.core.rounds.counts import UNVERIFIED, counted_as
 from pto_tui.core.rounds.hashes import SIDE_FILES
 from pto_tui.core.rounds.history import anchor_path
-from pto_tui.core.rounds.records import CLOSED, Round
+from pto_tui.core.rounds.records import CLOSED, Round, newest_reference  # the rules' own
 from pto_tui.core.vocabulary import Verdict
 
 SNAPSHOT_FILE = "rounds-snapshot.json"
@@ -51,6 +51,7 @@ HAND_WRITTEN = 8  # a mark's bit: the folder has no round.toml, its notes.md is 
 
 _STAMP = attrgetter("st_mtime_ns", "st_size", "st_ino")
 _FOLDER = attrgetter("st_mtime_ns", "st_ino")
+_PENDING = b'\n "pending": '  # write_anchor's top-level key (indent=1): in no nested text
 
 
 def _file_stamp(path: Path) -> list[int] | None:
@@ -63,14 +64,17 @@ def _file_stamp(path: Path) -> list[int] | None:
 def current_key(state_dir: Path, root: Path, runs: Path, iterations: Path) -> dict[str, Any]:
     """The stamps of what a whole read reads beside the round folders."""
     try:
-        anchor = hashlib.sha256(anchor_path(root).read_bytes()).hexdigest()
+        text = anchor_path(root).read_bytes()
     except OSError:
-        anchor = ""
+        text = b""
     runs_stamp = _file_stamp(runs)
     return {
         "runs": runs_stamp[0::2] if runs_stamp else None,  # time and inode: as runs_stamp()
         "log": _file_stamp(runs / LOG_NAME),
-        "anchor": anchor,
+        "anchor": hashlib.sha256(text).hexdigest() if text else "",
+        # an append the anchor was told of and did not see done: a whole read settles it
+        # (history.py), so no snapshot is kept under it
+        "pending": _PENDING in text,
         "marker": (state_dir / "closed-log-started").exists(),
         "iterations": _file_stamp(iterations),
     }
@@ -138,7 +142,6 @@ def working_set(rounds: list[Round]) -> set[int]:
     """The rounds (numbers; `rounds` in order) whose records give every answer the rules
     and the status ask of the whole campaign but the counts: each rule over the working
     set answers as over every round, and a round written after it keeps it so."""
-    from pto_tui.core.campaign.checks import newest_reference  # the rules' own answers
     from pto_tui.core.campaign.status import contenders, frontier_of
 
     keep = {r.number for r in rounds if r.number == 0 or r.status != CLOSED or r.tampered
@@ -255,7 +258,7 @@ def save(state_dir: Path, snapshot: Snapshot | None) -> None:
     """Keep it (None: forget the one kept); a failure to write only costs speed."""
     path = state_dir / SNAPSHOT_FILE
     try:
-        if snapshot is None:
+        if snapshot is None or snapshot.key.get("pending"):
             path.unlink(missing_ok=True)
         elif state_dir.is_dir():
             atomic_write_text(path, json.dumps(snapshot.to_json()))
