@@ -4,6 +4,7 @@ round, give what a whole read gives, and a hand edit made since is still seen.""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import pto_tui.core.campaign.snapshot_reads as snapshot_reads_module
 import pto_tui.core.rounds.ledger as ledger_module
 from pto_tui.core.campaign.rows_cache import ROWS_FILE
 from pto_tui.core.campaign.snapshot import SNAPSHOT_FILE
+from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.rounds.records import Round
 from tests.core.helpers import cli, cli_json, pre_edit_args
@@ -215,3 +217,22 @@ def test_the_whole_table_is_written_from_the_kept_rows_as_a_whole_read_writes_it
         kept = rounds_text(capsys, root)
         (root / ".pto-tui" / SNAPSHOT_FILE).unlink()
         assert kept == rounds_text(capsys, root)
+
+
+def test_a_predicting_campaign_names_each_rounds_change_against_the_round_it_was_based_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project_with_rounds(tmp_path, 4)
+    ledger = Ledger(ProjectLayout(root))
+    for n in range(5):  # perf_sim's cycles recorded beside each measurement, each round on the last
+        record = ledger.load(n)
+        record.measurement.predicted_cycles = 1000 - 10 * n
+        record.changes.based_on = n - 1 if n else None
+        ledger.save(record)
+    whole_text = rounds_text(capsys, root)
+    table = json.loads(whole_text)
+    assert [r["predicted_change"] for r in table["rounds"]][:2] == [None, pytest.approx(990 / 1000 - 1)]
+    assert table["rounds"][4]["measured_change"] == pytest.approx(98.0 / 98.5 - 1)
+    assert rounds_text(capsys, root) == whole_text == rounds_text(capsys, root)  # snapshot kept
+    newest = cli_json(capsys, "--project", root, "rounds", "--limit", "2")
+    assert newest["rounds"] == table["rounds"][-2:]
