@@ -1,5 +1,6 @@
-"""CLI start-up: `pto-tui --version` and `--help` against `python -c pass` in the same run
-(goal: at most 4x), median of several runs each.
+"""CLI start-up: `pto-tui --version` and `--help` against `python -c pass` (goal: at most
+4x), each in interleaved pairs with the reference (benchmarks/paired.py): the verdict on
+the median of the pairs' ratios, printed with their range.
 
     .venv/bin/python benchmarks/cli_bench.py [--quick]
 """
@@ -7,37 +8,38 @@
 from __future__ import annotations
 
 import argparse
-import statistics
+import os
 import subprocess
 import sys
-import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from paired import MIN_PAIRS, clock, paired, verdict
 
 GOAL = 4.0
 
 
-def median_seconds(argv: list[str], runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, capture_output=True, check=False)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def run(argv: list[str]) -> None:
+    subprocess.run(argv, capture_output=True, check=False)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="5 runs each instead of 21")
-    runs = 5 if parser.parse_args().quick else 21
+    parser.add_argument("--quick", action="store_true", help=f"{MIN_PAIRS} pairs each instead of 21")
+    pairs = MIN_PAIRS if parser.parse_args().quick else 21
     python = sys.executable
-    reference = median_seconds([python, "-c", "pass"], runs)
-    print(f"reference `python -c pass`: {reference * 1000:.0f} ms (median of {runs})")
+    reference = clock(lambda: run([python, "-c", "pass"]))
     met = True
+    print(f"pairs with `python -c pass`: {pairs} each; load average now {os.getloadavg()[0]:.1f}")
     for args in (["--version"], ["--help"]):
-        seconds = median_seconds([python, "-m", "pto_tui.cli.main", *args], runs)
-        ratio = seconds / reference
-        met &= ratio <= GOAL
-        verdict = "met" if ratio <= GOAL else "NOT met"
-        print(f"pto-tui {args[0]:<10} {seconds * 1000:6.0f} ms  {ratio:4.1f}x  goal <= {GOAL}x  {verdict}")
+        ours = clock(lambda a=args: run([python, "-m", "pto_tui.cli.main", *a]))
+        ours()  # bytecode cached
+        got = paired(ours, reference, pairs)
+        met &= got.ratio <= GOAL
+        print(f"pto-tui {args[0]:<10} {got.median_ours * 1000:6.0f} ms vs "
+              f"{got.median_reference * 1000:.0f} ms  {got.text()}  goal <= {GOAL}x  "
+              f"{verdict(got.ratio <= GOAL)}")
     return 0 if met else 1
 
 

@@ -4,7 +4,9 @@ Run: .venv/bin/python benchmarks/jobs_bench.py [--quick]
 
 Prints ratios measured in the same run (numbers on loopback are lower bounds: no
 network latency), each next to its goal with PASS or NOT MET; exits 1 when a goal is not
-met. Each timing is the median of a few repetitions.
+met. Every row is made of interleaved pairs of ours and the reference
+(benchmarks/paired.py): the verdict is on the median of the pairs' ratios, printed with
+their range.
 """
 
 from __future__ import annotations
@@ -21,47 +23,22 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
-from pto_tui.core.project.config import Target
-from pto_tui.core.workspace.files import DEFAULT_EXCLUDES
-from pto_tui.jobs.hostkeys import trust_host_key
-from pto_tui.jobs.job import Job
-from pto_tui.jobs.loopback_sshd import LoopbackSshd
-from pto_tui.jobs.model import JobSpec, JobState
-from pto_tui.jobs.runner import JobRunner
+from paired import MIN_PAIRS, Pairs, aclock, apaired  # noqa: E402
+
+from pto_tui.core.project.config import Target  # noqa: E402
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES  # noqa: E402
+from pto_tui.jobs.hostkeys import trust_host_key  # noqa: E402
+from pto_tui.jobs.job import Job  # noqa: E402
+from pto_tui.jobs.loopback_sshd import LoopbackSshd  # noqa: E402
+from pto_tui.jobs.model import JobSpec, JobState  # noqa: E402
+from pto_tui.jobs.runner import JobRunner  # noqa: E402
 
 LINE = "x" * 72  # with "NNNNNNN " in front: ~80 bytes a line, as in docs/remote.md §4
-
-
-def median_time(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
-
-
-async def amedian_time(fn: Callable[[], Awaitable[object]], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        await fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
-
-
-async def paired_medians(
-    reference: Callable[[], object], ours: Callable[[], Awaitable[object]], repeat: int
-) -> tuple[float, float]:
-    """Medians of the reference and of ours run in turns, so that a burst of other work
-    on the machine slows both rather than one of them."""
-    t_ref, t_ours = [], []
-    for _ in range(repeat):
-        t_ref.append(median_time(reference, 1))
-        t_ours.append(await amedian_time(ours, 1))
-    return statistics.median(t_ref), statistics.median(t_ours)
+LINES = 1_000_000
 
 
 class Goals:
@@ -70,11 +47,15 @@ class Goals:
     def __init__(self) -> None:
         self.missed: list[str] = []
 
-    def report(self, name: str, ours: float, reference: float, ratio: float, goal: str,
-               met: bool) -> None:
+    def report(self, name: str, got: Pairs, goal: str, *, least: float = 0.0,
+               most: float = 0.0) -> None:
+        """`least`: the reference's time / ours at least this (a speed); `most`: ours / the
+        reference's at most this (a time)."""
+        ratio = statistics.median(got.speed) if least else got.ratio
+        met = ratio >= least if least else ratio <= most
         verdict = "PASS" if met else "NOT MET"
-        print(f"  {name:<54} pto-tui {ours:7.3f} s   reference {reference:7.3f} s   "
-              f"ratio {ratio:6.2f}x   {verdict:<7} (goal: {goal})")
+        print(f"  {name:<54} pto-tui {got.median_ours:7.3f} s   reference {got.median_reference:7.3f} s"
+              f"   ratio {got.text(inverse=bool(least))}   {verdict:<7} (goal: {goal})")
         if not met:
             self.missed.append(name)
 
@@ -93,20 +74,30 @@ def make_tree(root: Path, files: int = 500, size: int = 10_000) -> None:
             (root / excluded / f"junk{i}").write_bytes(b"0" * 1000)
 
 
+def sync_clock(work: Callable[[], object]) -> Callable[[], Awaitable[float]]:
+    """A blocking reference (a subprocess) timed as one of a pair's measurements."""
+
+    async def timed() -> float:
+        start = time.perf_counter()
+        work()
+        return time.perf_counter() - start
+
+    return timed
+
+
 async def bench_streaming(
-    target: Target, ssh: list[str], work: Path, repeat: int, goals: Goals
+    target: Target, ssh: list[str], work: Path, pairs: int, goals: Goals
 ) -> None:
     """Our job (one live subscriber taking every line a block at a time, as the TUI's log
     pane takes a command's output, and the log file) against OpenSSH writing the same
     output to a file, in the same mode."""
-    lines = 1_000_000
-    command = f"seq -f '%07g {LINE}' 1 {lines}"
+    command = f"seq -f '%07g {LINE}' 1 {LINES}"
     out = work / "ssh-out.txt"
 
     def reference(remote: str) -> None:
         with out.open("wb") as handle:
             subprocess.run([*ssh, remote], stdout=handle, check=True)
-        assert out.stat().st_size > 70 * lines
+        assert out.stat().st_size > 70 * LINES
 
     async def consume(job: Job) -> int:
         """As the TUI's log pane takes a command's output: a block of lines at a time."""
@@ -123,7 +114,7 @@ async def bench_streaming(
             reader = asyncio.create_task(consume(job))
             record = await job.wait()
             assert record.state is JobState.SUCCEEDED, record.error
-            assert await reader == lines, "the subscriber missed lines"
+            assert await reader == LINES, "the subscriber missed lines"
         finally:
             await runner.close()
         shutil.rmtree(work / "jobs-stream")
@@ -134,16 +125,36 @@ async def bench_streaming(
          (0.9, "ssh 'stdbuf -oL cmd' > file")),
     )
     for line_buffered, remote, label, (least, reference_name) in rows:
-        t_ref, t_ours = await paired_medians(
-            lambda r=remote: reference(r), lambda lb=line_buffered: ours(lb), repeat
-        )
-        ratio = t_ref / t_ours
-        goals.report(f"1M lines, live subscriber ({label})", t_ours, t_ref, ratio,
-                     f">= {least}x of {reference_name}", ratio >= least)
+        got = await apaired(aclock(lambda lb=line_buffered: ours(lb)),
+                            sync_clock(lambda r=remote: reference(r)), pairs)
+        goals.report(f"1M lines, live subscriber ({label})", got, f">= {least}x of {reference_name}",
+                     least=least)
+
+
+async def bench_exec(project: Path, ssh: list[str], work: Path, pairs: int, goals: Goals) -> None:
+    """`pto-tui exec` of the line-buffered job, its output to a file, against OpenSSH: the
+    whole path a person or an agent takes (start-up, the job layer, printing)."""
+    command = f"seq -f '%07g {LINE}' 1 {LINES}"
+    out = work / "exec-out.txt"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(REPO)
+
+    def run(argv: list[str]) -> None:
+        with out.open("wb") as handle:
+            subprocess.run(argv, stdout=handle, stderr=subprocess.DEVNULL, check=True, env=env)
+        assert out.stat().st_size > 70 * LINES, out.stat().st_size
+
+    ours = [sys.executable, "-m", "pto_tui.cli.main", "--project", str(project), "exec", "--no-sync",
+            "--", command]
+    run(ours)  # bytecode cached
+    got = await apaired(sync_clock(lambda: run(ours)),
+                        sync_clock(lambda: run([*ssh, f"stdbuf -oL {command}"])), pairs)
+    goals.report("1M lines, `pto-tui exec` > file (line-buffered)", got,
+                 ">= 0.9x of ssh 'stdbuf -oL cmd' > file", least=0.9)
 
 
 async def bench_small_commands(
-    target: Target, ssh: list[str], work: Path, repeat: int, goals: Goals
+    target: Target, ssh: list[str], work: Path, pairs: int, goals: Goals
 ) -> None:
     def reference() -> None:
         for i in range(20):
@@ -158,13 +169,11 @@ async def bench_small_commands(
         finally:
             await runner.close()
 
-    t_ref = median_time(reference, repeat)
-    t_ours = await amedian_time(ours, repeat)
-    goals.report("20 small commands: pooled vs 20 ssh", t_ours, t_ref, t_ref / t_ours,
-                 ">= 10x faster", t_ref / t_ours >= 10)
+    got = await apaired(aclock(ours), sync_clock(reference), pairs)
+    goals.report("20 small commands: pooled vs 20 ssh", got, ">= 10x faster", least=10)
 
 
-async def bench_sync(server: LoopbackSshd, work: Path, repeat: int, goals: Goals) -> None:
+async def bench_sync(server: LoopbackSshd, work: Path, pairs: int, goals: Goals) -> None:
     tree = work / "tree"
     make_tree(tree)
     excludes = [f"--exclude={p}" for p in DEFAULT_EXCLUDES]
@@ -177,14 +186,6 @@ async def bench_sync(server: LoopbackSshd, work: Path, repeat: int, goals: Goals
         )
 
     counter = iter(range(1000))
-
-    def rsync_first() -> None:
-        rsync(work / f"rsync-{next(counter)}")
-
-    t_rsync_first = median_time(rsync_first, repeat)
-    rsync(work / "rsync-steady")
-    t_rsync_same = median_time(lambda: rsync(work / "rsync-steady"), repeat)
-
     runner = JobRunner(work / "jobs-sync")
     try:
         # warm the pool: in the TUI the connection to the target is already open
@@ -201,16 +202,27 @@ async def bench_sync(server: LoopbackSshd, work: Path, repeat: int, goals: Goals
             report_ = await runner.sync_workspace(steady, tree)
             assert report_.method in ("none", "tar"), report_
 
-        t_first = await amedian_time(first, repeat)
+        got_first = await apaired(aclock(first), sync_clock(lambda: rsync(work / f"rsync-{next(counter)}")),
+                                  pairs)
         await same()
-        t_same = await amedian_time(same, repeat)
+        rsync(work / "rsync-steady")
+        got_same = await apaired(aclock(same), sync_clock(lambda: rsync(work / "rsync-steady")), pairs)
     finally:
         await runner.close()
-    goals.report("500-file sync, first upload", t_first, t_rsync_first,
-                 t_first / t_rsync_first, "<= 1.0x of rsync's time",
-                 t_first / t_rsync_first <= 1.0)
-    goals.report("500-file sync, no change", t_same, t_rsync_same, t_same / t_rsync_same,
-                 "<= 0.1x of rsync's time", t_same / t_rsync_same <= 0.1)
+    goals.report("500-file sync, first upload", got_first, "<= 1.0x of rsync's time", most=1.0)
+    goals.report("500-file sync, no change", got_same, "<= 0.1x of rsync's time", most=0.1)
+
+
+def exec_project(root: Path, server: LoopbackSshd, work_dir: Path) -> Path:
+    """A project whose target is the loopback sshd, for `pto-tui exec`."""
+    project = root / "projects" / "op"
+    project.mkdir(parents=True)
+    (project / "project.toml").write_text(
+        'schema = 1\n[operator]\nname = "op"\nkind = "pto-dsl"\n'
+        f'[target]\nkind = "ssh"\nhost = "{server.alias}"\nwork_dir = "{work_dir}"\n'
+        f'ssh_config = "{server.ssh_config}"\n'
+    )
+    return project
 
 
 def server_target(server: LoopbackSshd, work_dir: Path) -> Target:
@@ -219,7 +231,7 @@ def server_target(server: LoopbackSshd, work_dir: Path) -> Target:
 
 
 async def main_async(args: argparse.Namespace) -> Goals:
-    repeat = 1 if args.quick else 3
+    pairs = 1 if args.quick else max(args.pairs, MIN_PAIRS)
     with tempfile.TemporaryDirectory(prefix="pto-jobs-bench-") as tmp:
         root = Path(tmp)
         os.environ["PTO_TUI_HOME"] = str(root / "home")  # keep out of the user's known_hosts
@@ -230,12 +242,14 @@ async def main_async(args: argparse.Namespace) -> Goals:
             work.mkdir()
             target = server_target(server, work)
             ssh = ["ssh", "-F", str(server.ssh_config), server.alias]
-            print(f"loopback sshd on port {server.port}; medians of {repeat} run(s); "
-                  "ratio > 1 means pto-tui is faster, except for sync (pto-tui / rsync time)")
+            print(f"loopback sshd on port {server.port}; {pairs} pair(s) a row, median (range) of "
+                  "their ratios; ratio > 1 means pto-tui is faster, except for sync (pto-tui / "
+                  f"rsync time); load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
             goals = Goals()
-            await bench_streaming(target, ssh, work, repeat, goals)
-            await bench_small_commands(target, ssh, work, repeat, goals)
-            await bench_sync(server, work, repeat, goals)
+            await bench_streaming(target, ssh, work, pairs, goals)
+            await bench_exec(exec_project(root, server, work), ssh, work, pairs, goals)
+            await bench_small_commands(target, ssh, work, pairs, goals)
+            await bench_sync(server, work, pairs, goals)
     if goals.missed:
         print(f"goals not met: {', '.join(goals.missed)}")
     else:
@@ -245,7 +259,8 @@ async def main_async(args: argparse.Namespace) -> Goals:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one run of each, not three")
+    parser.add_argument("--quick", action="store_true", help="one pair a row")
+    parser.add_argument("--pairs", type=int, default=MIN_PAIRS, help=f"pairs a row (at least {MIN_PAIRS})")
     goals = asyncio.run(main_async(parser.parse_args()))
     return 1 if goals.missed else 0
 

@@ -1,17 +1,18 @@
 """Benchmark of the terminal application against bare Textual apps run in the same script.
 
 1. The log pane, N lines (default 1,000,000) streamed from an async source, against a
-   bare Textual `Log` fed the same source in batches: time (goal <= 2x the bare Log).
+   bare Textual `Log` fed the same source in batches, in interleaved pairs
+   (benchmarks/paired.py): time (goal <= 2x the bare Log, on the median of the pairs).
 2. Meanwhile, how long the event loop goes without running (a 5 ms ticker measures the
    gaps; goal p95 <= 50 ms), and how long a key sent through the driver takes to reach
    its action.
-3. First paint of a project with R rounds (default 1,000) in tmux: launch until the
-   table's first rows are on the screen, against a bare Textual app showing a DataTable
-   of the same rows and columns (goal <= 1.5x); then `G` until the last round shows.
+3. The round table (paint_bench.py) at R rounds (default 1,000; --large adds 5,000 and
+   10,000): first paint in tmux against a bare Textual app with a DataTable of the same
+   rows (goal <= 1.5x), `G` right after it (goal <= 0.3 s), peak memory (goal <= 2x).
 4. The forms (form_bench.py): a 300-key burst into the Pre-Edit form while a job
    streams (goal p95 <= 30 ms a key), and Amend opening at 300 rounds (goal <= 300 ms).
 
-    .venv/bin/python benchmarks/tui_bench.py [--lines N] [--rounds R] [--quick]
+    .venv/bin/python benchmarks/tui_bench.py [--lines N] [--rounds R] [--large] [--pairs N] [--quick]
 
 Exits 1 when a goal is not met on this machine now.
 """
@@ -20,23 +21,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import shlex
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
 import form_bench  # noqa: E402
-from bookkeeping_bench import make_project  # noqa: E402  the one N-round project generator
+import paint_bench  # noqa: E402
+from paired import MIN_PAIRS, Pairs, verdict  # noqa: E402
 from textual import events  # noqa: E402
 from textual.app import App, ComposeResult  # noqa: E402
 from textual.binding import Binding  # noqa: E402
@@ -47,7 +44,6 @@ from pto_tui.tui.widgets.log_view import LogView  # noqa: E402
 
 PANE_GOAL = 2.0  # log pane time / bare Log time
 GAP_GOAL_MS = 50.0  # p95 of the event loop's gaps while streaming
-PAINT_GOAL = 1.5  # first paint / the bare app's
 TICK = 0.005
 BARE_BATCH = 10_000
 
@@ -164,124 +160,32 @@ async def bench_bare_log(count: int) -> float:
         return time.perf_counter() - start
 
 
-BARE_TABLE_APP = '''
-import sys
-from textual.app import App
-from textual.binding import Binding
-from textual.widgets import DataTable
-
-ROWS = int(sys.argv[1])
-COLUMNS = ("", "", "iter", "verdict", "duration", "TFLOPS", "x init", "x torch",
-           "hypothesis", "class", "phase")
-
-class Bare(App):
-    BINDINGS = [Binding("G", "bottom", "bottom"), Binding("q", "quit", "quit")]
-
-    def compose(self):
-        table = DataTable(cursor_type="row")
-        table.add_columns(*COLUMNS)
-        yield table
-
-    def on_mount(self):
-        table = self.query_one(DataTable)
-        for n in range(ROWS):
-            table.add_row("", "", str(n), "kept", f"{100 - n * 0.01:.2f} us", "0.0853",
-                          "1.00x", "-", f"idea {n}", "bad tile shape", "fine-tune")
-
-    def action_bottom(self):
-        table = self.query_one(DataTable)
-        table.move_cursor(row=table.row_count - 1, animate=False)
-
-Bare().run()
-'''
+def log_pairs(lines: int, pairs: int) -> tuple[Pairs, list[dict[str, float]]]:
+    """The log pane and the bare Log in turns, the order swapped every pair."""
+    ours: list[dict[str, float]] = []
+    bare: list[float] = []
+    for index in range(pairs):
+        if index % 2:
+            ours.append(asyncio.run(bench_log_pane(lines)))
+            bare.append(asyncio.run(bench_bare_log(lines)))
+        else:
+            bare.append(asyncio.run(bench_bare_log(lines)))
+            ours.append(asyncio.run(bench_log_pane(lines)))
+    return Pairs([o["seconds"] for o in ours], bare), ours
 
 
-class Terminal:
-    """A tmux server of its own, 120x40: launch a command, wait for text on the screen."""
-
-    def __init__(self) -> None:
-        self.socket = f"pto-tui-bench-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-
-    def tmux(self, *argv: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", *argv],
-                              capture_output=True, text=True, timeout=30)
-        return done.stdout
-
-    def until(self, text: str, timeout: float = 60.0) -> bool:
-        deadline = time.perf_counter() + timeout
-        while time.perf_counter() < deadline:
-            if text in self.tmux("capture-pane", "-p", "-t", "bench"):
-                return True
-            time.sleep(0.01)
-        return False
-
-    def shown(self, argv: list[str], first: str, last: str) -> tuple[float, float]:
-        """Seconds from launch until `first` shows, then until `last` shows after `G`."""
-        start = time.perf_counter()
-        self.tmux("new-session", "-d", "-s", "bench", "-x", "120", "-y", "40",
-                  shlex.join(["env", f"PYTHONPATH={REPO}", *argv]))
-        try:
-            if not self.until(first):
-                raise RuntimeError(f"{first!r} never showed:\n"
-                                   + self.tmux("capture-pane", "-p", "-t", "bench"))
-            painted = time.perf_counter() - start
-            self.tmux("send-keys", "-t", "bench", "G")
-            if not self.until(last):
-                raise RuntimeError(f"{last!r} never showed after G")
-            return painted, time.perf_counter() - start
-        finally:
-            self.tmux("kill-server")
-
-
-def bench_first_paint(root: Path, rounds: int, repeat: int) -> dict[str, float]:
-    """Medians over `repeat` launches of each, in turns (bytecode cached by a first run)."""
-    bare_script = root.parent / "bare_table_app.py"
-    bare_script.write_text(BARE_TABLE_APP)
-    ours = [sys.executable, "-m", "pto_tui.cli.main", "--project", str(root)]
-    bare = [sys.executable, str(bare_script), str(rounds)]
-    first, last = "idea 1 ", f"idea {rounds - 1}"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PTO_TUI_HOME"] = str(root.parent / "home")  # not the user's recent projects
-    os.environ.clear()
-    os.environ.update(env)  # the tmux server's children inherit it
-    results: dict[str, list[tuple[float, float]]] = {"ours": [], "bare": []}
-    for run in range(repeat + 1):
-        for name, argv in (("bare", bare), ("ours", ours)):
-            figures = Terminal().shown(argv, first, last)
-            if run:  # the first launch of each writes the bytecode caches
-                results[name].append(figures)
-    return {
-        f"{name}_{what}": statistics.median(f[i] for f in runs)
-        for name, runs in results.items() for i, what in enumerate(("paint", "last"))
-    }
-
-
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "NOT MET"
-
-
-def report_log(lines: int, pane: dict[str, float], bare: float) -> list[bool]:
-    ratio = pane["seconds"] / bare
-    print(f"log pane, {lines:,} lines streamed: {pane['seconds']:.2f} s; bare Textual Log fed "
-          f"the same lines in batches of {BARE_BATCH:,}: {bare:.2f} s")
-    print(f"  log pane / bare Log: {ratio:.2f}x   goal: <= {PANE_GOAL}x   {verdict(ratio <= PANE_GOAL)}")
-    print(f"  event-loop gaps while streaming: p95 {pane['gap_p95_ms']:.1f} ms, max "
-          f"{pane['gap_max_ms']:.1f} ms   goal: p95 <= {GAP_GOAL_MS:.0f} ms   "
-          f"{verdict(pane['gap_p95_ms'] <= GAP_GOAL_MS)}")
-    print(f"  a key reaches its action in: median {pane['key_median_ms']:.1f} ms, p95 "
-          f"{pane['key_p95_ms']:.1f} ms ({pane['keys']:.0f} keys sent, one every 50 ms)")
-    return [ratio <= PANE_GOAL, pane["gap_p95_ms"] <= GAP_GOAL_MS]
-
-
-def report_paint(rounds: int, paint: dict[str, float]) -> list[bool]:
-    ratio = paint["ours_paint"] / paint["bare_paint"]
-    print(f"first paint in tmux, {rounds:,} rounds: pto-tui {paint['ours_paint']:.2f} s, bare "
-          f"Textual app with a DataTable of {rounds:,} rows {paint['bare_paint']:.2f} s")
-    print(f"  first paint / bare app: {ratio:.2f}x   goal: <= {PAINT_GOAL}x   "
-          f"{verdict(ratio <= PAINT_GOAL)}")
-    print(f"  G shows the last round at: pto-tui {paint['ours_last']:.2f} s, bare app "
-          f"{paint['bare_last']:.2f} s ({paint['ours_last'] / paint['bare_last']:.2f}x)")
-    return [ratio <= PAINT_GOAL]
+def report_log(lines: int, got: Pairs, panes: list[dict[str, float]]) -> list[bool]:
+    gap = statistics.median(p["gap_p95_ms"] for p in panes)
+    print(f"log pane, {lines:,} lines streamed: {got.median_ours:.2f} s; bare Textual Log fed "
+          f"the same lines in batches of {BARE_BATCH:,}: {got.median_reference:.2f} s")
+    print(f"  log pane / bare Log: {got.text()}   goal: <= {PANE_GOAL}x   {verdict(got.ratio <= PANE_GOAL)}")
+    print(f"  event-loop gaps while streaming: p95 {gap:.1f} ms (median of the runs), max "
+          f"{max(p['gap_max_ms'] for p in panes):.1f} ms   goal: p95 <= {GAP_GOAL_MS:.0f} ms   "
+          f"{verdict(gap <= GAP_GOAL_MS)}")
+    keys = statistics.median(p["key_median_ms"] for p in panes)
+    print(f"  a key reaches its action in: median {keys:.1f} ms, p95 "
+          f"{statistics.median(p['key_p95_ms'] for p in panes):.1f} ms (one sent every 50 ms)")
+    return [got.ratio <= PANE_GOAL, gap <= GAP_GOAL_MS]
 
 
 def main() -> int:
@@ -289,23 +193,18 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=3, help="launches of each app (first paint)")
-    parser.add_argument("--quick", action="store_true", help="20,000 lines, 50 rounds, 1 launch")
+    parser.add_argument("--large", action="store_true", help="the round table at 5,000 and 10,000 "
+                        "rounds too (generating them through the ledger takes minutes)")
+    parser.add_argument("--pairs", type=int, default=MIN_PAIRS, help=f"at least {MIN_PAIRS}")
+    parser.add_argument("--quick", action="store_true", help="20,000 lines, 50 rounds, one pair")
     args = parser.parse_args()
+    pairs = max(args.pairs, MIN_PAIRS)
+    sizes = (args.rounds, *(paint_bench.LARGE if args.large else ()))
     if args.quick:
-        args.lines, args.rounds, args.repeat = 20_000, 50, 1
+        args.lines, sizes, pairs = 20_000, (50,), 1
 
-    pane = asyncio.run(bench_log_pane(args.lines))
-    bare = asyncio.run(bench_bare_log(args.lines))
-    met = report_log(args.lines, pane, bare)
-    if shutil.which("tmux") is None:
-        print("first paint: not measured (tmux is not installed)")
-        met.append(False)
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            os.environ.setdefault("PTO_TUI_HOME", str(Path(tmp) / "home"))  # anchors stay in tmp
-            root = make_project(Path(tmp), args.rounds)
-            met += report_paint(args.rounds, bench_first_paint(root, args.rounds, args.repeat))
+    met = report_log(args.lines, *log_pairs(args.lines, pairs))
+    met += paint_bench.measure(sizes, pairs)
     if not args.quick:  # the forms' quick run is form_bench.py --quick's own
         met += form_bench.measure(300, 300)
     return 0 if all(met) else 1

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import shlex
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +72,25 @@ def print_json_table(data: dict[str, Any], table: str, *, schema: str) -> None:
         return "{\n" + ",\n".join(parts) + "\n}\n"
 
     sys.stdout.write(_strict(encode))
+
+
+def write_json_table(rows: Iterable[str], rest: dict[str, Any], table: str, *, schema: str) -> None:
+    """As print_json_table, the rows given as their JSON text and written as they come:
+    a table of ten thousand rounds is never held whole."""
+    from pto_tui.core.schemas import stamped
+
+    dumps = json.JSONEncoder(ensure_ascii=False, default=str, allow_nan=False).encode
+    out = sys.stdout
+    written = False
+    for text in rows:
+        out.write(",\n    " if written else f'{{\n  "{table}": [\n    ')
+        out.write(text)
+        written = True
+    out.write("\n  ]" if written else f'{{\n  "{table}": []')
+    for key, value in stamped(schema, rest).items():
+        text = _strict(functools.partial(dumps, value))
+        out.write(f",\n  {dumps(key)}: {text}")
+    out.write("\n}\n")
 
 
 def make_console() -> Console:

@@ -6,20 +6,27 @@ import argparse
 from dataclasses import asdict
 
 from pto_tui.cli.commands import HELP
-from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json, print_json_table
+from pto_tui.cli.common import (
+    add_json_flag,
+    make_console,
+    open_campaign,
+    print_json,
+    print_json_table,
+    write_json_table,
+)
 from pto_tui.cli.plain import PlainConsole, Printer
 from pto_tui.core import payloads
+from pto_tui.core.campaign.rows_cache import row_text
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import read_utf8_inside
-from pto_tui.core.project.layout import round_name
+from pto_tui.core.project.layout import MAX_ROUND, round_name
 from pto_tui.core.project.modes import CYCLES
 from pto_tui.core.rounds.durations import duration_in, duration_unit
-from pto_tui.core.rounds.export import export_rows
+from pto_tui.core.rounds.export import export_row, export_rows
 from pto_tui.core.rounds.prediction import PREDICTED_COLUMN, PREDICTED_NOTE, change_pair
 from pto_tui.core.rounds.records import verdict_label, verdict_rule_of
 from pto_tui.core.rounds.render import SIMULATED_NOTE, timing_text
 from pto_tui.core.rounds.render_cycles import CYCLES_NOTE
-from pto_tui.core.rounds.reruns import reruns_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,6 +35,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_status)
 
     p = sub.add_parser("rounds", help=HELP["rounds"])
+    p.add_argument("--limit", type=_positive, metavar="N",
+                   help="the newest N rounds only (read from the snapshot of the last whole "
+                   "read: a campaign of thousands of rounds is not read again)")
+    p.add_argument("--since", type=_round_number, metavar="ROUND",
+                   help="the rounds from ROUND on only (with --limit N: the first N of them)")
     add_json_flag(p)
     p.set_defaults(handler=cmd_rounds)
 
@@ -35,6 +47,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("number", type=int, help="the round (0 is the baseline iter-000)")
     add_json_flag(p)
     p.set_defaults(handler=cmd_show)
+
+
+def _positive(text: str) -> int:
+    value = _round_number(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a count of 1 or more, got {text!r}")
+    return value
+
+
+def _round_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 0 <= value <= MAX_ROUND:
+        raise argparse.ArgumentTypeError(f"expected 0 to {MAX_ROUND}, got {text!r}")
+    return value
 
 
 def _speed(value: float | None) -> str:
@@ -133,9 +162,24 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_rounds(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
-        rounds = campaign.current_rounds()  # only read here: no copies of a thousand records
-        st = campaign.status(rounds)
-    rows = export_rows(rounds, st.torch)
+        whole = args.json and args.limit is None and args.since is None
+        streamed = campaign.table_lines() if whole else None
+        if streamed is not None:  # the whole table, written from the rows kept beside the snapshot
+            lines, st = streamed
+            rest = payloads.rounds_of([], st)
+            del rest["rounds"]
+            write_json_table((row_text(line, st.baseline_us, st.torch, st.tampered) for line in lines),
+                             rest, "rounds", schema="rounds")
+            return 0
+        if args.limit is not None or args.since is not None:
+            rounds, based, st = campaign.some_rounds(args.limit, args.since)
+            rows = [export_row(r, st.baseline_us, st.torch,
+                               None if r.changes.based_on is None else based.get(r.changes.based_on))
+                    for r in rounds]
+        else:
+            rounds = campaign.current_rounds()  # only read here: no copies of a thousand records
+            st = campaign.status(rounds)
+            rows = export_rows(rounds, st.torch)
     if args.json:
         print_json_table(payloads.rounds_of(rows, st), "rounds", schema="rounds")
         return 0
@@ -178,12 +222,9 @@ def cmd_rounds(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
-        record = campaign.round(args.number)
-        folder = campaign.layout.round_dir(args.number)
-        rounds = campaign.current_rounds()  # read only: no copies
-        reruns = reruns_of(rounds, args.number)
         # the campaign's marks: an ITERATIONS.md row edited or removed too
-        tampered = campaign.status(rounds).tampered.get(args.number, record.tampered)
+        record, tampered, reruns = campaign.shown_round(args.number)
+        folder = campaign.layout.round_dir(args.number)
     notes = folder / "notes.md"
     if args.json:
         print_json(payloads.shown(record, folder, tampered, reruns), schema="show")

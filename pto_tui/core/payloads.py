@@ -17,7 +17,6 @@ from pto_tui.core.rounds.export import ExportRow, export_rows
 from pto_tui.core.rounds.prediction import PredictedChange, review_summary
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.records import Round, verdict_rule_of
-from pto_tui.core.rounds.reruns import reruns_of
 from pto_tui.core.rules.rule import Finding
 
 if TYPE_CHECKING:  # types only: a read command loads neither project creation nor drawing
@@ -81,11 +80,9 @@ def rounds_of(rows: list[ExportRow], st: CampaignStatus) -> dict[str, Any]:
 
 
 def show(campaign: Campaign, number: int) -> dict[str, Any]:
-    record = campaign.round(number)
-    rounds = campaign.current_rounds()  # read only: no copies
     # the campaign's marks: an ITERATIONS.md row edited or removed too
-    tampered = campaign.status(rounds).tampered.get(number, record.tampered)
-    return shown(record, campaign.layout.round_dir(number), tampered, reruns_of(rounds, number))
+    record, tampered, reruns = campaign.shown_round(number)
+    return shown(record, campaign.layout.round_dir(number), tampered, reruns)
 
 
 def shown(record: Round, folder: Path, tampered: list[str], reruns: list[int]) -> dict[str, Any]:

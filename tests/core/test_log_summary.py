@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.campaign.campaign import Campaign
-from pto_tui.core.campaign.round_index import INDEX_FILE
+from pto_tui.core.campaign.round_index import INDEX_FILE, LOG_FILE, SHARDS_DIR
 from pto_tui.core.rounds import closed_log
 from pto_tui.core.rounds.records import Round
 from tests.core.test_read_model import project_with_rounds
@@ -38,7 +38,8 @@ def _read(root: Path) -> tuple[list[Round], dict[int, list[str]]]:
 
 
 def _index(root: Path) -> dict[str, object]:
-    data: dict[str, object] = json.loads((root / ".pto-tui" / INDEX_FILE).read_text())
+    """The log's summary as the index keeps it, beside its shards."""
+    data: dict[str, object] = json.loads((root / ".pto-tui" / SHARDS_DIR / LOG_FILE).read_text())
     return data
 
 
@@ -92,7 +93,7 @@ def test_a_broken_summary_is_not_used(
     expected = _read(root)
     index = _index(root)
     index["log"] = broken
-    (root / ".pto-tui" / INDEX_FILE).write_text(json.dumps(index))
+    (root / ".pto-tui" / SHARDS_DIR / LOG_FILE).write_text(json.dumps(index))
     reads = LogReads(monkeypatch)
     assert _read(root) == expected and reads.count == 1
     summary = _index(root)["log"]

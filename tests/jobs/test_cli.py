@@ -45,6 +45,18 @@ def test_exec_syncs_streams_and_returns_the_exit_code(
     assert listed[0]["exit_code"] == 5 and listed[0]["target"].startswith("ssh:")
 
 
+def test_exec_prints_every_line_in_order_a_block_at_a_time(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Many blocks of output, on both streams: every line once, in order, each stream whole."""
+    command = "seq 1 200000; echo mid >&2; seq 200001 200100; printf 'no newline'"
+    assert main(["--project", str(project), "exec", "--no-sync", "--", command]) == 0
+    out, err = capsys.readouterr()
+    expected = [str(i) for i in range(1, 200101)] + ["no newline"]
+    assert out.splitlines() == expected and out.endswith("no newline\n")
+    assert "mid\n" in err and "pto-tui: succeeded" in err
+
+
 def test_exec_timeout_and_missing_command(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--project", str(project), "exec", "--no-sync", "--timeout", "0.5", "--",
                  "sleep 30"]) == 1

@@ -86,7 +86,8 @@ def test_a_device_in_place_of_a_file_is_refused(project: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", [".pto-tui/rounds-index.json", ".pto-tui/last-write.json", ".pto-tui/measuring/iter-001.json"]
+    "name", [".pto-tui/rounds-index.json", ".pto-tui/rounds-index/log.json", ".pto-tui/rounds-snapshot.json",
+             ".pto-tui/last-write.json", ".pto-tui/measuring/iter-001.json"]
 )
 def test_deeply_nested_json_state_is_no_recursion_error(project: Path, name: str) -> None:
     path = project / name

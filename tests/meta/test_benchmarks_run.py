@@ -22,11 +22,14 @@ QUICK = {
     "costmodel_grid.py": (["--skip-reference"], "cold"),
     "verdict_bench.py": (["--quick"], "true 6% gain: kept"),
     "perf_sim_bench.py": (["--quick"], "goal: <= 2.0x"),
+    "paint_bench.py": (["--quick"], "G right after the first paint"),
 }
+# imported by the benchmarks, not run: the interleaved pairs they share
+HELPERS = ("paired.py",)
 
 
 def test_every_benchmark_has_a_quick_run() -> None:
-    assert sorted(QUICK) == sorted(p.name for p in BENCHMARKS.glob("*.py"))
+    assert sorted([*QUICK, *HELPERS]) == sorted(p.name for p in BENCHMARKS.glob("*.py"))
 
 
 @pytest.mark.parametrize("script", sorted(QUICK))

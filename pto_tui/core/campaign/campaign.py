@@ -14,10 +14,11 @@ and amendments (`amendments`).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
+from pto_tui.core.campaign import rows_cache
 from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.requests import (
     AmendRequest,
@@ -26,17 +27,19 @@ from pto_tui.core.campaign.requests import (
     RerunRequest,
     StartRequest,
 )
+from pto_tui.core.campaign.snapshot_model import StatusParts
 from pto_tui.core.campaign.status import (
     CampaignStatus,
     frontier_of,
     last_round_notice,
+    rows_check,
     summarize,
     with_missing,
 )
 from pto_tui.core.project.layout import round_name
-from pto_tui.core.rounds.iterations_table import rows_differing, rows_missing
 from pto_tui.core.rounds.markdown_torch import section_holds
 from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round, TorchBaseline
+from pto_tui.core.rounds.reruns import reruns_of
 from pto_tui.core.rules.rule import Finding
 from pto_tui.core.rules.sequence import start_findings
 
@@ -91,6 +94,15 @@ _one_read = _operation(write=False)
 _one_write = _operation(write=True)
 
 
+def choose(numbers: list[int], limit: int | None, since: int | None) -> list[int]:
+    """Of the round numbers (ascending): the newest `limit`, or those from `since` on (with
+    `limit`, the first `limit` of them: a page of the table from `since`)."""
+    if since is not None:
+        chosen = [n for n in numbers if n >= since]
+        return chosen[:limit] if limit is not None else chosen
+    return numbers[-limit:] if limit is not None else list(numbers)
+
+
 class Campaign(CampaignContext):
     """One project opened for reading, or for writing under the project lock."""
 
@@ -138,14 +150,78 @@ class Campaign(CampaignContext):
     @_one_read
     def status(self, rounds: list[Round] | None = None) -> CampaignStatus:
         """The campaign at a glance; pass the rounds just read by rounds() to avoid a re-read."""
-        if rounds is None:
+        return self._status(rounds, self.reads.snapshot_status() if rounds is None else None)
+
+    @_one_read
+    def shown_round(self, number: int) -> tuple[Round, list[str], list[int]]:
+        """Round `number` (`show N`): its record, its marks (its ITERATIONS.md row's
+        included) and the rounds that rerun it."""
+        taken = self.reads.snapshot_round(number)
+        if taken is not None:
+            return taken
+        record = self.round(number)
+        rounds = self.current_rounds()
+        tampered = self.status(rounds).tampered.get(number, record.tampered)
+        return record, tampered, reruns_of(rounds, number)
+
+    @_one_read
+    def some_rounds(
+        self, limit: int | None, since: int | None
+    ) -> tuple[list[Round], dict[int, Round], CampaignStatus]:
+        """The rounds `choose` picks, each checked, the rounds they were based on (their
+        predicted change's reference) and the campaign's status as the last whole read
+        found it; every round read only when the snapshot cannot say."""
+        taken = self.reads.snapshot_status(scanned=False)
+        if taken is not None:
+            numbers = self.reads.numbers()
+            chosen = self.reads.snapshot_records(choose(numbers, limit, since))
+            if chosen is not None:
+                present = set(numbers)
+                wanted = sorted({r.changes.based_on for r in chosen
+                                 if r.changes.based_on in present} - {r.number for r in chosen})
+                refs = self.reads.snapshot_records(wanted)
+                if refs is not None:
+                    based = {r.number: r for r in chosen + refs}
+                    return chosen, based, self._status(None, taken)
+            self.reads.forget_taken()
+        rounds = self.current_rounds()
+        picked = set(choose([r.number for r in rounds], limit, since))
+        by_number = {r.number: r for r in rounds}
+        return [r for r in rounds if r.number in picked], by_number, self._status(rounds, None)
+
+    @_one_read
+    def table_lines(self) -> tuple[Iterator[str], CampaignStatus] | None:
+        """The round table's lines (rows_cache: each round's row around the campaign's
+        speedups and marks) and the status to fill them with, when every round folder's
+        files are as the snapshot says; None otherwise (read every round then). Take the
+        lines before the campaign is closed: they are read from the file as they go."""
+        taken = self.reads.snapshot_status()
+        if taken is None:
+            return None
+        status = self._status(None, taken)
+        token = self.reads.snapshot_token()
+        state_dir = self.layout.state_dir
+        if token is not None and not rows_cache.in_step(state_dir, token):
+            self.reads.forget_taken()
+            rows_cache.build(state_dir, self.current_rounds(), token)  # every round, once
+            if self.reads.snapshot_token() != token:
+                return None  # the read made another snapshot: the rows are not its
+        if token is None or rows_cache.predicting(state_dir):
+            return None  # a predicted change needs the round each was based on: read them all
+        return rows_cache.lines(state_dir), status
+
+    def _status(self, rounds: list[Round] | None, taken: StatusParts | None) -> CampaignStatus:
+        counts = rows = None
+        if taken is not None:  # the working set stands for every round, the counts kept
+            rounds, self.problems, counts, rows = taken
+        elif rounds is None:
             rounds = self.current_rounds()
         last = int(self.project.get_state("last_round", 0))
         on_disk = self.reads.numbers()
         self.problems.missing = with_missing(self.problems.missing, on_disk, last)
-        status = summarize(self.config, rounds, self.torch_baseline(), self.problems)
+        status = summarize(self.config, rounds, self.torch_baseline(), self.problems, counts)
         status.problems.notices += [n for n in [last_round_notice(on_disk, last)] if n]
-        status.problems.notices += self._iterations_edited(rounds, status.tampered)
+        status.problems.notices += self._iterations_edited(rounds, status.tampered, rows)
         torch = self.torch_changed()
         if torch is not None:
             status.problems.notices.append(torch[1])
@@ -153,23 +229,25 @@ class Campaign(CampaignContext):
         status.history = history.to_json() if history is not None else None
         return status
 
-    def _iterations_edited(self, rounds: list[Round], tampered: dict[int, list[str]]) -> list[str]:
+    def _iterations_edited(
+        self, rounds: list[Round], tampered: dict[int, list[str]], rows: dict[str, list[int]] | None = None
+    ) -> list[str]:
         """ITERATIONS.md rows edited or removed by hand: the records overrule them, said
-        out loud; a closed round's changed row marks it tampered."""
+        out loud; a closed round's changed row marks it tampered. `rows`: what rows_check
+        found, when a snapshot kept it."""
         try:
             text = self.layout.iterations.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
             text = ""
+        if rows is None:
+            logged, _problems = self.ledger.closed_log.latest()
+            rows = rows_check(text, rounds, {n for n, e in logged.items() if e.hashes.get("row")})
         notices = []
-        # an unverified round's record is what may have been forged, not its row
-        for n in rows_differing(text, [r for r in rounds if not r.unverified]):
+        for n in rows["differing"]:
             notices.append(f"ITERATIONS.md row of {round_name(n)} differs from its record "
                            "(edited by hand); the record stands")
             tampered.setdefault(n, []).append("its ITERATIONS.md row was edited by hand")
-        logged, _problems = self.ledger.closed_log.latest()
-        ours = [r for r in rounds if r.number in logged and logged[r.number].hashes.get("row")
-                and not r.imported and not r.unlogged]
-        for n in (r.number for r in rows_missing(text, ours)):
+        for n in rows["missing"]:
             notices.append(f"ITERATIONS.md row of {round_name(n)} is gone (removed by hand); "
                            "the record stands")
             tampered.setdefault(n, []).append("its ITERATIONS.md row was removed by hand")

@@ -6,7 +6,6 @@ findings of the rule's own check in `core/rules`."""
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from pto_tui.core.operators.workload_reads import (
 from pto_tui.core.project.config import ProjectConfig, source_folder, workload_fingerprint
 from pto_tui.core.project.kinds.registry import project_kind
 from pto_tui.core.project.layout import round_name
-from pto_tui.core.rounds.records import CLOSED, Round
+from pto_tui.core.rounds.records import CLOSED, Round, newest_reference
 from pto_tui.core.rounds.render import render_patch
 from pto_tui.core.rules.open_round import changes_recorded_findings, open_record_findings
 from pto_tui.core.rules.protected import (
@@ -73,6 +72,8 @@ def snapshot_workload_reads(campaign: CampaignContext, snapshot: str) -> list[Wo
     the snapshot is gone (imported rounds, a store cleaned by hand)."""
     if not snapshot:
         return []
+    import tempfile  # here only: status imports this module and never needs it
+
     folder, related = _read_places(campaign.config)
     with tempfile.TemporaryDirectory() as tmp:
         try:
@@ -107,14 +108,6 @@ def reference_record(campaign: CampaignContext) -> Round | None:
     """The newest closed round that set the protected-file reference (baseline or bug fix)."""
     # asked at every write: kept by the read model until the rounds change
     return campaign.reads.derived(newest_reference)
-
-
-def newest_reference(rounds: list[Round]) -> Round | None:
-    """The newest closed round of `rounds` (in order) with protected hashes, or the baseline."""
-    return next(
-        (r for r in reversed(rounds) if r.status == CLOSED and (r.protected_hashes or r.number == 0)),
-        None,
-    )
 
 
 def check_integrity(campaign: CampaignContext, record: Round) -> None:

@@ -95,6 +95,7 @@ class CampaignContext:
                 try:
                     yield
                 finally:
+                    self.reads.after_write()  # the snapshot, while no other write can begin
                     if self.after_write is not None:
                         self.after_write()
 

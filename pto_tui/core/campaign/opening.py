@@ -111,6 +111,7 @@ class RoundOpening:
         campaign = self.campaign
         campaign.require_write()
         campaign.check_owner(None, workspace=True, doing="starting a round")
+        campaign.reads.need(request.based_on)  # among the rounds the rules look at
         rounds = campaign.current_rounds()
         refuse(start_findings(request.pre, rounds))
         if request.phase is not None:

@@ -20,6 +20,13 @@ One command reads the ledger from disk once: inside `operation()` (every public 
 `Campaign`) the first read compares the stamps, later reads of the same call use what it
 found plus the call's own writes, so one round's bookkeeping costs the same at 10 rounds
 and at 1,000. Reads outside an operation always compare the stamps.
+
+A command that starts on a campaign of thousands of rounds takes what the last whole read
+found (`core/campaign/snapshot.py`) instead of reading every round again: a write when
+runs/, runs/closed.log, ITERATIONS.md and the anchor are as the snapshot says (its
+working set then stands for the campaign: a round outside it asked for is a whole read),
+`status` when the stamps of every round folder's files are too. Whole reads make it, and
+writes made on it keep it up to date.
 """
 
 from __future__ import annotations
@@ -28,44 +35,23 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from pto_tui.core.campaign import snapshot_reads
+from pto_tui.core.campaign.ledger_reads import Entry, Read
 from pto_tui.core.campaign.round_index import RoundIndex
+from pto_tui.core.campaign.snapshot import Snapshot, count_delta
+from pto_tui.core.campaign.snapshot_model import SnapshotSide
 from pto_tui.core.campaign.tamper import Found, check_history, checked, side_changes
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.closed_log import LogEntry
+from pto_tui.core.rounds.counts import verdict_counts
 from pto_tui.core.rounds.hashes import SIDE_FILES, sha256_text
 from pto_tui.core.rounds.history import History
 from pto_tui.core.rounds.ledger import Ledger, LedgerProblems
 from pto_tui.core.rounds.numbering import Stamp, numbering_gaps
 from pto_tui.core.rounds.records import CLOSED, Round, copy_record
-
-
-@dataclass(frozen=True)
-class _Entry:
-    """One round folder as last read: its record, or why it could not be read."""
-
-    stamp: Stamp | None  # None: the folder has no round.toml
-    record: Round | None
-    error: InputError | None
-    sha: str = ""  # of the round.toml read ("" when there is none)
-
-
-@dataclass
-class _Read:
-    """What one read of the ledger found: the checked rounds by number, the problems."""
-
-    rounds: dict[int, Round]
-    problems: LedgerProblems
-    log_lost: bool
-    log_version: int = -1  # of runs/closed.log as this read saw it
-    unsealed: set[int] = field(default_factory=set)  # rounds a write still looks at
-    # what `derived()` computed from the closed rounds, by the function computing it
-    derived: dict[Callable[[list[Round]], Any], Any] = field(default_factory=dict)
-    ordered: list[Round] | None = None  # the rounds in order, once asked for
-
 
 T = TypeVar("T")
 
@@ -91,20 +77,22 @@ def _matches(found: Found | None, logged: LogEntry) -> bool:
     return found.sha == logged.sha256
 
 
-class LedgerReadModel:
+class LedgerReadModel(SnapshotSide):
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
-        self._entries: dict[int, _Entry] = {}
+        self._entries: dict[int, Entry] = {}
         self._index = RoundIndex(ledger.layout.state_dir)
         self._lock = threading.RLock()  # the terminal application reads from worker threads
         self._local = threading.local()  # per thread: the operation under way and its read
         # the last check of each round against the log, by what it was made from
         self._checks: dict[int, tuple[tuple[object, ...], Round | None]] = {}
         self._runs_stamp: tuple[int, int] | None = None  # runs/ at the last full scan
-        self._last: _Read | None = None  # the newest read, for a write's next read
+        self._last: Read | None = None  # the newest read, for a write's next read
         self.history: History | None = None  # the chain against its anchor, at the last full read
         # the last check of each closed round's notes.md, patch.diff, files.txt: by their stamps
         self._sides: dict[int, tuple[list[Any], list[str]]] = {}
+        self._snapshot: Snapshot | None = None  # as this process last made, took or kept it
+        self._snapshot_read_once = False
 
     # -------------------------------------------------------------- reading
 
@@ -128,7 +116,7 @@ class LedgerReadModel:
     def current(self) -> tuple[list[Round], LedgerProblems]:
         """Every readable round (the model's own records: do not change them) and the
         problems (the gaps in the numbering, the unreadable and stray folders)."""
-        read: _Read | None = getattr(self._local, "read", None)
+        read: Read | None = getattr(self._local, "read", None)
         if read is None:
             in_operation = getattr(self._local, "depth", 0) > 0
             read = self._read_disk(light=in_operation and getattr(self._local, "write", False))
@@ -144,7 +132,7 @@ class LedgerReadModel:
         asks the same of a thousand rounds at every step, and only a close, an amendment
         or a closed round's file changed by hand changes the answer."""
         rounds, _problems = self.current()
-        read: _Read | None = getattr(self._local, "read", None)
+        read: Read | None = getattr(self._local, "read", None)
         if read is None:  # outside an operation: nothing to keep it with
             return compute(rounds)
         if compute not in read.derived:
@@ -168,27 +156,39 @@ class LedgerReadModel:
         """runs/closed.log's newest entries: from the index's summary while the log has
         the stamp it kept (their records read only when asked for), else from the log."""
         log = self._ledger.closed_log
-        log.seed(self._index.log_summary())
+        if not log.known:  # a snapshot's subset, or a read, is never replaced by the summary
+            log.seed(self._index.log_summary())
         return log.latest()
 
-    def _read_disk(self, *, light: bool = False) -> _Read:
+    def _read_disk(self, *, light: bool = False) -> Read:
         with self._lock:
             unchanged = self._unchanged_read() if light else None
             if unchanged is not None:
                 return unchanged
-            stamps = self._sealed_stamps() if light else None
+            if light and self._last is None:
+                taken = self._from_snapshot(scanned=False)
+                if taken is not None:
+                    return taken
+            partial = self._last is not None and self._last.partial
+            stamps = self._sealed_stamps() if light and not partial else None
+            base = None
             if stamps is None:
+                base = snapshot_reads.base_of(self._ledger)  # before anything is read
+                if self._ledger.closed_log.subset:  # a snapshot's: every round's entry now
+                    self._ledger.closed_log.reread()
                 # taken before the scan: a folder added meanwhile shows at the next read
                 self._runs_stamp = self._ledger.runs_stamp()
                 stamps = self._ledger.stamps()
-                self._index.keep_only(set(stamps))
-                self._index.save()
+            else:
+                self._snapshot = None  # sealed rounds not looked at: this read makes none
             numbers = list(stamps)
             for gone in set(self._entries) - set(numbers):
                 del self._entries[gone]
             for gone in set(self._checks) - set(numbers):
                 del self._checks[gone]
             entries = {number: self._fresh(number, stamps[number]) for number in numbers}
+            if not light:
+                self._index.keep_only(set(numbers))
             problems = LedgerProblems(missing=numbering_gaps(numbers))
             problems.unreadable = [e.error.render() for e in entries.values() if e.error is not None]
             problems.unreadable += self._ledger.stray_problems()  # never counted as rounds
@@ -199,10 +199,13 @@ class LedgerReadModel:
                 if record is not None:
                     rounds[number] = self._side_checked(number, record, logged.get(number))
             unsealed = {n for n, e in entries.items() if n not in logged or e.stamp is None}
-            self._last = _Read(rounds, problems, log_lost, self._ledger.closed_log.version, unsealed)
+            self._last = Read(rounds, problems, log_lost, self._ledger.closed_log.version, unsealed,
+                               counts=verdict_counts(rounds.values()))
+            if base is not None:
+                self._make_snapshot(self._last, base)
             return self._last
 
-    def _unchanged_read(self) -> _Read | None:
+    def _unchanged_read(self) -> Read | None:
         """A write's read when runs/ and runs/closed.log are as the newest read saw them:
         that read, with only its unsealed rounds looked at again; None otherwise."""
         last = self._last
@@ -223,8 +226,16 @@ class LedgerReadModel:
         # no closed round changed (the unsealed ones the same, or open before and now):
         # what was derived from the closed rounds holds
         same = all(_same_closed(last.rounds.get(n), rounds.get(n)) for n in last.unsealed)
-        self._last = _Read(rounds, problems, last.log_lost, last.log_version, set(last.unsealed),
-                           dict(last.derived) if same else {})
+        counts = dict(last.counts) if last.counts is not None else None
+        for number in last.unsealed:
+            if counts is not None and last.rounds.get(number) is not rounds.get(number):
+                count_delta(counts, last.rounds.get(number), rounds.get(number))
+        self._last = Read(rounds, problems, last.log_lost, last.log_version, set(last.unsealed),
+                           dict(last.derived) if same else {}, counts=counts, partial=last.partial,
+                           numbers=list(last.numbers), written=set(last.written))
+        kept = self._snapshot
+        if kept is not None and snapshot_reads.key_of(self._ledger) != kept.key:
+            self._snapshot = None  # another process wrote since: a whole read makes the next
         return self._last
 
     def _sealed_stamps(self) -> dict[int, Stamp | None] | None:
@@ -242,7 +253,7 @@ class LedgerReadModel:
         }
 
     def _log_state(
-        self, entries: dict[int, _Entry], problems: LedgerProblems
+        self, entries: dict[int, Entry], problems: LedgerProblems
     ) -> tuple[dict[int, LogEntry], bool]:
         """runs/closed.log's newest entries (the log begun here for a project from before
         the log, chained for one from before the chain), and whether the log is gone; the
@@ -288,7 +299,7 @@ class LedgerReadModel:
         return marked
 
     def _check(
-        self, number: int, entry: _Entry | None, logged: dict[int, LogEntry], log_lost: bool
+        self, number: int, entry: Entry | None, logged: dict[int, LogEntry], log_lost: bool
     ) -> Round | None:
         """checked() of one round, again only when its entry or its log line changed."""
         upto = self.history.rewritten_upto if self.history is not None else -1
@@ -313,6 +324,9 @@ class LedgerReadModel:
     def numbers(self) -> list[int]:
         """The round folders on disk, as last read."""
         with self._lock:
+            read: Read | None = getattr(self._local, "read", None) or self._last
+            if read is not None and read.partial:
+                return list(read.numbers)
             return sorted(self._entries)
 
     def record(self, number: int) -> Round | None:
@@ -364,11 +378,11 @@ class LedgerReadModel:
         with self._lock:
             if runs_known:  # a new round folder is this write's own: no full scan for it
                 self._runs_stamp = self._ledger.runs_stamp()
-            entry = _Entry(stamp, as_read, None, sha256_text(text))
+            entry = Entry(stamp, as_read, None, sha256_text(text))
             self._entries[record.number] = entry
             if stamp is not None:
                 self._index.put(record.number, stamp, entry.sha, as_read, data)
-            read: _Read | None = getattr(self._local, "read", None)
+            read: Read | None = getattr(self._local, "read", None)
             if read is not None:  # the operation's read, with this write in it
                 if not _same_closed(read.rounds.get(record.number), as_read):
                     read.derived.clear()  # derived from the closed rounds before this write
@@ -376,6 +390,11 @@ class LedgerReadModel:
                 in_sync = read.log_version == before and own <= 1
                 logged, _problems = self._logged()
                 checked_now = self._check(record.number, entry, logged, read.log_lost)
+                if read.counts is not None:
+                    count_delta(read.counts, read.rounds.get(record.number), checked_now)
+                read.written.add(record.number)
+                if read.partial and record.number not in read.numbers:
+                    read.numbers = sorted({*read.numbers, record.number})
                 if checked_now is not None:
                     read.rounds[record.number] = checked_now
                 read.problems.missing = [n for n in read.problems.missing if n != record.number]
@@ -390,8 +409,11 @@ class LedgerReadModel:
 
     def _tampered(self, number: int) -> Round | None:
         """Round `number` as it was closed when it is tampered (a copy), else None."""
-        read: _Read | None = getattr(self._local, "read", None)
+        self._need(number)
+        read: Read | None = getattr(self._local, "read", None)
         if read is None and (self._ledger.closed_log.exists() or self._ledger.log_marker.exists()):
+            if self._ledger.closed_log.subset:  # a snapshot's entries: this round's may not be
+                self._ledger.closed_log.reread()
             # one round asked for (`show 5`): only it is checked against the log
             logged, _log_problems = self._logged()
             log_lost = not self._ledger.closed_log.exists()
@@ -406,7 +428,7 @@ class LedgerReadModel:
             marked = found if found is not None and found.tampered else None
         return copy_record(marked) if marked is not None else None
 
-    def _entry(self, number: int) -> _Entry | None:
+    def _entry(self, number: int) -> Entry | None:
         """One round brought up to date (None: no such round folder)."""
         with self._lock:
             if not self._ledger.layout.round_dir(number).is_dir():
@@ -414,7 +436,7 @@ class LedgerReadModel:
                 return None
             return self._fresh(number, self._ledger.stamp(number))
 
-    def _fresh(self, number: int, stamp: Stamp | None) -> _Entry:
+    def _fresh(self, number: int, stamp: Stamp | None) -> Entry:
         """The entry of an existing round folder, re-parsed only when its stamp changed.
         The stamp is taken before the read: a file changed meanwhile is read again."""
         known = self._entries.get(number)
@@ -422,14 +444,14 @@ class LedgerReadModel:
             return known
         indexed = self._index.get(number, stamp)
         if indexed is not None:
-            self._entries[number] = _Entry(stamp, indexed[0], None, indexed[1])
+            self._entries[number] = Entry(stamp, indexed[0], None, indexed[1])
             return self._entries[number]
         try:
-            entry = _Entry(stamp, self._ledger.load(number), None)
+            entry = Entry(stamp, self._ledger.load(number), None)
         except InputError as error:
-            entry = _Entry(stamp, None, error)
+            entry = Entry(stamp, None, error)
         if stamp is not None:
-            entry = _Entry(entry.stamp, entry.record, entry.error, self._ledger.file_sha(number))
+            entry = Entry(entry.stamp, entry.record, entry.error, self._ledger.file_sha(number))
             # a round written by hand is read from its Markdown and the table row: not indexed
             if entry.record is not None and self._ledger.has_record(number):
                 self._index.put(number, stamp, entry.sha, entry.record)
@@ -437,7 +459,7 @@ class LedgerReadModel:
         return entry
 
     @staticmethod
-    def _unwrap(entry: _Entry) -> Round:
+    def _unwrap(entry: Entry) -> Round:
         if entry.error is not None:
             raise entry.error.with_traceback(None)
         assert entry.record is not None

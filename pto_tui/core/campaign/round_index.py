@@ -1,21 +1,28 @@
-"""A summary of every parsed round.toml kept beside the records (`.pto-tui/rounds-index.json`),
-so a command reads the ledger without parsing a thousand TOML files again.
+"""A summary of every parsed round.toml kept beside the records, so a command reads the
+ledger without parsing a thousand TOML files again.
 
 Never the source of truth: an entry is used only while its round.toml has the same stamp
 (modification time in ns, size, inode) as when it was parsed; anything else is parsed
 from the file and the index is rewritten. A missing, stale or unreadable index is
 rebuilt from the records.
 
-It also keeps what the last read of runs/closed.log found, without the records (each
-round's newest line: its hash, event, verdict, median), with the log's stamp: a command
-takes it instead of decoding the whole log while the log keeps that stamp
-(`ClosedLog.seed`).
+The records are kept in shards of SHARD rounds (`.pto-tui/rounds-index/NNNN.json`): a
+command that writes one round rewrites one shard, and one that shows one round reads
+one, at any size of campaign. The head (`.pto-tui/rounds-index.json`) names the
+generation the shards belong to: a head that is missing or broken disowns every shard.
+
+Beside the shards (`log.json`) it also keeps what the last read of runs/closed.log found,
+without the records (each round's newest line: its hash, event, verdict, median), with
+the log's stamp: a command takes it instead of decoding the whole log while the log keeps
+that stamp (`ClosedLog.seed`).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +34,10 @@ from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
 
 INDEX_FILE = "rounds-index.json"
-VERSION = 1
+SHARDS_DIR = "rounds-index"
+VERSION = 2
+SHARD = 256  # rounds a shard holds: one write rewrites at most this many entries
+LOG_FILE = "log.json"  # beside the shards: runs/closed.log's summary
 
 
 @dataclass(frozen=True)
@@ -43,89 +53,173 @@ class Indexed:
             return None  # an index from another pto-tui (or hand-made): parse the file instead
 
 
+class _Shard:
+    """The entries of SHARD consecutive rounds, read at first use."""
+
+    def __init__(self, path: Path, generation: str) -> None:
+        self.path = path
+        self.generation = generation
+        self.changed = False
+        self._entries: dict[int, Indexed] | None = None
+        self._sides: dict[str, Any] = {}  # per round: its side files' stamps when they hashed as logged
+
+    @property
+    def entries(self) -> dict[int, Indexed]:
+        if self._entries is None:
+            self._load()
+        assert self._entries is not None
+        return self._entries
+
+    @property
+    def sides(self) -> dict[str, Any]:
+        if self._entries is None:
+            self._load()
+        return self._sides
+
+    def _load(self) -> None:
+        """Both parts from one read of the file (missing, unreadable or another
+        generation's: empty, rebuilt from the records)."""
+        self._entries = {}
+        try:
+            data = strict_json(read_text(self.path))
+            if data.get("version") == VERSION and data.get("generation") == self.generation:
+                self._entries = {int(n): Indexed(tuple(e["stamp"]), str(e["sha"]), dict(e["data"]))
+                                 for n, e in data["rounds"].items()}
+                sides = data.get("sides")
+                self._sides = sides if isinstance(sides, dict) else {}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            self._entries = {}
+
+    def save(self) -> None:
+        rounds = {str(n): {"stamp": list(e.stamp), "sha": e.sha, "data": e.data}
+                  for n, e in sorted(self.entries.items())}
+        document = {"version": VERSION, "generation": self.generation, "rounds": rounds,
+                    "sides": self.sides}
+        atomic_write_text(self.path, json.dumps(document))
+        self.changed = False
+
+
 class RoundIndex:
     def __init__(self, state_dir: Path) -> None:
         self.path = state_dir / INDEX_FILE
+        self.shards_dir = state_dir / SHARDS_DIR
         self._changed = False
         self._log: Any = None  # the closed log's summary (ClosedLog.summary)
-        # per round: its side files' stamps when they last hashed as logged (a shortcut
-        # for status; `pto-tui verify` hashes them every time)
-        self._sides: dict[str, Any] = {}
+        self._log_changed = False
+        self._shards: dict[int, _Shard] = {}
+
+    @property
+    def log_path(self) -> Path:
+        return self.shards_dir / LOG_FILE
 
     @functools.cached_property
-    def _entries(self) -> dict[int, Indexed]:
-        """Read at first use: a command that looks at one round parses no index."""
-        return self._read()
+    def _generation(self) -> str:
+        """The shards' generation the head names (a new one when the head is unusable):
+        read at first use, so a command that looks at nothing parses no index."""
+        try:
+            data = strict_json(read_text(self.path))
+            if data.get("version") == VERSION and isinstance(data.get("generation"), str):
+                return str(data["generation"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            pass
+        self._changed = True  # missing or unreadable: a new generation, every shard rebuilt
+        return secrets.token_hex(8)
 
-    def _read(self) -> dict[int, Indexed]:
+    @functools.cached_property
+    def _log_read(self) -> Any:
+        """The log's summary as kept, read at first use (its generation's only)."""
         try:
             # pto-tui's own cache, the largest state file: decoded without the nesting walk
-            # (a hostile nesting fails the decoder or a record's typed read: rebuilt either way)
-            data = strict_json(read_text(self.path))
-            if data.get("version") != VERSION:
-                return {}
-            entries = {
-                int(n): Indexed(tuple(e["stamp"]), str(e["sha"]), dict(e["data"]))
-                for n, e in data["rounds"].items()
-            }
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return {}  # missing or unreadable: rebuilt from the records
-        self._log = data.get("log")  # checked by ClosedLog.seed, which ignores a bad one
-        sides = data.get("sides")
-        self._sides = sides if isinstance(sides, dict) else {}
-        return entries
+            # (a hostile nesting fails the decoder: read from the log instead)
+            data = strict_json(read_text(self.log_path))
+            return data.get("log") if data.get("generation") == self._generation else None
+        except (OSError, ValueError, AttributeError):
+            return None
+
+    def _shard(self, number: int) -> _Shard:
+        key = number // SHARD
+        shard = self._shards.get(key)
+        if shard is None:
+            shard = _Shard(self.shards_dir / f"{key:04d}.json", self._generation)
+            self._shards[key] = shard
+        return shard
 
     def sides_ok(self, number: int) -> Any:
         """What set_sides_ok kept for round `number` (None when nothing)."""
-        _ = self._entries  # the file read
-        return self._sides.get(str(number))
+        return self._shard(number).sides.get(str(number))
 
     def set_sides_ok(self, number: int, key: Any) -> None:
         if self.sides_ok(number) != key:
-            self._sides[str(number)] = key
-            self._changed = True
+            shard = self._shard(number)
+            shard.sides[str(number)] = key
+            shard.changed = True
 
     def log_summary(self) -> Any:
         """The closed log's summary as the index keeps it (None when it keeps none)."""
-        _ = self._entries  # the file read
-        return self._log
+        return self._log if self._log_changed else self._log_read
 
     def set_log(self, summary: dict[str, Any] | None) -> None:
         if summary is not None and summary != self.log_summary():
             self._log = summary
-            self._changed = True
+            self._log_changed = True
 
     def get(self, number: int, stamp: Stamp | None) -> tuple[Round, str] | None:
         """The record and sha of round `number` if its file still has `stamp`."""
-        entry = self._entries.get(number)
+        entry = self.entry(number, stamp)
+        record = entry.record() if entry is not None else None
+        return (record, entry.sha) if entry is not None and record is not None else None
+
+    def entry(self, number: int, stamp: Stamp | None) -> Indexed | None:
+        """Round `number`'s entry, unparsed, if its file still has `stamp`."""
+        entry = self._shard(number).entries.get(number)
         if entry is None or stamp is None or tuple(entry.stamp) != tuple(stamp):
             return None
-        record = entry.record()
-        return (record, entry.sha) if record is not None else None
+        return entry
+
+    def entries(self, numbers: list[int]) -> Iterator[tuple[int, Indexed | None]]:
+        """The entries of `numbers` (ascending), unparsed and unchecked, a shard at a
+        time: a shard read is let go once its rounds are passed."""
+        for index, number in enumerate(numbers):
+            shard = self._shard(number)
+            yield number, shard.entries.get(number)
+            following = numbers[index + 1] if index + 1 < len(numbers) else None
+            if not shard.changed and (following is None or following // SHARD != number // SHARD):
+                del self._shards[number // SHARD]
 
     def put(
         self, number: int, stamp: Stamp, sha: str, record: Round, data: dict[str, Any] | None = None
     ) -> None:
         """Index the record (`data`: its round_to_dict, when the caller has it already)."""
-        self._entries[number] = Indexed(stamp, sha, data if data is not None else round_to_dict(record))
-        self._changed = True
+        shard = self._shard(number)
+        shard.entries[number] = Indexed(stamp, sha, data if data is not None else round_to_dict(record))
+        shard.changed = True
 
     def keep_only(self, numbers: set[int]) -> None:
-        for gone in set(self._entries) - numbers:
-            del self._entries[gone]
-            self._sides.pop(str(gone), None)
-            self._changed = True
+        """Forget the rounds not in `numbers` (in the shards read: a round folder removed
+        leaves at most a stale entry, never used, since no file has its stamp)."""
+        for shard in self._shards.values():
+            for gone in set(shard.entries) - numbers:
+                del shard.entries[gone]
+                shard.sides.pop(str(gone), None)
+                shard.changed = True
 
     def save(self) -> None:
-        """Write the index if anything changed; a failure to write only costs speed."""
-        if not self._changed or not self.path.parent.is_dir():
+        """Write what changed; a failure to write only costs speed."""
+        if not self.path.parent.is_dir():
             return
-        rounds = {
-            str(n): {"stamp": list(e.stamp), "sha": e.sha, "data": e.data} for n, e in self._entries.items()
-        }
         try:
-            document = {"version": VERSION, "rounds": rounds, "log": self._log, "sides": self._sides}
-            atomic_write_text(self.path, json.dumps(document))
-            self._changed = False
+            changed = [s for s in self._shards.values() if s.changed]
+            if changed or self._log_changed:
+                self.shards_dir.mkdir(exist_ok=True)
+            for shard in changed:
+                shard.save()
+            if self._log_changed:
+                document = {"generation": self._generation, "log": self._log}
+                atomic_write_text(self.log_path, json.dumps(document))
+                self._log_changed = False
+            if self._changed:
+                document = {"version": VERSION, "generation": self._generation}
+                atomic_write_text(self.path, json.dumps(document))
+                self._changed = False
         except (OSError, DiskFullError):  # a full disk too: a read command still answers
             pass

@@ -12,6 +12,7 @@ from pto_tui.core.project.layout import MAX_ROUND_GAP, round_name
 from pto_tui.core.project.modes import CYCLES, DEFAULT_MODE, mode_spec, sample_unit_of
 from pto_tui.core.rounds.counts import UNVERIFIED, counted_as, verdict_counts
 from pto_tui.core.rounds.durations import format_duration, unit_label
+from pto_tui.core.rounds.iterations_table import rows_differing, rows_missing
 from pto_tui.core.rounds.ledger import LedgerProblems
 from pto_tui.core.rounds.records import CLOSED, Round, TorchBaseline
 from pto_tui.core.rules.sequence import rounds_without_gain, three_round_rule_applies
@@ -97,7 +98,7 @@ class CampaignStatus:
         }
 
 
-def _contenders(rounds: list[Round]) -> list[tuple[float, Round]]:
+def contenders(rounds: list[Round]) -> list[tuple[float, Round]]:
     """The closed kept rounds and the baseline, with their medians."""
     # the verdict first: a median is computed only for the kept rounds and the baseline;
     # plain attributes before the calls (this runs at every write, over every round)
@@ -116,7 +117,7 @@ def _contenders(rounds: list[Round]) -> list[tuple[float, Round]]:
 def frontier_of(rounds: list[Round]) -> Round | None:
     """The best so far: the fastest kept round, else the baseline; only rounds pto-tui
     measured (or a person adopted with a recorded confirmation) lead."""
-    leading = [(m, r) for m, r in _contenders(rounds) if r.leads]
+    leading = [(m, r) for m, r in contenders(rounds) if r.leads]
     return min(leading, key=lambda pair: pair[0], default=(0.0, None))[1]
 
 
@@ -125,7 +126,7 @@ def passed_over(rounds: list[Round], frontier: Round | None) -> list[str]:
     measured here and so does not lead."""
     best = frontier.measurement.median_us if frontier is not None else None
     out = []
-    for median, r in _contenders(rounds):
+    for median, r in contenders(rounds):
         if r.leads or (best is not None and median >= best):
             continue
         how = "closed by hand (not in runs/closed.log)" if r.unlogged else (
@@ -159,9 +160,24 @@ def last_round_notice(on_disk: list[int], last_round: int) -> str:
             f"({round_name(highest)}): not counted as missing rounds; the next round is numbered after it")
 
 
+def rows_check(text: str, rounds: list[Round], logged_rows: set[int]) -> dict[str, list[int]]:
+    """ITERATIONS.md (`text`) against the records: the closed rounds whose row differs from
+    the one their record renders (edited by hand; an unverified round's record is what may
+    have been forged, not its row), and those pto-tui wrote a row for (`logged_rows`: its
+    log line covers one) whose row is gone."""
+    ours = [r for r in rounds if r.number in logged_rows and not r.imported and not r.unlogged]
+    return {
+        "differing": rows_differing(text, [r for r in rounds if not r.unverified]),
+        "missing": [r.number for r in rows_missing(text, ours)],
+    }
+
+
 def summarize(
-    config: ProjectConfig, rounds: list[Round], torch: TorchBaseline | None, problems: LedgerProblems
+    config: ProjectConfig, rounds: list[Round], torch: TorchBaseline | None, problems: LedgerProblems,
+    counts: dict[str, int] | None = None,
 ) -> CampaignStatus:
+    """`counts`: the verdict counts when `rounds` is a working set (core/campaign/snapshot.py)
+    rather than every round."""
     baseline = next((r for r in rounds if r.is_baseline), None)
     frontier = frontier_of(rounds)
     base_us = baseline.measurement.median_us if baseline and baseline.is_closed else None
@@ -191,7 +207,7 @@ def summarize(
         # cycles never compare with torch_npu's microseconds
         speedup_vs_torch=(torch.avg_us / best_us) if torch and best_us and unit != CYCLES else None,
         open_round=open_round,
-        counts=verdict_counts(rounds),
+        counts=dict(counts) if counts is not None else verdict_counts(rounds),
         recent_failures=failures[-5:][::-1],
         rounds_without_gain=rounds_without_gain(rounds),
         three_round_rule=three_round_rule_applies(rounds),

@@ -92,12 +92,20 @@ class ClosedLog:
         self._problems: list[str] = []
         self._chain = Chain()
         self._partial = False  # the entries came from a summary: their records are not read
+        # the entries are a summary's of some rounds only (a snapshot's working set): a
+        # round outside them is read from the file when asked for
+        self.subset = False
         self.version = 0  # counts the changes of what latest() gives
         self.distrusted: frozenset[int] = frozenset()  # seqs the anchor says pto-tui never wrote
         self._last_line_hash = ""  # what the next line names as `prev`
 
     def exists(self) -> bool:
         return self.path.is_file()
+
+    @property
+    def known(self) -> bool:
+        """The file was read, or a summary of it taken, and is not gone since."""
+        return self._stamp is not None
 
     def chain(self) -> Chain:
         """The chain as the last latest() read it."""
@@ -187,12 +195,12 @@ class ClosedLog:
         stamp = self._stat()
         if stamp is None:
             self.version += self._stamp is not None
-            self._stamp, self._latest, self._problems = None, {}, []
+            self._stamp, self._latest, self._problems, self.subset = None, {}, [], False
             self._chain, self._last_line_hash = Chain(), ""
             return {}, []
         if stamp != self._stamp:
             self._take(_read(self.path, self.distrusted))
-            self._stamp, self._partial = stamp, False
+            self._stamp, self._partial, self.subset = stamp, False, False
             self.version += 1
         return dict(self._latest), list(self._problems)
 
@@ -201,7 +209,7 @@ class ClosedLog:
         the chain are needed: a summary does not keep them)."""
         if self._stat() is not None:
             self._take(_read(self.path, self.distrusted))
-            self._stamp, self._partial = self._stat(), False
+            self._stamp, self._partial, self.subset = self._stat(), False, False
             self.version += 1
 
     def full_entry(self, number: int) -> LogEntry | None:
@@ -209,18 +217,20 @@ class ClosedLog:
         entries came from a summary)."""
         if self._partial and self._stamp == self._stat():
             self._take(_read(self.path, self.distrusted))
-            self._partial = False
+            self._partial = self.subset = False
         return self._latest.get(number)
 
-    def summary(self) -> dict[str, Any] | None:
-        """What latest() found, without the records, and the file's stamp (None before a read)."""
-        if self._stamp is None:
+    def summary(self, numbers: set[int] | None = None) -> dict[str, Any] | None:
+        """What latest() found, without the records, and the file's stamp (None before a
+        read, and for a subset unless asked for `numbers`): the entries of `numbers`
+        only when given."""
+        if self._stamp is None or (self.subset and numbers is None):
             return None
         return {
             "stamp": list(self._stamp),
             "latest": {
                 str(n): [e.event, e.sha256, e.verdict, e.median_us, e.hashes, e.seq, e.line, e.suspect]
-                for n, e in self._latest.items()
+                for n, e in self._latest.items() if numbers is None or n in numbers
             },
             "problems": list(self._problems),
             "chain": self._chain.summary(),
@@ -228,9 +238,10 @@ class ClosedLog:
             "distrusted": sorted(self.distrusted),
         }
 
-    def seed(self, summary: Any) -> None:
+    def seed(self, summary: Any, *, subset: bool = False) -> None:
         """Take a summary() kept from an earlier read as what the file holds, if the file
-        still has its stamp and nothing was read yet (anything unexpected: ignored)."""
+        still has its stamp and nothing was read yet (anything unexpected: ignored).
+        `subset`: the summary holds some rounds' entries only."""
         if self._stamp is not None or not isinstance(summary, dict):
             return
         try:
@@ -250,7 +261,7 @@ class ClosedLog:
         if len(stamp) == 3 and stamp == self._stat() and distrusted == self.distrusted:
             self._stamp, self._latest, self._problems = (stamp[0], stamp[1], stamp[2]), latest, problems
             self._chain, self._last_line_hash = chain, last_line
-            self._partial = True
+            self._partial, self.subset = True, subset
             self.version += 1
 
 

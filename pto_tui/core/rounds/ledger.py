@@ -80,9 +80,10 @@ class Ledger(MarkdownFiles):
 
     def round_numbers(self) -> list[int]:
         """Numbers of the round folders on disk (runs/_template and others are ignored)."""
-        if not self.layout.runs.is_dir():
+        try:  # one listing, no stat per folder: this runs per command at any size
+            folders = [entry.name for entry in os.scandir(self.layout.runs) if entry.is_dir()]
+        except (FileNotFoundError, NotADirectoryError):
             return []
-        folders = [entry.name for entry in self.layout.runs.iterdir() if entry.is_dir()]
         return [number for number, _name in self._rounds_among(folders)]
 
     def _rounds_among(self, folders: list[str]) -> list[tuple[int, str]]:

@@ -89,6 +89,14 @@ class MarkdownFiles:
             return {}
         return {str(name): value for name, value in known.items()}
 
+    def owns_iterations(self) -> bool:
+        """ITERATIONS.md is the file pto-tui last wrote (no hand edit since)."""
+        try:
+            text = read_text(self.layout.iterations, errors="replace")
+        except FileNotFoundError:
+            return False
+        return self._rendered().get("ITERATIONS.md") == sha256_text(text)
+
     def update_iterations(
         self, record: Round, rounds: Callable[[], list[Round]], baseline: TorchBaseline | None
     ) -> list[str]:

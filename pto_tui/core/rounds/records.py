@@ -321,3 +321,11 @@ def _copy(value: Any) -> Any:
         new.__dict__.update({name: _copy(item) for name, item in value.__dict__.items()})
         return new
     return copy.deepcopy(value)
+
+
+def newest_reference(rounds: list[Round]) -> Round | None:
+    """The newest closed round of `rounds` (in order) with protected hashes, or the baseline."""
+    return next(
+        (r for r in reversed(rounds) if r.status == CLOSED and (r.protected_hashes or r.number == 0)),
+        None,
+    )
