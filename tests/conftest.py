@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest_plugins = ["tests.plugins.sshd"]
+pytest_plugins = ["tests.plugins.sshd", "tests.plugins.slurm"]
 
 
 @pytest.fixture(autouse=True)

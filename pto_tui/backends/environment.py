@@ -64,7 +64,8 @@ def _module_probes(config: ProjectConfig, operator: Path) -> list[Probe]:
 
 async def _probe(site: OperatorSite, probe: Probe, notes: EnvironmentNotes, cwd: str = "") -> bool:
     try:
-        out = await site.run(probe_step(probe.name), probe.command, cwd=cwd, timeout=PROBE_TIMEOUT)
+        out = await site.run(probe_step(probe.name), probe.command, cwd=cwd, timeout=PROBE_TIMEOUT,
+                             needs=probe.needs)
     except (StepInterrupted, StepTimedOut) as error:
         notes.problems.append(error.render())
         return False
@@ -94,7 +95,8 @@ async def _environment(
     # the target kind's own probes first, from "/": the work dir may not exist before the
     # first upload
     reach = True
-    for probe in target_kind(config.target.kind).probes:
+    kind = target_kind(config.target.kind)
+    for probe in (*kind.probes, *kind.target_probes(config.target)):
         notes.probes[probe.name] = await _probe(site, probe, notes, cwd="/")
         reach = reach and notes.probes[probe.name]
     if reach:

@@ -34,7 +34,7 @@ from pto_tui.core.project.limits import step_limit
 from pto_tui.jobs.errors import FetchError
 from pto_tui.jobs.job import Job
 from pto_tui.jobs.logfile import read_log
-from pto_tui.jobs.model import JobRecord, JobSpec, JobState, LogLine, job_name
+from pto_tui.jobs.model import QUEUE_NOTE, JobRecord, JobSpec, JobState, LogLine, job_name
 from pto_tui.jobs.runner import JobRunner
 
 
@@ -91,10 +91,15 @@ class StepOutput:
         return self.tail(lines) or f"exit code {self.record.exit_code}"
 
 
-def take_line(step: str, line: LogLine, output: StepOutput, emit: EventSink) -> None:
+def take_line(step: str, line: LogLine, output: StepOutput, emit: EventSink, job: Job | None = None) -> None:
+    """A job's line into the step's output and to the caller; of pto-tui's own lines
+    about the job, only those about its place in a scheduler's queue, with the job's
+    record as it is then (its state and reason: "pending (Resources)")."""
     if line.stream != "meta":
         (output.stdout if line.stream == "stdout" else output.stderr).append(line.text)
         emit(StepEvent(step, "line", line=line))
+    elif line.text.startswith(QUEUE_NOTE):
+        emit(StepEvent(step, "line", line=line, record=job.record if job is not None else None))
 
 
 def finished(step: str, output: StepOutput, emit: EventSink) -> StepOutput:
@@ -138,6 +143,8 @@ class OperatorSite:
         # prefixed to job names so a round's logs can be found again (e.g. "iter-003")
         self.label = ""
         self.round_number: int | None = None  # the round its jobs run steps of (for_round)
+        # the scheduler node NPU steps must run on ([target.slurm] same_node: the baseline's)
+        self.pinned_node = ""
         self._baseline_seconds: dict[str, float] | None = None  # read once, when first needed
 
     def for_round(self, number: int, label: str = "") -> None:
@@ -197,8 +204,11 @@ class OperatorSite:
         timeout: float | None = None,
         extra_env: Mapping[str, str] | None = None,
         quiet: bool = False,
+        needs: str = "",
     ) -> StepOutput:
         """Run one command in the operator folder on the target, following its output.
+        `needs`: what the step needs of a scheduler (NEEDS_NPU, NEEDS_BUILD: a Slurm target
+        runs it as a batch job; jobs/model.py).
 
         A cancelled, timed-out or lost job raises StepInterrupted; a command that ran and
         failed is returned (its exit code is in the record)."""
@@ -212,6 +222,8 @@ class OperatorSite:
             timeout=timeout,
             name=job_name(self.label, step),
             round_number=self.round_number,
+            needs=needs,
+            node=self.pinned_node if needs else "",
         )
         emit = (lambda _event: None) if quiet else self.on_event
         job = await self.runner.submit(self.target, spec)
@@ -236,7 +248,7 @@ class OperatorSite:
                 for line in await asyncio.to_thread(lambda: list(read_log(earlier))):
                     take_line(step, line, output, emit)
             async for line in subscription:
-                take_line(step, line, output, emit)
+                take_line(step, line, output, emit, job)
             output.record = await job.wait()
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):

@@ -54,6 +54,28 @@ class JobSpec:
     name: str = ""
     fetch: tuple[str, ...] = ()  # result files to fetch back after a run (relative to cwd)
     round_number: int | None = None  # the round the job runs a step of (None: no round's)
+    # what the step needs of a target with a scheduler (Slurm): NEEDS_NPU (correctness,
+    # benchmark runs, the torch_npu reference, the environment round's job probe),
+    # NEEDS_BUILD (a build), or nothing (probes and helpers, run where the commands are)
+    needs: str = ""
+    node: str = ""  # a scheduler's node the job must run on ("" any: [target.slurm] same_node)
+
+
+NEEDS_NPU = "npu"
+NEEDS_BUILD = "build"
+# starts a line of pto-tui's own about a job's place in a scheduler's queue (submitted,
+# pending and why, running where): shown live, where other such lines stay in the log
+QUEUE_NOTE = "queue: "
+
+
+def waited_text(seconds: float) -> str:
+    """"45s", "2m 10s", "1h 05m"."""
+    whole = max(0, int(seconds))
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60:02d}s"
+    return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
 
 
 def job_name(label: str, step: str) -> str:
@@ -98,6 +120,14 @@ class JobRecord:
     orphan: bool = False  # lost, and what may survive of it on the target not yet killed
     round_number: int | None = None  # the round the job ran a step of (None: no round's)
     timeout: float | None = None  # the seconds it may run (JobSpec.timeout), None: no limit
+    # a job a scheduler runs (Slurm): its id there, its state and reason as last seen
+    # ("PENDING", "Resources"), when it was queued there, and where it ran (node, NPU)
+    scheduler_id: str = ""
+    scheduler_state: str = ""
+    scheduler_reason: str = ""
+    queued_at: float | None = None
+    node: str = ""
+    npu: str = ""
 
     def __post_init__(self) -> None:
         # a frozen record must not share a dict someone else may mutate
@@ -105,6 +135,21 @@ class JobRecord:
 
     def evolve(self, **changes: Any) -> JobRecord:
         return replace(self, **changes)
+
+    @property
+    def pending(self) -> bool:
+        """Waiting in a scheduler's queue: submitted, not yet started."""
+        return self.scheduler_state == "PENDING" and not self.state.is_final
+
+    def pending_text(self, now: float) -> str:
+        """"pending (Resources) 2m 10s": why and how long it has waited in the queue."""
+        why = f" ({self.scheduler_reason})" if self.scheduler_reason else ""
+        return f"pending{why} {waited_text(now - (self.queued_at or now))}"
+
+    @property
+    def placement(self) -> str:
+        """Where it ran: "pto-node1 npu 0", "" when a scheduler did not say."""
+        return f"{self.node} npu {self.npu}" if self.node and self.npu else self.node
 
     @property
     def duration(self) -> float | None:

@@ -15,6 +15,7 @@ class Probe:
     version_of: str = ""  # record an output line as this tool's version
     # which line carries the version: the first, or the last for `command -v x && x --version`
     version_line: int = 0
+    needs: str = ""  # what the probe's job needs of a scheduler (JobSpec.needs): NEEDS_NPU submits it
 
 
 # the first probe of every target kind so far: answers at all, and says what it is

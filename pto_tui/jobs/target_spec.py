@@ -25,3 +25,5 @@ class TargetKindSpec:
     follower: type[Follower] = Follower
     # run from "/" before the workspace is uploaded; the round goes on only when all pass
     probes: tuple[Probe, ...] = (REACHABLE,)
+    # then those that depend on the target's own settings (a Slurm partition and gres)
+    target_probes: Callable[[Target], tuple[Probe, ...]] = lambda _target: ()

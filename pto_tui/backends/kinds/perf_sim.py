@@ -31,6 +31,7 @@ from pto_tui.core.project.limits import BENCHMARK, BUILD
 from pto_tui.core.reports.compiler import error_file, first_compiler_error
 from pto_tui.core.reports.perf_sim import parse_perf_sim_run
 from pto_tui.core.reports.result import ReportError
+from pto_tui.jobs.model import NEEDS_BUILD, NEEDS_NPU
 
 SUMMARY_SUFFIX = "_pipeline_summary.csv"
 PTO_HEADERS = "include/pto/"  # an error in a file here is pto-isa's, not the operator's
@@ -66,7 +67,8 @@ async def perf_sim_build(
         return None, driver.reason
     build = site.render(config.commands.build, parameters)
     command = build_command(build, driver, config.operator.path, config.target.perf_sim_compiler)
-    out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BUILD))
+    out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BUILD),
+                         needs=NEEDS_BUILD)
     if DRIVER_MARKER not in out.stdout:
         return None, "build failed (CPU simulation): " + compiler_failure(out)
     if not out.ok:
@@ -95,7 +97,8 @@ async def perf_sim_run(
 ) -> BenchOutcome:
     """One run of the driver (the benchmark command): Total cycles as the sample."""
     command = site.render(site.config.commands.benchmark, parameters)
-    out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK))
+    out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK),
+                         needs=NEEDS_NPU)
     if not out.ok:
         return BenchOutcome(problem="perf_sim run failed: " + exit_text(out.tail(), out.record.exit_code))
     csv = await summary_csv(site, step, driver)

@@ -40,6 +40,7 @@ from pto_tui.core.reports.parsers import (
     sample_row,
 )
 from pto_tui.core.vocabulary import OperatorKind, TargetMode
+from pto_tui.jobs.model import NEEDS_NPU
 from pto_tui.jobs.probes import Probe
 
 
@@ -99,7 +100,8 @@ class TileLibBackend(Backend):
             return None, ""
         command = self.site.render(template, parameters)
         limit = await self.site.limit(CORRECTNESS)
-        out = await self.site.run("correctness", command, parameters=parameters, timeout=limit)
+        out = await self.site.run("correctness", command, parameters=parameters, timeout=limit,
+                                  needs=NEEDS_NPU)
         correct, problem = tilelib_verdict(out, None)
         return (True, "") if correct else (False, "correctness check failed: " + problem)
 
@@ -112,7 +114,8 @@ class TileLibBackend(Backend):
             return BenchOutcome(problem=error.render())
         before = await site.read_text(csv_rel, f"{step}: read report.csv")
         command = site.render(site.config.commands.benchmark, parameters)
-        out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK))
+        out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK),
+                             needs=NEEDS_NPU)
         correct, problem = tilelib_verdict(out, len(cases) if cases else None)
         if not correct:
             return BenchOutcome(correct=correct, problem=problem)

@@ -14,7 +14,6 @@ from pto_tui.core.project.config import (
     CaseConfig,
     CostmodelConfig,
     OperatorConfig,
-    Target,
     default_commands,
     valid_operator_name,
 )
@@ -29,13 +28,13 @@ from pto_tui.core.project.schema import (
     Check,
     Entries,
     Key,
-    Range,
     Rule,
     Section,
     Written,
 )
 from pto_tui.core.project.sections_campaign import DISCIPLINE, LIMITS, PHASES, SCOPE, STATE, TOLERANCES
-from pto_tui.core.vocabulary import OperatorKind, TargetKind, TargetMode
+from pto_tui.core.project.sections_target import TARGET
+from pto_tui.core.vocabulary import OperatorKind
 
 # The comment lines at the top of a fresh project.toml; the reference opens with them too.
 FILE_HEADER = (
@@ -55,8 +54,6 @@ SCHEMA_KEY = Key(
 )
 
 OPERATOR_KINDS = tuple(kind.value for kind in OperatorKind)
-TARGET_KINDS = tuple(kind.value for kind in TargetKind)
-TARGET_MODES = tuple(mode.value for mode in TargetMode)
 TUNABLE_KINDS = ("env", "constexpr", "template", "case")
 
 
@@ -258,102 +255,6 @@ COMMANDS = Section(
     "commands",
     "Shell command templates; {placeholders} are filled in shell-quoted.",
     keys=tuple(_command_key(name, text) for name, text in _COMMAND_HELP.items()),
-)
-
-TARGET = Section(
-    "target",
-    'kind = "local" runs here; kind = "ssh" needs host (an SSH config alias) and work_dir.',
-    keys=(
-        Key(
-            "kind",
-            STRING,
-            "where jobs run: this machine, or an SSH host",
-            Target.kind,
-            choices=TARGET_KINDS,
-            choice_error="unknown target kind {value!r}; expected " + " or ".join(map(repr, TARGET_KINDS)),
-        ),
-        Key(
-            "host",
-            STRING,
-            "SSH alias (HostName, User, Port, IdentityFile, ProxyJump come from config)",
-            Target.host,
-            written=Written.IF_SET,
-        ),
-        Key(
-            "work_dir",
-            STRING,
-            "remote work dir; for local, empty means the project's workspace/",
-            Target.work_dir,
-            written=Written.IF_SET,
-        ),
-        Key("env_setup", STRING, 'prefixed to every command, e.g. "source .../set_env.sh"', Target.env_setup),
-        Key(
-            "npu_id",
-            INTEGER,
-            "the NPU jobs run on",
-            Target.npu_id,
-            range=Range(low=0, message="npu_id must be 0 or more"),
-        ),
-        Key(
-            "ssh_config",
-            STRING,
-            "an SSH config file to use instead of ~/.ssh/config",
-            Target.ssh_config,
-            written=Written.IF_SET,
-        ),
-        Key(
-            "mode",
-            STRING,
-            "what the target runs: npu (Bisheng, CANN, an NPU), cpu-sim (pto-isa's CPU simulation, "
-            "tile-lib only: timings are the host's wall-clock time of the simulation), perf-sim "
-            "(pto-isa's perf_sim cycle model, tile-lib only: samples are cycles, correctness from "
-            "the CPU simulation) or demo (the "
-            "built-in CPU demo operators); default demo for a demo operator, else npu",
-            Target.mode,
-            choices=TARGET_MODES,
-            choice_error="unknown target mode {value!r}; expected one of: " + ", ".join(TARGET_MODES),
-        ),
-        Key(
-            "compiler",
-            STRING,
-            "the C++ compiler of a cpu-sim build, {compiler} in commands (e.g. clang++-16)",
-            Target.compiler,
-            written=Written.IF_SET,
-        ),
-        Key(
-            "cxx_flags",
-            STRING,
-            "compile and link flags of a cpu-sim build, {cxx_flags} in commands "
-            '(e.g. "-stdlib=libc++ -fexperimental-library")',
-            Target.cxx_flags,
-            written=Written.IF_SET,
-        ),
-        Key("perf_sim_compiler", STRING, "the C++ compiler of a perf-sim build's perf_sim driver (C++23, "
-            "pto-isa's costmodel headers; g++ needs no libc++)", Target.perf_sim_compiler,
-            written=Written.IF_SET),
-        Key(
-            "forward_agent",
-            BOOLEAN,
-            "forward your ssh-agent to the SSH host for jobs (its SSH_AUTH_SOCK lets commands "
-            "there use your keys); off by default whatever ForwardAgent says in the SSH "
-            "config; X11 forwarding is always off",
-            Target.forward_agent,
-            written=Written.IF_SET,
-        ),
-    ),
-    checks=(
-        Check(
-            "host",
-            lambda t: t["kind"] != TargetKind.SSH or bool(t["host"]),
-            "an ssh target needs 'host' (an alias from your SSH config)",
-        ),
-        Check(
-            "work_dir",
-            lambda t: t["kind"] != TargetKind.SSH or bool(t["work_dir"]),
-            "an ssh target needs 'work_dir' (the remote work directory)",
-        ),
-    ),
-    commented=True,
 )
 
 COSTMODEL = Section(
