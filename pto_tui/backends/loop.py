@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from typing import TypeVar
 
 from pto_tui.backends.interleave import Interleave, interleaved_frontier
 from pto_tui.backends.kinds.backend import Backend
@@ -56,6 +57,8 @@ def case_flops(case: CaseConfig, operator: OperatorConfig | None = None) -> floa
     n = first("N", "H", "HEADS", "NUM_HEADS", default=1) or 1
     return attention_flops(b, n, s_q, s_kv, d, case.causal)
 
+
+SiteT = TypeVar("SiteT", bound=OperatorSite)
 
 CONFIRMATION_RUNS = 2  # a deterministic metric's run and its confirmation
 
@@ -128,7 +131,16 @@ def undecided_after(campaign: Campaign, number: int) -> Callable[[Measurement], 
 
 
 def site_for(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None) -> OperatorSite:
-    return OperatorSite(campaign.layout, campaign.config, runner, on_event)
+    return pin_to_baseline(OperatorSite(campaign.layout, campaign.config, runner, on_event), campaign)
+
+
+def pin_to_baseline(site: SiteT, campaign: Campaign) -> SiteT:
+    """With [target.slurm] same_node, NPU steps run on the node the baseline ran on."""
+    baseline = campaign.baseline_record()
+    nodes = baseline.measurement.nodes if baseline is not None and baseline.is_closed else []
+    if site.same_node and nodes:
+        site.pinned_node = nodes[0]
+    return site
 
 
 async def run_round(

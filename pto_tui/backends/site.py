@@ -34,7 +34,7 @@ from pto_tui.core.project.limits import step_limit
 from pto_tui.jobs.errors import FetchError
 from pto_tui.jobs.job import Job
 from pto_tui.jobs.logfile import read_log
-from pto_tui.jobs.model import QUEUE_NOTE, JobRecord, JobSpec, JobState, LogLine, job_name
+from pto_tui.jobs.model import NEEDS_NPU, QUEUE_NOTE, JobRecord, JobSpec, JobState, LogLine, job_name
 from pto_tui.jobs.runner import JobRunner
 
 
@@ -143,8 +143,11 @@ class OperatorSite:
         # prefixed to job names so a round's logs can be found again (e.g. "iter-003")
         self.label = ""
         self.round_number: int | None = None  # the round its jobs run steps of (for_round)
-        # the scheduler node NPU steps must run on ([target.slurm] same_node: the baseline's)
+        # the scheduler node NPU steps must run on: with [target.slurm] same_node, the
+        # baseline's (site_for), else the first NPU step's
         self.pinned_node = ""
+        self.same_node = target.slurm.same_node
+        self.last_placement = ""  # where the last NPU step ran, when a scheduler said
         self._baseline_seconds: dict[str, float] | None = None  # read once, when first needed
 
     def for_round(self, number: int, label: str = "") -> None:
@@ -230,7 +233,12 @@ class OperatorSite:
         self.current = job
         subscription = job.subscribe()
         emit(StepEvent(step, "started", record=job.record))
-        return await self.follow(step, job, subscription, StepOutput(record=job.record), emit)
+        out = await self.follow(step, job, subscription, StepOutput(record=job.record), emit)
+        if needs == NEEDS_NPU:
+            self.last_placement = out.record.placement
+            if self.same_node and not self.pinned_node:
+                self.pinned_node = out.record.node
+        return out
 
     async def follow(
         self,

@@ -19,7 +19,7 @@ from pto_tui.core.project.run_claim import workspace_upload_lock
 from pto_tui.jobs.connect import scan_host_key
 from pto_tui.jobs.hostkeys import app_known_hosts, trust_host_key
 from pto_tui.jobs.job import Job
-from pto_tui.jobs.model import JobRecord, JobSpec, JobState, list_records, shown_state
+from pto_tui.jobs.model import JobRecord, JobSpec, JobState, job_id_for, list_records, shown_state
 from pto_tui.jobs.runner import JobRunner
 
 
@@ -65,9 +65,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "attach",
         help=HELP["attach"],
         description="Re-attach to a detached job: its log continues where it stopped. "
-        "Ctrl-C stops following and leaves the job running.",
+        "Ctrl-C stops following and leaves the job running. On a slurm target JOB_ID may be "
+        "the Slurm job id.",
     )
-    attach.add_argument("job_id", metavar="JOB_ID")
+    attach.add_argument("job_id", metavar="JOB_ID",
+                        help="pto-tui's job id (`pto-tui jobs`), or a Slurm job id")
     attach.set_defaults(handler=attach_handler)
 
 
@@ -199,7 +201,8 @@ def _report_end(record: JobRecord) -> int:
 
 def attach_handler(args: argparse.Namespace) -> int:
     layout, project = load_project_file(args)
-    return asyncio.run(_attach(JobRunner(layout.jobs_dir), project.config.target, args.job_id))
+    job_id = job_id_for(layout.jobs_dir, args.job_id)  # a Slurm job id names its pto-tui job
+    return asyncio.run(_attach(JobRunner(layout.jobs_dir), project.config.target, job_id))
 
 
 async def _attach(runner: JobRunner, target: Target, job_id: str) -> int:
@@ -225,7 +228,8 @@ def jobs_handler(args: argparse.Namespace) -> int:
             else f"SIG{record.signal}" if record.signal else ""
         )
         detached = " detached" if record.detached else ""
-        print(f"{record.id}  {shown_state(record):<13} {outcome:<8} {record.target}{detached}  "
+        slurm = f" slurm job {record.scheduler_id}" if record.scheduler_id else ""
+        print(f"{record.id}  {shown_state(record):<13} {outcome:<8} {record.target}{detached}{slurm}  "
               f"{record.command}")
     return 0
 

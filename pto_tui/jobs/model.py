@@ -270,3 +270,12 @@ def list_records(log_dir: Path) -> list[JobRecord]:
     found = (load_record(path) for path in log_dir.iterdir() if path.is_dir())
     records = [record for record in found if record is not None]
     return sorted(records, key=lambda record: (record.submitted_at, record.id))
+
+
+def job_id_for(log_dir: Path, wanted: str) -> str:
+    """The pto-tui job id `wanted` names: itself, or the job a scheduler knows by that id
+    (a Slurm job id); itself when no record says."""
+    if (log_dir / wanted).is_dir():
+        return wanted
+    found = [r for r in list_records(log_dir) if r.scheduler_id and r.scheduler_id == wanted]
+    return found[-1].id if found else wanted

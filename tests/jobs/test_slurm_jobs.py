@@ -53,7 +53,8 @@ async def test_a_step_that_needs_an_npu_is_a_batch_job_followed_live(
     assert out == [f"out {record.npu}"]  # the NPU Slurm gave it is device 0's in the job
     assert [line.text for line in lines if line.stream == "stderr"] == ["problem"]
     notes = [line.text for line in lines if line.text.startswith(QUEUE_NOTE)]
-    assert f"{QUEUE_NOTE}submitted to slurm as job {record.scheduler_id} (--partition=ascend --gres=npu:1)" in notes
+    submitted = f"submitted to slurm as job {record.scheduler_id} (--partition=ascend --gres=npu:1)"
+    assert f"{QUEUE_NOTE}{submitted}" in notes
     folder = Path(record.remote_dir)
     assert (folder / "slurm_id").read_text().strip() == record.scheduler_id
     assert (folder / "rc").read_text().strip() == "3"

@@ -16,6 +16,7 @@ from pto_tui.core.campaign.requests import CloseRequest
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.project.limits import timed_out
 from pto_tui.core.rounds.interleaved import frontier_runs
+from pto_tui.core.rounds.placements import nodes_note
 from pto_tui.core.rounds.records import CLOSED, Measurement, Round
 from pto_tui.core.rules.measurement import verdict_input_findings
 from pto_tui.core.rules.review import claimed_verdict_findings
@@ -109,6 +110,9 @@ class RoundClosing:
             review_gain=d.review_gain,
             confidence=d.confidence,
         )
+        nodes = nodes_note(m, frontier)
+        if nodes and result.comparison is not None:  # nodes differ in clocks and cooling: say so
+            result = replace(result, reason=f"{result.reason}; {nodes}", flags=(*result.flags, nodes))
         if interleaved and result.comparison is not None:
             result = replace(result, reason=f"{result.reason}; {interleaved}")
         elif frontier is not None and frontier.is_baseline and frontier.stability == "noisy":

@@ -83,6 +83,7 @@ def _measurement_to_dict(m: Measurement) -> dict[str, Any]:
         "frontier_round": m.frontier_round,
         "unit": m.unit,
         "pipes": [asdict(p) for p in m.pipes],
+        "placements": list(m.placements),
     }
 
 
@@ -212,6 +213,7 @@ def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
             PipeBusy(str(p["name"]), int(p["busy_cycles"]), _finite(p["share"], "measurement.pipes.share"))
             for p in m_data.get("pipes", [])
         ],
+        placements=[str(p) for p in m_data.get("placements", [])],
     )
 
 

@@ -92,6 +92,13 @@ class Measurement:
     unit: str = ""
     # a perf-sim run's per-pipe busy cycles and shares (core/reports/perf_sim.py)
     pipes: list[PipeBusy] = field(default_factory=list)
+    # where each timed run ran, when a scheduler said ("node17 npu 3"; a Slurm target's)
+    placements: list[str] = field(default_factory=list)
+
+    @property
+    def nodes(self) -> list[str]:
+        """The nodes its runs ran on, each once, in order of first use."""
+        return list(dict.fromkeys(p.split(" ", 1)[0] for p in self.placements if p))
 
     @property
     def in_cycles(self) -> bool:
