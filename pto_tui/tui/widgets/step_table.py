@@ -118,7 +118,8 @@ class StepTable(DataTable[str | Text]):
         return str(self.get_cell(key, "state")).startswith(("running", "pending"))
 
     def mark_running(self, state: str) -> None:
-        """Steps still shown running end in state (the run was cancelled or failed)."""
+        """Steps still shown running (or pending) end in state (the run was cancelled or failed)."""
+        self._queued.clear()
         for key in list(self.rows):
             if self._shown_running(key):
                 self.update_cell(key, "state", state_text(state))
