@@ -157,6 +157,8 @@ async def run_round(
     (Campaign.preview shows the verdict it would get) before Campaign.close_round."""
     record = campaign.open_round()
     with campaign.running(record.number, "round run"):  # no other writer, no second build
+        if record.group and record.snapshot:  # an explore round: its own files, not another's
+            campaign.snapshots.restore(record.snapshot)
         record = campaign.record_changes(ChangesRequest(record.number))  # files and diff as measured
         campaign.preflight(record)
         site = site_for(campaign, runner, on_event)

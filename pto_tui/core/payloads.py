@@ -180,3 +180,16 @@ def chart(result: ChartResult) -> dict[str, Any]:
 def report(result: ReportResult) -> dict[str, Any]:
     """The campaign report written (`report`), and its chart."""
     return {"report": str(result.path), "chart": str(result.chart), "chart_drawn": result.chart_drawn}
+
+
+def explore_payload(group: str, knob: str, base: int, slots: int, closed: list[Round],
+                    interrupted: dict[int, str]) -> dict[str, Any]:
+    """`pto-tui explore --json`: the group, its rounds as closed, and those left open."""
+    return {
+        "group": group,
+        "knob": knob,
+        "based_on": base,
+        "slots": slots,
+        "rounds": [round_to_dict(r) for r in closed],
+        "interrupted": [{"round": n, "why": why} for n, why in sorted(interrupted.items())],
+    }

@@ -102,10 +102,11 @@ def sbatch_options(settings: SlurmSettings, *, npu: bool, node: str = "") -> lis
 
 
 def batch_script(job_dir: str, command: str) -> str:
-    """The batch script: says which NPU it was given, runs the step's command, records its
-    exit status in J/rc. The shell catches TERM (a cancel, a time limit) so J/rc is still
-    written; a cluster that sets no ASCEND_RT_VISIBLE_DEVICES gets the allocated NPU's
-    index there, so device 0 in the job is the NPU Slurm gave it."""
+    """The batch script: says where it runs (J/placement: node, NPU index, start time),
+    runs the step's command, records its exit status in J/rc. The shell catches TERM (a
+    cancel, a time limit) so J/rc is still written; a cluster that sets no
+    ASCEND_RT_VISIBLE_DEVICES gets the allocated NPU's index there, so device 0 in the job
+    is the NPU Slurm gave it."""
     j = quote_path(job_dir)
     return (
         "#!/bin/bash\n"
@@ -113,7 +114,8 @@ def batch_script(job_dir: str, command: str) -> str:
         'idx=$(scontrol -d show job "$SLURM_JOB_ID" 2>/dev/null | grep -o "IDX:[^)]*" | head -1 '
         '| cut -d: -f2)\n'
         'export PTO_SLURM_NPU="$idx"\n'
-        f'echo "${{SLURMD_NODENAME:-$(hostname)}} $idx" > {j}/placement\n'
+        'node="${SLURMD_NODENAME:-$(hostname)}"\n'
+        f'echo "$node ${{idx:--}} $(date +%s.%N)" > {j}/placement\n'
         'if [ -z "${ASCEND_RT_VISIBLE_DEVICES:-}" ] && [ -n "$idx" ]; then '
         'export ASCEND_RT_VISIBLE_DEVICES="$idx"; fi\n'
         f"( {command} )\n"
@@ -164,9 +166,11 @@ def rc_and_state_script(job_dir: str, job_id: str) -> str:
 
 
 def parse_placement(line: str) -> tuple[str, str]:
-    """(node, NPU index) from J/placement's line; "" for what it does not say."""
+    """(node, NPU index) from J/placement's line ("node idx start-time", "-" for no index);
+    "" for what it does not say."""
     words = line.split() if line.strip() != "-" else []
-    return (words[0] if words else "", words[1] if len(words) > 1 else "")
+    npu = words[1] if len(words) > 1 and words[1] != "-" else ""
+    return (words[0] if words else "", npu)
 
 
 def follow_script(job_dir: str, job_id: str, out_offset: int, err_offset: int) -> str:

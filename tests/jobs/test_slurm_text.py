@@ -74,8 +74,8 @@ def test_sbatch_s_answers_are_read_to_an_id_or_a_reason() -> None:
             "sbatch: error: Batch job submission failed: Invalid partition name specified\n")
     assert refusal_line(said) == "Batch job submission failed: Invalid partition name specified"
     assert refusal_line("") == "no reason given"
-    assert parse_placement("pto-node1 0-1") == ("pto-node1", "0-1")
-    assert parse_placement("-") == ("", "") and parse_placement("node2 ") == ("node2", "")
+    assert parse_placement("pto-node1 0-1 1796529601.25") == ("pto-node1", "0-1")
+    assert parse_placement("-") == ("", "") and parse_placement("node2 - 1796529601.25") == ("node2", "")
 
 
 def test_the_sbatch_options_come_from_target_slurm() -> None:

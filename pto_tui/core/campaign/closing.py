@@ -80,7 +80,11 @@ class RoundClosing:
         return self.decide(record)
 
     def decide(self, record: Round) -> VerdictResult:
-        """The verdict of an open round from its measurements against the frontier."""
+        """The verdict of an open round from its measurements against the frontier; a round
+        of an explore group against the round the group is based on (the frontier when it
+        started), whatever an earlier round of the group became."""
+        if record.group and record.changes.based_on is not None:
+            return self.judge(record, self.campaign.reads.round(record.changes.based_on))
         # the round being decided is open, so never the frontier: the model's own frontier
         return self.judge(record, self.campaign.reads.derived(frontier_of))
 

@@ -110,6 +110,8 @@ class Target:
     work_dir: str = ""  # remote work dir; for local, empty means the project's workspace/
     env_setup: str = ""  # prefixed to every command, e.g. "source .../set_env.sh"
     npu_id: int = 0
+    # the NPUs of this host that `explore` measures candidates on at once (empty: npu_id alone)
+    npu_ids: tuple[int, ...] = ()
     ssh_config: str = ""  # an SSH config file to use instead of ~/.ssh/config
     # What the target runs: the NPU, pto-isa's CPU simulation (timings are the host's
     # wall-clock time of the simulation, not NPU time) or the built-in CPU demo operators
@@ -131,6 +133,7 @@ class Target:
         object.__setattr__(self, "mode", TargetMode(self.mode))
         if isinstance(self.slurm, Mapping):  # the table as read from project.toml
             object.__setattr__(self, "slurm", SlurmSettings(**self.slurm))
+        object.__setattr__(self, "npu_ids", tuple(self.npu_ids))
 
     @property
     def is_local(self) -> bool:

@@ -9,6 +9,7 @@ from pto_tui.core.project.config import SLURM_BUILD_PLACES, SlurmSettings, Targe
 from pto_tui.core.project.schema import (
     BOOLEAN,
     INTEGER,
+    LIST,
     STRING,
     STRINGS,
     TABLE,
@@ -28,6 +29,11 @@ TARGET_MODES = tuple(mode.value for mode in TargetMode)
 _GRES = re.compile(r"^[A-Za-z][\w.-]*(:[\w.-]+)?(:\d+)?$")
 _TIME = re.compile(r"^(\d+-)?\d+(:\d+){0,2}$")
 _NAME = re.compile(r"^[\w.,+-]*$")
+
+
+def _npu_ids(ids: list[object]) -> bool:
+    numbers = [i for i in ids if isinstance(i, int) and not isinstance(i, bool) and i >= 0]
+    return len(numbers) == len(ids) == len(set(numbers))
 
 
 def _sbatch_options(options: list[object]) -> bool:
@@ -94,6 +100,15 @@ TARGET = Section(
             "the NPU jobs run on",
             Target.npu_id,
             range=Range(low=0, message="npu_id must be 0 or more"),
+        ),
+        Key(
+            "npu_ids",
+            LIST,
+            "the NPUs of this host `explore` measures candidates on at once, e.g. [0, 1, 2, 3] "
+            "(empty: npu_id alone; a slurm target asks Slurm for each instead)",
+            Target.npu_ids,
+            rule=Rule(_npu_ids, "npu_ids must list distinct NPU numbers, 0 or more", "distinct NPU numbers"),
+            written=Written.IF_SET,
         ),
         Key(
             "ssh_config",

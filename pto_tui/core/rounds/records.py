@@ -184,6 +184,9 @@ class Round:
     analysis: str = ""
     next: str = ""
     rerun_of: int | None = None  # the inconclusive round this one measures again
+    # an explore group's name: rounds started together, one knob value each, all judged
+    # against the round they are based on (core/campaign/explore.py)
+    group: str = ""
     base_snapshot: str = ""  # workspace snapshot the round's diff is taken against
     snapshot: str = ""  # workspace snapshot at close (what was measured)
     environment: EnvironmentNotes | None = None  # the latest environment round

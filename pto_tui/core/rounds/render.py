@@ -335,6 +335,10 @@ def render_notes(record: Round) -> str:
             "measured again)",
             "",
         ]
+    if record.group:
+        based = record.changes.based_on
+        against = f"; judged against {round_name(based)}, its base" if based is not None else ""
+        lines += [f"Explore group: {record.group} (rounds started together, one value each{against})", ""]
     lines += _pre_edit_lines(record.pre_edit)
     lines += ["", *_changes_lines(record.changes)]
     lines += ["", *_post_run_lines(record)]
