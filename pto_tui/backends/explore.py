@@ -76,8 +76,10 @@ def open_group(campaign: Campaign, group: str = "") -> list[Round]:
 
 
 async def run_group(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None, *,
-                    rounds: Sequence[Round], slots: int | None = None) -> GroupOutcome:
-    """Build and measure the group's open `rounds` at once, then close them in order."""
+                    rounds: Sequence[Round] | None = None, slots: int | None = None) -> GroupOutcome:
+    """Build and measure the group's open `rounds` (by default the newest group's) at
+    once, then close them in order."""
+    rounds = rounds or open_group(campaign)
     if campaign.config.discipline.interleave:
         raise InputError("explore with [discipline] interleave = true is not supported yet: each "
                          "round would build the frontier in the same work dir; explore without it",

@@ -66,9 +66,10 @@ def cmd_explore(args: argparse.Namespace) -> int:
         if args.prefill is not None:
             request = ExploreRequest(**{**request.__dict__, "pre": prefill(
                 campaign.current_rounds(), request.pre, prefill_number(args)).pre_edit})
-        base, group, drafts = campaign.explore_drafts(request)
-    _show_drafts(group, base, drafts)
-    if not args.yes and not _confirmed(len(drafts)):
+        ready = campaign.explore_drafts(request)
+    ready.check_justified(request.risk_justification)  # refused before the question
+    _show_drafts(ready.group, ready.base, ready.drafts)
+    if not args.yes and not _confirmed(len(ready.drafts)):
         print("not started", file=sys.stderr)
         return 1
     with open_campaign(args, write=True, command="pto-tui explore") as campaign:

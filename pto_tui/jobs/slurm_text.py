@@ -159,10 +159,12 @@ def state_script(job_id: str) -> str:
 
 def rc_and_state_script(job_dir: str, job_id: str) -> str:
     """J/rc (or '-') on the first line, J/placement (node and NPU index, or '-') on the
-    second, then the state as `state_script` prints it."""
+    second, then the state as `state_script` prints it ("ended 0" after an exit status 0)."""
     j = quote_path(job_dir)
-    return (f"cat {j}/rc 2>/dev/null || echo -\n"
-            f"head -1 {j}/placement 2>/dev/null | grep . || echo -\n{state_script(job_id)}")
+    # a command that ended well needs no word from Slurm (one scontrol less per step)
+    return (f"rc=$(cat {j}/rc 2>/dev/null || echo -); echo \"$rc\"\n"
+            f"head -1 {j}/placement 2>/dev/null | grep . || echo -\n"
+            f'[ "$rc" = 0 ] && {{ echo "ended 0"; exit 0; }}\n{state_script(job_id)}')
 
 
 def parse_placement(line: str) -> tuple[str, str]:
@@ -177,7 +179,7 @@ def follow_script(job_dir: str, job_id: str, out_offset: int, err_offset: int) -
     """Stream the job's output files from byte offsets until J/rc appears or Slurm no longer
     lists the job (asked each second; J/rc is looked for every 0.1 s)."""
     j, q = quote_path(job_dir), shlex.quote(job_id)
-    tail = "tail -s 0.2 -F --pid=$w -c +{start} {file}"
+    tail = "tail -s 0.1 -F --pid=$w -c +{start} {file}"
     return (
         f"( n=0; while [ ! -e {j}/rc ]; do n=$((n+1)); if [ $((n % 10)) -eq 0 ]; then "
         f"squeue -h -j {q} -o %t 2>/dev/null | grep -q . || break; fi; sleep 0.1; done ) & "
@@ -199,6 +201,8 @@ _IDX = re.compile(r"GRES=[^\s(]*\(IDX:([^)]*)\)")
 def parse_state(text: str) -> SlurmJobState:
     """The state as `state_script` printed it; an empty state when no tool knew the job."""
     source, _, rest = text.strip().partition(" ")
+    if source == "ended":  # the batch script ran to its end with status 0: Slurm completes it
+        return SlurmJobState("COMPLETED", exit_code=0, source="rc")
     if source == "scontrol":
         fields = dict(_FIELD.findall(rest))
         said = _REASON.search(rest)

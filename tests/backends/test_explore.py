@@ -21,6 +21,7 @@ from pto_tui.jobs.runner import JobRunner
 from tests.backends.helpers import demo_project
 from tests.backends.test_slurm_campaign import slurm_demo
 from tests.core.helpers import cli, cli_json, pre_edit_args
+from tests.core.test_schemas_cli import validate
 
 KNOB = "DEMO_ATTN_BLOCK_Q"
 SHARED = [a for a in pre_edit_args(scope=()) if a not in ("--hypothesis", "bigger tiles cut reloads")]
@@ -97,6 +98,7 @@ def test_on_a_local_target_each_round_holds_one_of_its_npus(
     p = ["--project", root]
     assert cli(*p, "env") == 0 and cli(*p, "baseline") == 0
     out = cli_json(capsys, *p, "explore", KNOB, "--values", "32,64,128", *SHARED, *JUSTIFY, "--yes")
+    validate("explore", out)
     assert [r["status"] for r in out["rounds"]] == ["closed"] * 3 and out["slots"] == 2
     jobs = measured_jobs(root, [1, 2, 3])
     npu_of = {}

@@ -51,6 +51,7 @@ WAITING_FOR_NODES = (
     ("sacct CANCELLED by 1000|0:15|node17|None", SlurmJobState("CANCELLED", "", "node17", "", 0, "sacct")),
     ("sacct FAILED|2:0|node17|None", SlurmJobState("FAILED", "", "node17", "", 2, "sacct")),
     ("sacct PENDING|0:0|None assigned|Priority", SlurmJobState("PENDING", "Priority", "", "", 0, "sacct")),
+    ("ended 0", SlurmJobState("COMPLETED", exit_code=0, source="rc")),  # rc_and_state_script's
     ("unknown", SlurmJobState()),
 ])
 def test_the_state_is_read_from_whichever_tool_answered(text: str, expected: SlurmJobState) -> None:

@@ -22,6 +22,7 @@ QUICK = {
     "costmodel_grid.py": (["--skip-reference"], "cold"),
     "verdict_bench.py": (["--quick"], "true 6% gain: kept"),
     "perf_sim_bench.py": (["--quick"], "goal: <= 2.0x"),
+    "slurm_bench.py": (["--quick"], "goal: <= 0.7x"),
 }
 
 

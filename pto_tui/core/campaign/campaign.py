@@ -42,7 +42,7 @@ from pto_tui.core.rules.sequence import start_findings
 if TYPE_CHECKING:
     from pto_tui.core.campaign.changes import ChangeRecorder
     from pto_tui.core.campaign.closing import RoundClosing
-    from pto_tui.core.campaign.explore import ExploreRequest
+    from pto_tui.core.campaign.explore import ExploreRequest, Prepared
     from pto_tui.core.campaign.opening import RoundOpening
     from pto_tui.core.rules.verdict import VerdictResult
 
@@ -217,9 +217,9 @@ class Campaign(CampaignContext):
         return rerun.rerun_round(self, request)
 
     @_one_read
-    def explore_drafts(self, request: ExploreRequest) -> tuple[Round, str, list[tuple[str, PreEdit]]]:
-        """An explore group's base, name and drafted answers, every check passed (nothing
-        written): what is shown for confirmation before `start_group`."""
+    def explore_drafts(self, request: ExploreRequest) -> Prepared:
+        """An explore group's base, name, drafted answers and risks, every gate passed
+        (nothing written): what is shown for confirmation before `start_group`."""
         from pto_tui.core.campaign import explore
 
         return explore.prepared(self, request)
@@ -233,11 +233,12 @@ class Campaign(CampaignContext):
         from pto_tui.core.campaign import explore
 
         with self.reads.operation(write=True):
-            base, group, drafts = explore.prepared(self, request)
+            ready = explore.prepared(self, request)
+        ready.check_justified(request.risk_justification)
         started = []
-        for (title, pre), value in zip(drafts, request.values, strict=True):
-            record = self.start_round(StartRequest(pre, phase=request.phase, based_on=base.number,
-                                                   title=title, restore=True, group=group))
+        for (title, pre), value in zip(ready.drafts, request.values, strict=True):
+            record = self.start_round(StartRequest(pre, phase=request.phase, based_on=ready.base.number,
+                                                   title=title, restore=True, group=ready.group))
             self.record_changes(ChangesRequest(record.number, parameters={request.knob: value},
                                                risk_justification=request.risk_justification))
             started.append(self._keep_snapshot(record.number))

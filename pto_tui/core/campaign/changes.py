@@ -83,14 +83,14 @@ class ChangeRecorder:
             campaign.warnings.append(finding.render() + " before recording measurements")
         return record
 
-    def check_candidates(self, knob: str, old: Scalar, values: Sequence[Scalar], justification: str) -> None:
-        """Before an explore group starts: each value allowed, and a justification given
-        when setting the knob to one of them is a high-risk change (a bigger tile)."""
+    def candidate_risks(self, knob: str, old: Scalar, values: Sequence[Scalar]) -> list[str]:
+        """Before an explore group starts: each value allowed (refused naming it), and what
+        makes setting the knob to one of them a high-risk change (a bigger tile)."""
         for value in values:
             self._check_requested({knob: value})
         tiles = tile_knobs(self._kernel_sources(), [knob])
         risks = [risk for value in values for risk in parameter_risks([(knob, old, value)], tiles)]
-        refuse(risk_findings(list(dict.fromkeys(risks)), justification))
+        return list(dict.fromkeys(risks))
 
     def _kernel_sources(self) -> dict[str, str]:
         """The operator's source files (path -> text), for what its tiles use: its own

@@ -26,6 +26,7 @@ from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Measurement, PreEdit, Round
+from pto_tui.core.rules.risk import risk_findings
 from pto_tui.core.rules.rule import Finding, refuse
 from pto_tui.core.rules.sequence import start_findings
 
@@ -93,12 +94,22 @@ def gate_findings(drafts: Sequence[tuple[str, PreEdit]], rounds: list[Round], gr
     return problems
 
 
-def prepared(
-    campaign: CampaignContext, request: ExploreRequest
-) -> tuple[Round, str, list[tuple[str, PreEdit]]]:
-    """The group's base, name and drafts, every check passed: refused whole (nothing
-    written) when a gate refuses any of its rounds, a value is not allowed, or a high-risk
-    value has no justification."""
+@dataclass
+class Prepared:
+    """An explore group before it starts: what is shown once for confirmation."""
+
+    base: Round
+    group: str
+    drafts: list[tuple[str, PreEdit]]  # (title, Pre-Edit answers) per value
+    risks: list[str]  # what makes some value a high-risk change: a justification is needed
+
+    def check_justified(self, justification: str) -> None:
+        refuse(risk_findings(self.risks, justification))
+
+
+def prepared(campaign: CampaignContext, request: ExploreRequest) -> Prepared:
+    """The group's base, name, drafts and risks, every gate passed: refused whole (nothing
+    written) when a gate refuses any of its rounds or a value is not allowed."""
     from pto_tui.core.campaign.changes import ChangeRecorder
 
     config = campaign.config
@@ -110,9 +121,8 @@ def prepared(
     current = base.changes.parameter_values.get(request.knob, config.tunables[request.knob].value)
     drafts = draft(request, current, base)
     refuse(gate_findings(drafts, rounds, group))  # nothing is written while one would refuse
-    ChangeRecorder(campaign).check_candidates(request.knob, current, request.values,
-                                              request.risk_justification)
-    return base, group, drafts
+    risks = ChangeRecorder(campaign).candidate_risks(request.knob, current, request.values)
+    return Prepared(base, group, drafts, risks)
 
 
 def base_round(rounds: list[Round], based_on: int | None, frontier: Round | None) -> Round:

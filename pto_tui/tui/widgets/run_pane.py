@@ -55,6 +55,7 @@ from pto_tui.tui.widgets.pane import ProjectPane
 from pto_tui.tui.widgets.post_run import PostRunForm, VerdictBox
 from pto_tui.tui.widgets.run_outcome import (
     failure_text,
+    group_text,
     interrupted_text,
     recorded_text,
     round_verdict_text,
@@ -69,6 +70,7 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         Binding("E", "loop('environment')", "Environment round", show=False, id="run.environment"),
         Binding("T", "loop('reference')", "torch_npu baseline", show=False, id="run.reference"),
         Binding("B", "loop('baseline')", "Baseline iter-000", show=False, id="run.baseline"),
+        Binding("G", "loop('explore')", "Explore group", show=False, id="run.explore"),
         Binding("a", "analysis", "Analysis", show=False, id="run.analysis"),
         Binding("ctrl+s", "save_post_run", "Close the round", show=False, id="run.save"),
         Binding("exclamation_mark", "command", "Run a command", show=False, id="run.command"),
@@ -270,7 +272,11 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         self.query_one(VerdictBox).show(text)
 
     async def _show_result(self, result: object, before: CampaignStatus | None) -> None:
-        if isinstance(result, Round) and not result.is_baseline:
+        from pto_tui.backends.explore import GroupOutcome  # backends are imported when first used
+
+        if isinstance(result, GroupOutcome):
+            self._show_verdict(group_text(result.closed, result.interrupted))
+        elif isinstance(result, Round) and not result.is_baseline:
             await self._show_round_result(result, before)
         elif isinstance(result, EnvironmentNotes | TorchBaseline | Round):
             self._show_verdict(recorded_text(result))
