@@ -40,6 +40,10 @@ class SlurmFollower(Follower):
     slurm_id = ""
     started: float | None = None  # when Slurm started the batch job (its limit counts from then)
 
+    def slurm(self, script: str) -> str:
+        """A script of Slurm commands, run after the target's env_setup line."""
+        return text.with_setup(self.target.env_setup, script)
+
     def scheduled(self) -> bool:
         """Whether this job is a batch job: it needs an NPU, or is a build run in a job."""
         needs = self.spec.needs
@@ -75,7 +79,7 @@ class SlurmFollower(Follower):
         npu = self.spec.needs == NEEDS_NPU
         options = text.sbatch_options(self.target.slurm, npu=npu, node=self.spec.node)
         script = text.submit_script(self.remote_dir, batch, f"pto-tui-{self.job_id}", options)
-        result = await self.executor.run(script, timeout=SUBMIT_TIMEOUT)
+        result = await self.executor.run(self.slurm(script), timeout=SUBMIT_TIMEOUT)
         slurm_id = text.job_id_of(result.stdout.decode(errors="replace"))
         if not result.ok or not slurm_id:
             why = text.refusal_line(result.stderr.decode(errors="replace"))
@@ -103,7 +107,7 @@ class SlurmFollower(Follower):
             script = text.follow_script(self.remote_dir, self.slurm_id, offsets["stdout"], offsets["stderr"])
             watch = asyncio.create_task(self._watch())
             try:
-                process = await self.executor.start(script)
+                process = await self.executor.start(self.slurm(script))
                 try:
                     info, why = await self.follow(process)
                 finally:
@@ -154,14 +158,14 @@ class SlurmFollower(Follower):
                 self.events.request_stop(JobState.TIMED_OUT)
 
     async def _state(self) -> text.SlurmJobState | None:
-        answer = await self.helper(text.state_script(self.slurm_id))
+        answer = await self.helper(self.slurm(text.state_script(self.slurm_id)))
         return None if answer is None else text.parse_state(answer)
 
     async def _ended(self, why: Ending) -> ExitInfo | None:
         """How the job ended: its own exit status (J/rc), or Slurm's reason when Slurm
         ended it (the step is then interrupted: LOST, the reason as its error). None while
         Slurm still runs it (the follow ended early: a dropped connection, a slow queue)."""
-        answer = await self.helper(text.rc_and_state_script(self.remote_dir, self.slurm_id))
+        answer = await self.helper(self.slurm(text.rc_and_state_script(self.remote_dir, self.slurm_id)))
         if answer is None:
             return None if why == "exit" else ExitInfo(detail="slurm could not be asked how the job ended")
         rc_line, _, rest = answer.partition("\n")
@@ -203,7 +207,7 @@ class SlurmFollower(Follower):
         if not self.slurm_id:
             return await super()._terminate(process, finished, pumps)
         await self.output.meta(f"stopping: scancel {self.slurm_id}")
-        await self.helper(text.cancel_script(self.slurm_id))
+        await self.helper(self.slurm(text.cancel_script(self.slurm_id)))
         done, _ = await asyncio.wait({finished}, timeout=TERM_GRACE + KILL_GRACE + 10)
         if done:
             return finished.result()

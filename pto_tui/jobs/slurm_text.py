@@ -71,6 +71,15 @@ class SlurmJobState:
         return f"{words} on {self.node}" if self.node else words
 
 
+def with_setup(env_setup: str, script: str) -> str:
+    """A script of Slurm commands after the target's env_setup line (where a site's
+    `module load slurm` or its SLURM_CONF would be), whose own output is dropped so the
+    script's answer stays readable."""
+    if not env_setup.strip():
+        return script
+    return f"{{ {env_setup}\n}} >/dev/null 2>&1 </dev/null\n{script}"
+
+
 def job_id_of(sbatch_output: str) -> str:
     """The id `sbatch --parsable` printed ("123" or "123;cluster"); "" when none."""
     first = sbatch_output.strip().splitlines()[-1:] or [""]

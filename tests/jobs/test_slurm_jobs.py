@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.project.config import Target
+from pto_tui.core.vocabulary import TargetKind
 from pto_tui.jobs.job import Job
 from pto_tui.jobs.local_slurm import LocalSlurm
 from pto_tui.jobs.model import NEEDS_BUILD, NEEDS_NPU, QUEUE_NOTE, JobRecord, JobSpec, JobState, LogLine
 from pto_tui.jobs.runner import JobRunner
 from tests.plugins.slurm import slurm_settings
+from tests.plugins.sshd import SshTestTarget
 
 pytestmark = pytest.mark.slurm
 
@@ -58,6 +60,26 @@ async def test_a_step_that_needs_an_npu_is_a_batch_job_followed_live(
     folder = Path(record.remote_dir)
     assert (folder / "slurm_id").read_text().strip() == record.scheduler_id
     assert (folder / "rc").read_text().strip() == "3"
+
+
+@pytest.mark.sshd
+async def test_a_login_node_over_ssh_submits_and_follows_the_same_way(
+    slurm: LocalSlurm, ssh_target: SshTestTarget, runner: JobRunner
+) -> None:
+    ssh_target.work_dir.mkdir(parents=True)
+    login = replace(ssh_target.target, kind=TargetKind.SLURM, env_setup=slurm.env_setup,
+                    slurm=slurm_settings())
+    job = await runner.submit(login, JobSpec('echo "on $SLURMD_NODENAME"', needs=NEEDS_NPU))
+    lines = [line.text for line in await lines_of(job) if line.stream == "stdout"]
+    record = await job.wait()
+    assert record.state is JobState.SUCCEEDED and record.target == f"slurm:{ssh_target.alias}"
+    assert lines == ["on pto-node1"] and record.scheduler_id and record.npu in ("0", "1")
+    assert Path(record.remote_dir).parent == ssh_target.work_dir / ".pto-tui" / "jobs"  # the shared work dir
+    queued = await runner.submit(login, JobSpec("sleep 30", needs=NEEDS_NPU))
+    await until(lambda: queued.record.scheduler_state == "RUNNING")
+    cancelled = await queued.cancel()
+    assert cancelled.state is JobState.CANCELLED
+    await until(lambda: slurm_state(slurm, cancelled.scheduler_id) == "CANCELLED")
 
 
 async def test_helpers_and_builds_run_on_the_login_node_unless_builds_go_to_a_job(

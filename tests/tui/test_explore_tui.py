@@ -39,7 +39,7 @@ async def test_ctrl_n_explores_the_ranking_as_a_group_run_in_the_run_pane(fresh_
         assert "evidence: Suggestion: kFaTileS1 256 -> 1024 (costmodel rank 1" in shown
         assert "high-risk: bigger tile kFaTileS1" in shown  # a wider tile: asks why it is safe
         justify = app.screen.query_one("#explore-justify", Input)
-        assert justify.has_focus
+        await wait_for(pilot, lambda: justify.has_focus, 5)  # the justification is asked first
         justify.value = "the stand-in kernel has room for every tile width tried"
         await pilot.press("enter")
         pane = app.screen.query_one(RunPane)

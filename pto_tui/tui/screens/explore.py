@@ -66,6 +66,10 @@ class ExploreScreen(ModalScreen[str | None]):
             yield Static(Text("y starts these rounds and measures them at once, n or esc does nothing",
                               style="dim"))
 
+    def on_mount(self) -> None:
+        if self.ready.risks:  # after the first layout too: the scroll area may have taken it
+            self.call_after_refresh(self.query_one("#explore-justify", Input).focus)
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.dismiss(event.value.strip())
