@@ -17,6 +17,7 @@ from pto_tui.backends.site import EventSink
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.requests import ChangesRequest, StartRequest
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.case_strings import case_text
 from pto_tui.core.project.config import Scalar, operator_folder
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit, Round
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
@@ -143,9 +144,10 @@ def scripted_rounds(campaign: Campaign) -> tuple[ScriptedRound, ...]:
 
 
 def pre_edit_for(campaign: Campaign, script: ScriptedRound) -> PreEdit:
+    config = campaign.config
     scope = list(script.parameters) or ([script.edit[0]] if script.edit else [])
     return PreEdit(
-        kernel=f"{campaign.config.operator.name} ({campaign.config.case.describe()}), CPU demo",
+        kernel=f"{config.operator.name} ({case_text(config.case, config.operator)}), CPU demo",
         bottleneck=script.bottleneck,
         evidence=script.evidence,
         hypothesis=script.hypothesis,

@@ -25,11 +25,12 @@ from pto_tui.backends.loop import case_flops, site_for
 from pto_tui.backends.runs import HeldFinish, benchmark_step, build_step
 from pto_tui.backends.site import EventSink, OperatorSite, StepInterrupted, StepTimedOut
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.opening import check_environment_may_run
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.operators.script_imports import command_scripts, third_party_imports
 from pto_tui.core.project.config import ProjectConfig, operator_folder
 from pto_tui.core.rounds.records import EnvironmentNotes
-from pto_tui.jobs.probes import Probe
+from pto_tui.jobs.probes import ENV_SETUP, Probe
 from pto_tui.jobs.runner import JobRunner
 from pto_tui.jobs.targets import target_kind
 
@@ -65,22 +66,24 @@ def _module_probes(config: ProjectConfig, operator: Path) -> list[Probe]:
 async def _probe(site: OperatorSite, probe: Probe, notes: EnvironmentNotes, cwd: str = "") -> bool:
     try:
         out = await site.run(probe_step(probe.name), probe.command, cwd=cwd, timeout=PROBE_TIMEOUT,
-                             needs=probe.needs)
+                             env_setup=probe.env_setup, needs=probe.needs)
     except (StepInterrupted, StepTimedOut) as error:
-        notes.problems.append(error.render())
+        notes.problems.append(probe.failed(error.render()))
         return False
     ok = out.ok
     if ok and probe.version_of and out.stdout:
         notes.versions[probe.version_of] = out.stdout[probe.version_line].strip()
     if not ok:
-        notes.problems.append(problem_line(probe.name, out.failure(3)))
+        notes.problems.append(probe.failed(out.failure(3)))
     return ok
 
 
 async def run_environment(
     campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None
 ) -> EnvironmentNotes:
-    """Probe the target, upload the workspace, build once and get one valid result."""
+    """Probe the target, upload the workspace, build once and get one valid result
+    (refused before any probe once the baseline has closed iter-000)."""
+    check_environment_may_run(campaign.baseline_record())
     with campaign.running(0, "environment round"):  # it builds in the workspace
         return await _environment(campaign, runner, on_event)
 
@@ -96,10 +99,15 @@ async def _environment(
     # first upload
     reach = True
     kind = target_kind(config.target.kind)
-    for probe in (*kind.probes, *kind.target_probes(config.target)):
+    set_up = [ENV_SETUP] if config.target.env_setup.strip() else []
+    # the kind's probes that depend on the target's settings (Slurm's) after the set-up
+    for probe in [*kind.probes, *set_up, *kind.target_probes(config.target)]:
         notes.probes[probe.name] = await _probe(site, probe, notes, cwd="/")
         reach = reach and notes.probes[probe.name]
-    if reach:
+    if not reach:
+        notes.problems.append("the other checks were not run: every one runs on the target "
+                              "after the checks above, which failed")
+    else:
         try:
             notes.versions[SYNC_VERSION] = await site.sync()
             notes.probes[WORKSPACE_UPLOADED] = True

@@ -24,7 +24,7 @@ from pto_tui.backends.runs import HeldFinish, RunPlan, benchmark_runs, build_ste
 from pto_tui.backends.sample_journal import SampleJournal
 from pto_tui.backends.site import EventSink, OperatorSite, StepTimedOut
 from pto_tui.core.campaign.campaign import Campaign
-from pto_tui.core.campaign.opening import check_environment_passed
+from pto_tui.core.campaign.opening import check_baseline_may_run
 from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest
 from pto_tui.core.operators.case_strings import workload_shape
 from pto_tui.core.project.config import CaseConfig, OperatorConfig, ProjectConfig, Scalar
@@ -180,8 +180,8 @@ async def run_round(
 
 async def run_baseline(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None) -> Round:
     """Measure the unmodified operator and record it as iter-000 (refused before any run
-    while the environment round has not passed)."""
-    check_environment_passed(campaign.baseline_record())
+    while the environment round has not passed, or once the baseline is recorded)."""
+    check_baseline_may_run(campaign.baseline_record())
     with campaign.running(0, "baseline"):
         site = site_for(campaign, runner, on_event)
         site.for_round(0)

@@ -9,8 +9,14 @@ import shlex
 from pto_tui.core.project.config import Target
 from pto_tui.jobs.probes import Probe
 
-PYTHON = Probe("python", "command -v python3 && python3 --version", "python", version_line=-1)
-CMAKE = Probe("cmake", "cmake --version", "cmake")
+PYTHON = Probe("python", "command -v python3 && python3 --version", "python", version_line=-1,
+               checks="python3 is on PATH and runs",
+               fix="install Python 3 on the target, or put it on PATH in [target] env_setup")
+CMAKE = Probe("cmake", "cmake --version", "cmake", checks="cmake is on PATH and runs",
+              fix="install CMake on the target (Debian: apt-get install cmake)")
+# the CPU simulation of pto-isa is built with clang and libc++ (its README's flow)
+_CPU_SIM_FIX = ("install the compiler ([target] compiler; pto-isa's CPU simulation builds with "
+                "clang-16 and libc++-16: apt-get install clang-16 libc++-16-dev libc++abi-16-dev)")
 
 # a C++20 program compiled, linked and run with the build's compiler and flags
 _COMPILE = (
@@ -25,8 +31,11 @@ def cpu_sim_probes(target: Target) -> list[Probe]:
     flags = " ".join(shlex.quote(f) for f in shlex.split(target.cxx_flags))
     what = target.compiler + (f" {target.cxx_flags}" if target.cxx_flags else "")
     return [
-        Probe(f"{target.compiler} (cpu-sim, instead of Bisheng)", f"{compiler} --version", target.compiler),
-        Probe(f"C++20 compile, link, run ({what})", _COMPILE.format(compiler=compiler, flags=flags)),
+        Probe(f"{target.compiler} (cpu-sim, instead of Bisheng)", f"{compiler} --version", target.compiler,
+              checks=f"{target.compiler} is on PATH and runs", fix=_CPU_SIM_FIX),
+        Probe(f"C++20 compile, link, run ({what})", _COMPILE.format(compiler=compiler, flags=flags),
+              checks=f"a C++20 program compiles, links and runs with {what}",
+              fix=_CPU_SIM_FIX + "; or change [target] cxx_flags"),
         CMAKE,
         PYTHON,
     ]
@@ -44,7 +53,12 @@ def perf_sim_probes(target: Target) -> list[Probe]:
     name = target.perf_sim_compiler
     return [
         *cpu_sim_probes(target),
-        Probe(f"{name} (perf_sim driver)", f"{compiler} --version", name),
+        Probe(f"{name} (perf_sim driver)", f"{compiler} --version", name,
+              checks=f"{name} is on PATH and runs",
+              fix="install g++ 12 or newer, or set [target] perf_sim_compiler"),
         Probe(f"C++23 compile, link, run ({name}, perf_sim)",
-              _COMPILE_23.format(compiler=compiler, flags="")),
+              _COMPILE_23.format(compiler=compiler, flags=""),
+              checks=f"a C++23 program compiles, links and runs with {name} (pto-isa's "
+              "costmodel headers are C++23)",
+              fix="use a compiler with C++23 (g++ 12 or newer) in [target] perf_sim_compiler"),
     ]

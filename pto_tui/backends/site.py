@@ -207,6 +207,7 @@ class OperatorSite:
         timeout: float | None = None,
         extra_env: Mapping[str, str] | None = None,
         quiet: bool = False,
+        env_setup: bool = True,
         needs: str = "",
     ) -> StepOutput:
         """Run one command in the operator folder on the target, following its output.
@@ -225,6 +226,8 @@ class OperatorSite:
             timeout=timeout,
             name=job_name(self.label, step),
             round_number=self.round_number,
+            internal=quiet,
+            env_setup=env_setup,
             needs=needs,
             node=self.pinned_node if needs else "",
         )

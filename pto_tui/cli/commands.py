@@ -26,7 +26,8 @@ _REPORT = "pto_tui.cli.report_cmds"
 # in the order --help lists them
 COMMANDS: tuple[Command, ...] = (
     Command("scan", _SETUP, "list candidate operators under DIR, with the evidence for each"),
-    Command("new", _SETUP, "create projects/<op>/ from an operator source (docs/workflow.md §1-§4)"),
+    Command("new", _SETUP,
+            "create projects/<op>/ from an operator source (docs/workflow.md §1-§4, see `pto-tui docs`)"),
     Command("import", _SETUP, "read a hand-written (Markdown only) project into records"),
     Command("status", _READING, "best so far, baseline, recent failures, gates"),
     Command("rounds", _READING, "the round table"),
@@ -89,6 +90,8 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "config", "pto_tui.cli.config_cmd", "reference of project.toml: every key, its type, default and help"
     ),
+    Command("docs", "pto_tui.cli.docs_cmd", "the documents shipped with pto-tui: the workflow, "
+            "the rules, project.toml, the file formats"),
 )
 
 HELP = {c.name: c.help for c in COMMANDS}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +19,18 @@ from pto_tui.core.project.layout import ProjectLayout, find_project_root
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+
+def invoked_as() -> str:
+    """pto-tui as the user ran it, for the hints that say what to type next: `pto-tui`
+    when that name on PATH is this program, else the path typed (`.venv/bin/pto-tui`)."""
+    typed = sys.argv[0] if sys.argv else ""
+    if Path(typed).name != "pto-tui":
+        return "pto-tui"  # python -m, or called from a test
+    found = shutil.which("pto-tui")
+    if found and Path(found).resolve() == Path(typed).resolve():
+        return "pto-tui"
+    return shlex.quote(typed)
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

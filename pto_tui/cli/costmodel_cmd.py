@@ -100,11 +100,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def add_options(parser: argparse.ArgumentParser) -> None:
     dims = parser.add_argument_group("tile shape (a value, a list or a range)")
-    dims.add_argument("-r", "--rows", dest="rows", metavar="ROWS")
-    dims.add_argument("-c", "--cols", dest="cols", metavar="COLS")
-    dims.add_argument("--m", dest="m", metavar="M")
-    dims.add_argument("--k", dest="k", metavar="K")
-    dims.add_argument("--n", dest="n", metavar="N")
+    dims.add_argument("-r", "--rows", dest="rows", metavar="ROWS", help="tile rows")
+    dims.add_argument("-c", "--cols", dest="cols", metavar="COLS", help="tile columns")
+    dims.add_argument("--m", dest="m", metavar="M", help="M of a matmul (rows of A)")
+    dims.add_argument("--k", dest="k", metavar="K", help="K of a matmul (the reduced dimension)")
+    dims.add_argument("--n", dest="n", metavar="N", help="N of a matmul (columns of B)")
     engine = parser.add_argument_group("engine")
     engine.add_argument("--engine", choices=("builtin", "external"),
                         help="default: [costmodel] engine, else builtin")

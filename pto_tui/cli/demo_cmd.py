@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from pto_tui.cli.commands import HELP
-from pto_tui.cli.common import add_json_flag, print_json
+from pto_tui.cli.common import add_json_flag, invoked_as, print_json
 from pto_tui.core.campaign.demo import DEMO_KINDS, create_demo_project
 from pto_tui.core.project.layout import is_project_dir, round_name
 
@@ -73,5 +73,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         out.print(f"  {round_name(r.number)}  {verdict:12s} {r.short_hypothesis(40):40s} {r.verdict_reason}")
     if chart:
         out.print(f"summary chart: {chart.png}")
-    out.print(f"next: pto-tui --project {root}   (or: pto-tui demo to open it)")
+    me = invoked_as()
+    again = f"{me} demo" + ("" if args.kind == "dsl" else f" --kind {args.kind}")
+    out.print(f"next: {me} --project {root}   (or: {again} to open it)", markup=False)
     return 0

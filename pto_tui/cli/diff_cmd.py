@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "each side's spread, the gain and bounds the verdict rule judges, TFLOPS, and the "
         "round's patch.",
     )
-    p.add_argument("number", type=int)
+    p.add_argument("number", type=int, help="the round whose changes to show")
     p.add_argument(
         "--against",
         default=PREVIOUS,

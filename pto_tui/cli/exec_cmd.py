@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pto_tui.cli.commands import HELP
-from pto_tui.cli.common import add_json_flag, load_project_file, print_json
+from pto_tui.cli.common import add_json_flag, invoked_as, load_project_file, print_json
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Target
 from pto_tui.core.project.run_claim import workspace_upload_lock
@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="start it detached on the target and return; follow it with `pto-tui attach ID`",
     )
-    run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ...")
+    run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ...",
+                     help="the command and its arguments, after --")
     run.set_defaults(handler=exec_handler)
 
     trust = sub.add_parser(
@@ -57,7 +58,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     trust.add_argument("--yes", action="store_true", help="trust without asking")
     trust.set_defaults(handler=trust_handler)
 
-    jobs = sub.add_parser("jobs", help=HELP["jobs"])
+    jobs = sub.add_parser("jobs", help=HELP["jobs"],
+                          description="The project's jobs, oldest first: each step a person or "
+                          "a round ran (its round and step, state, exit code, command).")
+    jobs.add_argument("--all", action="store_true", dest="all_jobs",
+                      help="also pto-tui's own bookkeeping jobs (clock reads, result listings)")
     add_json_flag(jobs)
     jobs.set_defaults(handler=jobs_handler)
 
@@ -143,7 +148,7 @@ async def _launch_detached(job: Job) -> int:
         return _report_end(record)
     await job.detach()
     await printer
-    print(f"pto-tui: job {job.id} runs detached; follow it with `pto-tui attach {job.id}`",
+    print(f"pto-tui: job {job.id} runs detached; follow it with `{invoked_as()} attach {job.id}`",
           file=sys.stderr)
     print(job.id)
     return 0
@@ -190,7 +195,7 @@ def _report_end(record: JobRecord) -> int:
     if record.error:
         print(f"pto-tui: error: {record.error}", file=sys.stderr)
     if record.state is JobState.RUNNING and record.detached:
-        print(f"pto-tui: job {record.id} keeps running; `pto-tui attach {record.id}` follows it",
+        print(f"pto-tui: job {record.id} keeps running; `{invoked_as()} attach {record.id}` follows it",
               file=sys.stderr)
         return 130
     return exit_code_of(record)
@@ -215,7 +220,7 @@ async def _attach(runner: JobRunner, target: Target, job_id: str) -> int:
 
 def jobs_handler(args: argparse.Namespace) -> int:
     layout, _project = load_project_file(args)
-    records = list_records(layout.jobs_dir)
+    records = [r for r in list_records(layout.jobs_dir) if args.all_jobs or not r.internal]
     if args.json:
         print_json([{**record.to_json(), "shown_state": shown_state(record)} for record in records])
         return 0
@@ -228,9 +233,10 @@ def jobs_handler(args: argparse.Namespace) -> int:
             else f"SIG{record.signal}" if record.signal else ""
         )
         detached = " detached" if record.detached else ""
+        step = f"{record.name}: " if record.name else ""
         slurm = f" slurm job {record.scheduler_id}" if record.scheduler_id else ""
         print(f"{record.id}  {shown_state(record):<13} {outcome:<8} {record.target}{detached}{slurm}  "
-              f"{record.command}")
+              f"{step}{record.command}")
     return 0
 
 

@@ -8,6 +8,7 @@ handlers take the parsed arguments and return an exit code:
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from pto_tui import __version__
 from pto_tui.cli.commands import COMMANDS
-from pto_tui.core.errors import PtoError
+from pto_tui.core.errors import PtoError, RuleViolation
 
 DESCRIPTION = """\
 pto-tui: a workbench for optimising PTO operators on Ascend NPUs.
@@ -25,17 +26,57 @@ below do the same work headless, for scripts and coding agents; most accept
 --json. A project is found from --project, else $PTO_TUI_PROJECT, else by
 walking up from the current directory to the folder holding project.toml.
 
-The loop: scan -> new -> (environment round, baseline) -> round start ->
-edit -> round changes -> round measure -> round close -> status / rounds.
+The loop, in order:
+  scan -> new -> env (the environment round) -> torch-baseline -> baseline
+  -> round start -> edit the source -> round run (changes, build, correctness,
+     benchmark, verdict) -> round close -> ... -> chart / report
+  (round changes / measure / close record a round step by step instead of run)
+
+Examples:
+  pto-tui demo --run                  the whole loop on a built-in CPU demo
+  pto-tui new ../pto-isa/kernels/manual/common/flash_atten --case-spec 128,128,1024 \\
+      --mode cpu-sim && cd projects/flash_atten && pto-tui env && pto-tui baseline
+
+Exit codes: 0 done; 1 failed or refused by a rule (the message names the rule and
+its fix); 2 bad input or usage; 130 interrupted; 141 the output pipe closed.
+Documents: pto-tui docs.
 """
 
-
 class _Parser(argparse.ArgumentParser):
-    """argparse that exits with 2 and a short message (the CLI contract)."""
+    """argparse that exits with 2 and a short message (the CLI contract), suggesting the
+    closest sub-command or option for a misspelt one."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        hint = did_you_mean(message, self._choices_and_options())
+        self.exit(2, f"{self.prog}: error: {message}\n" + (f"  did you mean: {hint}?\n" if hint else ""))
+
+    def _choices_and_options(self) -> list[str]:
+        """Sub-command names and options here and in every sub-command below (argparse
+        reports a sub-command's unknown option from the top parser)."""
+        words: list[str] = []
+        for action in self._actions:
+            words += action.option_strings
+            if isinstance(action, argparse._SubParsersAction):
+                words += list(action.choices)
+                for parser in action.choices.values():
+                    if isinstance(parser, _Parser):
+                        words += parser._choices_and_options()
+        return words
+
+
+def did_you_mean(message: str, words: Sequence[str]) -> str:
+    """The known word closest to the one argparse could not use ("" when none is close):
+    an invalid choice ("invalid choice: 'stauts'") or an unrecognised option."""
+    if "invalid choice: " in message:
+        typed = message.split("invalid choice: ", 1)[1].split("'")[1:2]
+    elif message.startswith("unrecognized arguments: "):
+        typed = [w.split("=", 1)[0] for w in message.split(": ", 1)[1].split()
+                 if w.startswith("-")][:1]
+    else:
+        return ""
+    close = difflib.get_close_matches(typed[0], words, n=1, cutoff=0.6) if typed else []
+    return close[0] if close else ""
 
 
 def build_parser(
@@ -89,6 +130,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _reader_went_away()
     except PtoError as error:
         print(f"pto-tui: error: {error.render()}", file=sys.stderr)
+        if isinstance(error, RuleViolation):
+            from pto_tui.core.rules.registry import fixes_of  # the rules load only for a refusal
+
+            for fix in fixes_of(error, "cli"):
+                print(f"  fix: {fix}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("pto-tui: interrupted", file=sys.stderr)

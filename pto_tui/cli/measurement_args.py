@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 
 def add_measurement_args(p: argparse.ArgumentParser, required: bool = True) -> None:
-    p.add_argument("--build", choices=("ok", "failed"), required=required)
+    p.add_argument("--build", choices=("ok", "failed"), required=required,
+                   help="whether the build succeeded (failed: no numbers may be recorded)")
     p.add_argument(
         "--correctness",
         choices=("pass", "fail", "skip"),
@@ -26,7 +27,7 @@ def add_measurement_args(p: argparse.ArgumentParser, required: bool = True) -> N
     p.add_argument("--samples", default="", help="benchmark durations, comma separated, one per repeat")
     p.add_argument("--reference", default="", help="the report's baseline (reference) durations")
     p.add_argument("--unit", choices=("us", "ms"), default="us", help="unit of the durations")
-    p.add_argument("--tflops", type=float)
+    p.add_argument("--tflops", type=float, help="throughput at the median run, if known (positive)")
     p.add_argument(
         "--report",
         action="append",

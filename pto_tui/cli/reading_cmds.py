@@ -14,7 +14,7 @@ from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError, read_utf8_inside
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.project.modes import CYCLES
-from pto_tui.core.rounds.durations import duration_unit, format_duration
+from pto_tui.core.rounds.durations import duration_in, duration_unit
 from pto_tui.core.rounds.export import export_rows
 from pto_tui.core.rounds.records import verdict_label, verdict_rule_of
 from pto_tui.core.rounds.render import SIMULATED_NOTE, timing_text
@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_rounds)
 
     p = sub.add_parser("show", help=HELP["show"])
-    p.add_argument("number", type=int)
+    p.add_argument("number", type=int, help="the round (0 is the baseline iter-000)")
     add_json_flag(p)
     p.set_defaults(handler=cmd_show)
 
@@ -58,14 +58,19 @@ def print_status(console: Printer, st: CampaignStatus) -> None:
             markup=False,
         )
     unstable = "  [bold]UNSTABLE (noisy samples)[/]" if st.baseline_stability == "noisy" else ""
-    console.print(f"baseline (iter-000): {format_duration(st.baseline_us, st.sample_unit)}{unstable}")
+    # one unit for the status's durations (never 18.855 ms beside 5876.8 us); cycles are
+    # their own, and the torch_npu reference's microseconds then keep theirs
+    torch_us = st.torch.avg_us if st.torch else None
+    unit = duration_unit([st.baseline_us, st.frontier_us, torch_us], st.sample_unit)
+    console.print(f"baseline (iter-000): {duration_in(st.baseline_us, unit)}{unstable}")
     if st.torch:
-        console.print(f"{st.torch.label}: avg {format_duration(st.torch.avg_us)}")
+        torch_unit = duration_unit([torch_us]) if unit == CYCLES else unit
+        console.print(f"{st.torch.label}: avg {duration_in(torch_us, torch_unit)}")
     else:
         console.print("torch_npu baseline: not measured")
     best = round_name(st.frontier_round) if st.frontier_round is not None else "-"
     console.print(
-        f"frontier: {best} {format_duration(st.frontier_us, st.sample_unit)}"
+        f"frontier: {best} {duration_in(st.frontier_us, unit)}"
         f"  speedup vs initial {_speed(st.speedup_vs_initial)}"
         f"  vs torch_npu {_speed(st.speedup_vs_torch)}"
     )

@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=HELP["baseline"],
     )
     add_measurement_args(p, required=False)
-    p.add_argument("--analysis", default="")
+    p.add_argument("--analysis", default="", help="what the baseline shows (written in its notes.md)")
     add_json_flag(p)
     p.set_defaults(handler=cmd_baseline)
 
@@ -60,9 +60,12 @@ def _add_env(sub: argparse._SubParsersAction) -> None:
         "env",
         help=HELP["env"],
     )
-    p.add_argument("--probe", action="append", default=[], metavar="NAME=ok|failed")
-    p.add_argument("--version", action="append", default=[], metavar="TOOL=VERSION", dest="versions")
-    p.add_argument("--build-outcome", default="")
+    p.add_argument("--probe", action="append", default=[], metavar="NAME=ok|failed",
+                   help="a probe checked by hand and its outcome (repeat); needs "
+                   "--declare-environment, since nothing is run on the target")
+    p.add_argument("--version", action="append", default=[], metavar="TOOL=VERSION", dest="versions",
+                   help="a tool's version seen on the target, e.g. CANN=8.0.RC3 (repeat)")
+    p.add_argument("--build-outcome", default="", help="what the first build gave, in words")
     p.add_argument("--first-result", default="", help="path of the first valid result")
     p.add_argument("--problem", action="append", default=[], help="a problem met (repeat)")
     p.add_argument(
@@ -81,14 +84,15 @@ def _add_torch_baseline(sub: argparse._SubParsersAction) -> None:
         "torch-baseline",
         help=HELP["torch-baseline"],
     )
-    p.add_argument("--avg", type=float)
-    p.add_argument("--min", type=float, dest="minimum")
-    p.add_argument("--max", type=float, dest="maximum")
-    p.add_argument("--unit", choices=("us", "ms"), default="us")
-    p.add_argument("--tflops", type=float)
-    p.add_argument("--label", default="torch_npu")
-    p.add_argument("--warmup", type=int, default=0)
-    p.add_argument("--runs", type=int, default=0)
+    p.add_argument("--avg", type=float, help="average duration of the timed runs; without "
+                   "--avg the baseline is measured on the target by [commands] reference")
+    p.add_argument("--min", type=float, dest="minimum", help="fastest timed run")
+    p.add_argument("--max", type=float, dest="maximum", help="slowest timed run")
+    p.add_argument("--unit", choices=("us", "ms"), default="us", help="unit of --avg/--min/--max")
+    p.add_argument("--tflops", type=float, help="throughput of the reference, if known")
+    p.add_argument("--label", default="torch_npu", help="what was measured (default torch_npu)")
+    p.add_argument("--warmup", type=int, default=0, help="warm-up runs before the timed ones")
+    p.add_argument("--runs", type=int, default=0, help="timed runs behind --avg")
     add_json_flag(p)
     p.set_defaults(handler=cmd_torch_baseline)
 

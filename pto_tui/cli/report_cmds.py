@@ -10,6 +10,7 @@ from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, open_campaign, path_arg, print_json
 from pto_tui.core import payloads
 from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.operators.case_strings import case_text
 from pto_tui.core.rounds.export import FORMATS, export_rows, render_export
 
 
@@ -30,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "export",
         help=HELP["export"],
     )
-    p.add_argument("--format", choices=FORMATS, required=True, dest="fmt")
+    p.add_argument("--format", choices=FORMATS, required=True, dest="fmt",
+                   help="csv (one row a round), md (ITERATIONS.md's table) or json")
     p.add_argument("--output", type=path_arg, help="file to write (default: standard output)")
     p.set_defaults(handler=cmd_export)
 
@@ -69,7 +71,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         args.fmt,
         export_rows(rounds, torch),
         operator=config.operator.name,
-        case=config.case.describe(),
+        case=case_text(config.case, config.operator),
         torch=torch,
     )
     output: Path | None = args.output

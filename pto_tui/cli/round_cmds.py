@@ -63,14 +63,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "in the round and makes it kept. A round imported or written by hand never leads by "
         "itself; confirming it adopts it as it stands (it may then be the frontier).",
     )
-    s.add_argument("number", type=int)
+    s.add_argument("number", type=int, help="the round held for review, or adopted")
     s.add_argument("--reason", required=True, help="why the result is real (a few words)")
     s.add_argument("--who", default="", help="who confirms (default: user@host)")
     add_json_flag(s)
     s.set_defaults(handler=cmd_confirm)
 
     s = rsub.add_parser("delete", help="(refused) rounds are append-only")
-    s.add_argument("number", type=int)
+    s.add_argument("number", type=int, help="the round (never deleted: amend it instead)")
     s.set_defaults(handler=cmd_delete)
 
     s = rsub.add_parser("classes", help="list the bottleneck classes and checklist keys")
@@ -96,7 +96,8 @@ def _add_start(rsub: argparse._SubParsersAction) -> None:
     s.add_argument("--pto-isa", metavar="PATH", help="pto-isa checkout for --from-suggestion")
     add_prefill_arg(s)
     s.add_argument("--title", default="", help="short title for tables and the chart")
-    s.add_argument("--phase", default=None)
+    s.add_argument("--phase", default=None, help="the [phases] name this round belongs to "
+                   "(default: the project's current phase, see `pto-tui phase`)")
     s.add_argument("--based-on", type=int, default=None, help="base round (default: the frontier)")
     s.add_argument("--restore", action="store_true", help="reset the workspace to the base round first")
     add_json_flag(s)
@@ -106,7 +107,8 @@ def _add_start(rsub: argparse._SubParsersAction) -> None:
 def _add_changes(rsub: argparse._SubParsersAction) -> None:
     s = rsub.add_parser("changes", help="record the round's changes (files and diff detected)")
     s.add_argument("number", type=int, nargs="?", help=_NUMBER_HELP)
-    s.add_argument("--kind", choices=[k.value for k in ChangeKind])
+    s.add_argument("--kind", choices=[k.value for k in ChangeKind],
+                   help="the change kind (default: detected from the files changed)")
     s.add_argument("--describe", default="", help="what was changed, briefly")
     s.add_argument(
         "--set",

@@ -21,6 +21,7 @@ from pto_tui.core import payloads
 from pto_tui.core.campaign.project_arguments import COMMAND_KEYS, ProjectArguments, project_answers
 from pto_tui.core.campaign.scaffold import NewProject, create_project, plan_project
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.case_strings import case_text
 from pto_tui.core.operators.scan import Candidate, ScanResult, scan
 from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, chosen_modes, mode_spec
 from pto_tui.core.rounds.importer import import_project
@@ -37,7 +38,7 @@ NEW_DESCRIPTION = (
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("scan", help=HELP["scan"])
-    p.add_argument("dir", type=Path)
+    p.add_argument("dir", type=Path, help="folder to search for operators (a repository checkout)")
     p.add_argument("--verbose", action="store_true", help="also list the folders left out, and why")
     add_json_flag(p)
     p.set_defaults(handler=cmd_scan)
@@ -54,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("import", help=HELP["import"])
     p.add_argument("dir", type=Path, nargs="?", help="the project folder (default: --project or cwd)")
-    p.add_argument("--kind", choices=[k.value for k in OperatorKind])
+    p.add_argument("--kind", choices=[k.value for k in OperatorKind],
+                   help="the operator kind, when the project does not say")
     add_json_flag(p)
     p.set_defaults(handler=cmd_import)
 
@@ -226,7 +228,8 @@ def _print_plan(console: Console, spec: NewProject) -> None:
         console.print(f"  repository: {op.repository} (operator {op.path}{family})")
     for case in spec.cases:
         console.print(f"  case offered: {case}", markup=False)
-    console.print(f"  case: {spec.case.name or '-'}: {spec.case.describe()}")
+    name = f"{spec.case.name}: " if spec.case.name else ""
+    console.print(f"  case: {name}{case_text(spec.case, spec.operator)}", markup=False)
     console.print(f"  tunables: {', '.join(t.name for t in spec.tunables) or 'none found'}")
     if spec.case.knobs:
         knobs = ", ".join(f"{k}={v}" for k, v in spec.case.knobs.items())

@@ -29,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "are refused with the buffer named.")
     parser.add_argument("--knob", default="", help="only this knob")
     parser.add_argument("--pto-isa", metavar="PATH", help="pto-isa checkout (builtin engine)")
-    parser.add_argument("--engine", choices=("builtin", "external"))
+    parser.add_argument("--engine", choices=("builtin", "external"),
+                        help="costmodel engine (default: [costmodel] engine, else builtin)")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     parser.add_argument("--no-cache", action="store_true", help="recompute")
     parser.add_argument(

@@ -9,6 +9,7 @@ reach the user's ssh-agent or display unless `[target] forward_agent = true`.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,6 +97,15 @@ async def open_connection(
         raise check.error() from None
     except asyncssh.PermissionDenied as error:
         raise AuthFailed(target.host, error.reason) from None
+    except socket.gaierror as error:
+        # the name is neither a Host alias of the SSH config read nor a resolvable host
+        read = target.ssh_config or "~/.ssh/config"
+        raise SshConnectError(
+            f"cannot connect to {target.host}: {error.strerror or error} (the name is not a "
+            f"Host alias in {read} nor a known host name)",
+            hint="add a `Host` entry for it to ~/.ssh/config, or name the SSH config that has "
+            "one ([target] ssh_config; --ssh-config at new); check with `ssh HOST true`",
+        ) from None
     except (TimeoutError, asyncssh.Error, OSError) as error:
         detail = str(error) or type(error).__name__
         raise SshConnectError(f"cannot connect to {target.host}: {detail}") from None

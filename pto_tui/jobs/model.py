@@ -54,6 +54,10 @@ class JobSpec:
     name: str = ""
     fetch: tuple[str, ...] = ()  # result files to fetch back after a run (relative to cwd)
     round_number: int | None = None  # the round the job runs a step of (None: no round's)
+    # pto-tui's own bookkeeping on the target (a clock read, a listing of result files),
+    # not a step a person ran: `jobs` lists it only with --all
+    internal: bool = False
+    env_setup: bool = True  # False: run without [target] env_setup (the first probe)
     # what the step needs of a target with a scheduler (Slurm): NEEDS_NPU (correctness,
     # benchmark runs, the torch_npu reference, the environment round's job probe),
     # NEEDS_BUILD (a build), or nothing (probes and helpers, run where the commands are)
@@ -120,6 +124,7 @@ class JobRecord:
     orphan: bool = False  # lost, and what may survive of it on the target not yet killed
     round_number: int | None = None  # the round the job ran a step of (None: no round's)
     timeout: float | None = None  # the seconds it may run (JobSpec.timeout), None: no limit
+    internal: bool = False  # JobSpec.internal: bookkeeping, not a step a person ran
     # a job a scheduler runs (Slurm): its id there, its state and reason as last seen
     # ("PENDING", "Resources"), when it was queued there, and where it ran (node, NPU)
     scheduler_id: str = ""

@@ -91,6 +91,7 @@ class JobRunner:
             name=spec.name,
             round_number=spec.round_number,
             timeout=spec.timeout,
+            internal=spec.internal,
             cwd=cwd,
             env=dict(spec.env),
             detached=spec.detached,

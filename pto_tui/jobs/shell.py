@@ -56,7 +56,7 @@ def inner_script(target: Target, spec: JobSpec, cwd: str) -> str:
     lines = []
     if cwd:
         lines.append(f"cd {quote_path(cwd)} || exit 1")
-    if target.env_setup.strip():
+    if target.env_setup.strip() and spec.env_setup:
         # a broken set-up line must fail the job, not run it in a half-made environment
         lines.append(
             "{ " + target.env_setup + "\n} || { echo 'pto-tui: env_setup failed: '"

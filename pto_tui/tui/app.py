@@ -254,4 +254,6 @@ def run(args: argparse.Namespace) -> int:
         project = None
         del error  # no project here: the launcher lists what there is
     app = PtoApp(project)
-    return int(app.run() or 0)
+    result = app.run()
+    # a crash inside the app (Textual prints its traceback) exits non-zero, never 0
+    return app.return_code or int(result or 0)

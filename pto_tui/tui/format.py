@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from pto_tui.core.errors import PtoError
+from pto_tui.core.errors import PtoError, RuleViolation
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.counts import UNVERIFIED
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import timing_text
-from pto_tui.core.rules.registry import for_front
+from pto_tui.core.rules.registry import fixes_of, for_front
 from pto_tui.core.vocabulary import Verdict
 
 # Verdict colours, and a mark before the word. Light enough that each stands 4.5:1 or more
@@ -104,5 +104,8 @@ def iter_name(number: int | None) -> str:
 
 def error_text(error: PtoError) -> str:
     """An error as this app says it: a rule's fix named by the field or key that gives it
-    here, not by the command-line option."""
-    return for_front(error.render(), "tui")
+    here, not by the command-line option, and how to answer each rule it names."""
+    text = for_front(error.render(), "tui")
+    if isinstance(error, RuleViolation):
+        text += "".join(f"\n  fix: {fix}" for fix in fixes_of(error, "tui"))
+    return text

@@ -29,6 +29,34 @@ def test_demo_run_headless(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["demo", "--run", "--rounds", "1", "--projects-root", str(projects), "--json"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert [r["round"] for r in again["rounds"]] == [0, 1, 2, 3]
+    jobs_listed(root, capsys)
+    refused_before_any_job(root, capsys)
+
+
+def refused_before_any_job(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Once iter-000 is closed, env and baseline are refused by their rule before anything
+    runs on the target: no job is started, the refusal is the first thing said."""
+    jobs_before = sorted(p.name for p in (root / ".pto-tui" / "jobs").iterdir())
+    for step in ("env", "baseline"):
+        assert main(["--project", str(root), step]) == 1
+        err = capsys.readouterr().err
+        assert "refused by rule 'honest-history'" in err, err
+    assert sorted(p.name for p in (root / ".pto-tui" / "jobs").iterdir()) == jobs_before
+
+
+def jobs_listed(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`jobs` lists the steps that ran (build, benchmark, ...), named by round and step;
+    pto-tui's bookkeeping (the DSL runner's clock reads and report listings) only with --all."""
+    assert main(["--project", str(root), "jobs"]) == 0
+    shown = capsys.readouterr().out
+    assert "iter-001 benchmark" in shown and "iter-001 build" in shown
+    assert "date +%s.%N" not in shown and "-newermt" not in shown
+    assert main(["--project", str(root), "jobs", "--all"]) == 0
+    everything = capsys.readouterr().out
+    assert "date +%s.%N" in everything and "-newermt" in everything
+    assert len(everything.splitlines()) > len(shown.splitlines())
+    assert main(["--project", str(root), "jobs", "--json"]) == 0
+    assert not any(job["internal"] for job in json.loads(capsys.readouterr().out))
 
 
 def test_round_run_no_close_then_post_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

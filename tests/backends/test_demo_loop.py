@@ -166,5 +166,9 @@ async def test_tile_lib_demo_campaign(tmp_path: Path) -> None:
         start(campaign, ["fa_kernel.cpp"], edit=(FA_KERNEL, "#include", "#inclde"))
         broken = await run_round(campaign, runner)
         assert broken.measurement.build == "failed" and broken.verdict is Verdict.FAILURE
+        # the compiler's first error is quoted, not make's last line
+        why = broken.measurement.problem + " " + broken.verdict_reason
+        assert "error: invalid preprocessing directive #inclde" in why, why
+        assert "make[" not in why
     patch = (root / "runs/iter-001/patch.diff").read_text()
     assert patch.startswith("# 本轮为调参类迭代\n# 参数变更：\n-  CUBE_S0=2\n+  CUBE_S0=64\n")

@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.errors import ConfigError
-from pto_tui.core.project.config import CaseConfig, workload_fingerprint
+from pto_tui.core.operators.case_strings import case_text
+from pto_tui.core.project.config import CaseConfig, OperatorConfig, workload_fingerprint
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.parse import locate_key, parse_config
+from pto_tui.core.vocabulary import OperatorKind
 
 GOOD = """\
 # my project
@@ -152,5 +154,18 @@ def test_case_description_names_the_workload_knobs_and_a_bare_case() -> None:
     assert knobs.describe() == "SEQ_LEN=32, HEAD_DIM=64; float16"
     bare = CaseConfig(name="flash_attention_score", dtype="float16")
     assert bare.describe() == "flash_attention_score; float16"
+    # the case once, as its fields: the string is not repeated beside them
     shaped = CaseConfig(name="c", shape={"S": 512}, dtype="float32", spec="S=512")
-    assert shaped.describe() == "S=512; float32; case S=512"
+    assert shaped.describe() == "S=512; float32"
+    unparsed = CaseConfig(dtype="float16", spec="anything,the,tool,takes")
+    assert unparsed.describe() == "float16; case anything,the,tool,takes"
+
+
+def test_a_tile_lib_case_string_is_shown_as_its_fields() -> None:
+    operator = OperatorConfig(name="flash_atten", kind=OperatorKind.PTO_TILE_LIB,
+                              source="kernels/manual/common/flash_atten")
+    case = CaseConfig(dtype="float16", spec="128,128,1024")
+    assert case_text(case, operator) == "B=1, N=1, HEAD_SIZE=128, S0=128, S1=1024; float16"
+    # a string that does not fit the format is shown as given, never dropped
+    odd = CaseConfig(dtype="float16", spec="128,x")
+    assert case_text(odd, operator) == "float16; case 128,x"

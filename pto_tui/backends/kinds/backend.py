@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pto_tui.backends.site import OperatorSite
+from pto_tui.backends.site import OperatorSite, StepOutput
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.project.limits import BUILD, CORRECTNESS
+from pto_tui.core.reports.compiler import first_compiler_error
 from pto_tui.core.reports.perf_sim import PipeBusy
 from pto_tui.core.rules.rule import Finding
 from pto_tui.jobs.model import NEEDS_BUILD, NEEDS_NPU
@@ -41,6 +42,16 @@ def exit_text(output_tail: str, code: int | None) -> str:
     return f"exit code {code}" + (": " + " | ".join(tail) if tail else "")
 
 
+def build_failure(out: StepOutput) -> str:
+    """Why a build failed: the compiler's first `error:` line (make's last line says only
+    that a target failed), else how the command ended."""
+    # compilers write errors to stderr; make's own chatter goes to stdout
+    first = first_compiler_error("\n".join(out.stderr + out.stdout))
+    if first:
+        return f"{first} (exit code {out.record.exit_code})"
+    return exit_text(out.tail(), out.record.exit_code)
+
+
 class Backend:
     """Build and benchmark an operator on its site."""
 
@@ -55,7 +66,7 @@ class Backend:
                                   needs=NEEDS_BUILD)
         if out.ok:
             return True, ""
-        return False, "build failed: " + exit_text(out.tail(), out.record.exit_code)
+        return False, "build failed: " + build_failure(out)
 
     async def correctness(self, parameters: Mapping[str, Scalar]) -> tuple[bool | None, str]:
         """A separate correctness command when the project has one: exit 0 passes.

@@ -210,15 +210,27 @@ def report_outcome(config: ProjectConfig, text: str, path: str, flops: float | N
     )
 
 
+_CANN_FIX = ("source the CANN toolkit's set_env.sh in [target] env_setup (--env-setup at new), "
+             "e.g. `source /usr/local/Ascend/ascend-toolkit/set_env.sh`; without an NPU, make "
+             "the project with --mode cpu-sim or --mode perf-sim")
+
+
 def _npu_probes(_target: Target) -> list[Probe]:
     return [
-        Probe("bisheng", "bisheng --version", "bisheng"),
+        Probe("bisheng", "bisheng --version", "bisheng", checks="the Bisheng compiler is on PATH",
+              fix=_CANN_FIX),
         Probe(
             "CANN",
             'home="${ASCEND_TOOLKIT_HOME:-$ASCEND_HOME_PATH}"; test -n "$home" && echo "$home"',
             "CANN",
+            checks="$ASCEND_TOOLKIT_HOME or $ASCEND_HOME_PATH is set (the toolkit's set_env.sh "
+            "sets them)",
+            fix=_CANN_FIX,
         ),
-        Probe("ACL runtime / NPU", "npu-smi info", "npu-smi"),
+        Probe("ACL runtime / NPU", "npu-smi info", "npu-smi",
+              checks="npu-smi (the NPU driver's tool) runs and lists the devices",
+              fix="check the NPU driver on the target; without an NPU, make the project with "
+              "--mode cpu-sim or --mode perf-sim"),
         CMAKE,
         PYTHON,
     ]

@@ -11,6 +11,7 @@ from pto_tui.core.campaign.context import CampaignContext, now_text
 from pto_tui.core.campaign.requests import StartRequest
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.case_strings import case_text
 from pto_tui.core.project.config import Scalar, workload_fingerprint
 from pto_tui.core.project.layout import MAX_ROUND, round_name
 from pto_tui.core.project.modes import sample_unit_of
@@ -38,7 +39,7 @@ class RoundOpening:
         self.campaign.check_owner(0)
         refuse(declared_environment_findings(notes.declared_by, notes.passed, notes.declared_reason))
         record = self.campaign.baseline_record()
-        refuse(environment_rewrite_findings(record))
+        check_environment_may_run(record)
         record = record or self._new_baseline_round()
         if record.environment is not None:
             record.environment_attempts.append(record.environment)
@@ -53,8 +54,7 @@ class RoundOpening:
         campaign.require_write()
         campaign.check_owner(0)
         record = campaign.baseline_record()
-        refuse(baseline_rewrite_findings(record))
-        check_environment_passed(record)
+        check_baseline_may_run(record)
         refuse(baseline_findings(measurement))
         record = record or self._new_baseline_round()
         config = campaign.config
@@ -87,7 +87,7 @@ class RoundOpening:
 
     def _kernel_text(self) -> str:
         config = self.campaign.config
-        return f"{config.operator.name} ({config.case.describe()})"
+        return f"{config.operator.name} ({case_text(config.case, config.operator)})"
 
     def set_torch_baseline(self, baseline: TorchBaseline) -> None:
         campaign = self.campaign
@@ -210,6 +210,18 @@ class RoundOpening:
 def check_environment_passed(baseline: Round | None) -> None:
     """The environment round comes first: no baseline before it has passed."""
     refuse(environment_findings(baseline))
+
+
+def check_environment_may_run(baseline: Round | None) -> None:
+    """What refuses an environment round, checked before any probe runs (and again when
+    its notes are recorded)."""
+    refuse(environment_rewrite_findings(baseline))
+
+
+def check_baseline_may_run(baseline: Round | None) -> None:
+    """What refuses a baseline, checked before anything is built (and again at record)."""
+    refuse(baseline_rewrite_findings(baseline))
+    check_environment_passed(baseline)
 
 
 def _base_round(rounds: list[Round], based_on: int | None, frontier: Round | None) -> Round:

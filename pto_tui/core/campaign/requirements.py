@@ -4,7 +4,8 @@ target and what the user asked for, rendered from the planned project."""
 from __future__ import annotations
 
 from pto_tui.core.campaign.plan import NewProject
-from pto_tui.core.project.config import OperatorConfig
+from pto_tui.core.operators.case_strings import CaseStringError, workload_shape
+from pto_tui.core.project.config import OperatorConfig, Scalar
 from pto_tui.core.project.kinds.registry import project_kind
 
 
@@ -31,7 +32,7 @@ def render_requirements(spec: NewProject) -> str:
         "",
         "## Case",
         "",
-        f"- **Shape**: {', '.join(f'{k}={v}' for k, v in spec.case.shape.items()) or '-'}",
+        f"- **Shape**: {', '.join(f'{k}={v}' for k, v in _shape(spec).items()) or '-'}",
         f"- **Dtype**: {spec.case.dtype}",
         f"- **Causal mask**: {'yes' if spec.case.causal else 'no'}",
     ]
@@ -72,3 +73,11 @@ def render_requirements(spec: NewProject) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _shape(spec: NewProject) -> dict[str, Scalar]:
+    """The case's fields: [case.shape], else the case string's (its format's fields)."""
+    try:
+        return dict(workload_shape(spec.case, spec.operator))
+    except CaseStringError:
+        return dict(spec.case.shape)

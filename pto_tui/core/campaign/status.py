@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pto_tui.core.operators.case_strings import case_text
 from pto_tui.core.project.config import ProjectConfig
 from pto_tui.core.project.layout import MAX_ROUND_GAP, round_name
 from pto_tui.core.project.modes import CYCLES, DEFAULT_MODE, mode_spec, sample_unit_of
@@ -173,7 +174,7 @@ def summarize(
     return CampaignStatus(
         operator=config.operator.name,
         kind=config.operator.kind.value,
-        case=config.case.describe(),
+        case=case_text(config.case, config.operator),
         target=config.target.label,
         target_mode=config.target.mode,
         environment_passed=bool(environment and environment.passed),

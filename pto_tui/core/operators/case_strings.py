@@ -187,3 +187,13 @@ def workload_shape(case: CaseConfig, operator: OperatorConfig | None = None) -> 
     if cases is None:
         return case.shape
     return case_under_tuning(cases, case.name).shape
+
+
+def case_text(case: CaseConfig, operator: OperatorConfig) -> str:
+    """The case as people read it: its fields once (from the case string when [case.shape]
+    is empty), its dtype; a spec that does not fit its format is shown as given."""
+    try:
+        shape = workload_shape(case, operator)
+    except CaseStringError:
+        shape = case.shape
+    return case.describe(shape)

@@ -59,12 +59,16 @@ class CaseConfig:
     # variant), so they are part of the workload, never tunables
     knobs: Mapping[str, Scalar] = field(default_factory=dict)
 
-    def describe(self) -> str:
-        shape = ", ".join(f"{k}={v}" for k, v in {**self.shape, **self.knobs}.items())
+    def describe(self, shape: Mapping[str, Scalar] | None = None) -> str:
+        """The case once, as its fields: `shape` (the fields the case string gives, see
+        case_strings.case_text) or [case.shape]; the string itself only when no field is
+        known."""
+        fields = {**(self.shape if shape is None else shape), **self.knobs}
+        text = ", ".join(f"{k}={v}" for k, v in fields.items())
         # the name says which case it is when no shape or case string does (a bench spec)
-        name = self.name if self.name and not shape and not self.spec else ""
-        parts = [p for p in (name, shape, self.dtype, "causal" if self.causal else "") if p]
-        if self.spec:
+        name = self.name if self.name and not text and not self.spec else ""
+        parts = [p for p in (name, text, self.dtype, "causal" if self.causal else "") if p]
+        if self.spec and not text:
             parts.append(f"case {self.spec}")
         return "; ".join(parts) or "(no case set)"
 

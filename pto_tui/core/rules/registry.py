@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import re
+
+from pto_tui.core.errors import RuleViolation
 from pto_tui.core.rules import (
     history,
     measurement,
@@ -39,6 +42,16 @@ def fix_of(rule_id: str, front: str) -> str:
     """The fix of rule `rule_id` for front end `front` ("cli", "mcp"); "" for no such rule."""
     rule = RULES.get(rule_id)
     return rule.fix_for(front) if rule is not None else ""
+
+
+def fixes_of(error: RuleViolation, front: str) -> list[str]:
+    """How to answer each rule a refusal names (its first rule, then those its "also"
+    lines add), as front end `front` says it: "four-questions: answer ... (`round start
+    --bottleneck ...`)". Empty when the refusal's own hint says it already."""
+    if error.hint:
+        return []
+    ids = dict.fromkeys([error.rule, *re.findall(r"\n  also \[([\w-]+)\]", error.message)])
+    return [f"{rule}: {fix}" for rule in ids if (fix := fix_of(rule, front))]
 
 
 def for_front(text: str, front: str) -> str:

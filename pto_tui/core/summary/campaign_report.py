@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.operators.case_strings import case_text
 from pto_tui.core.project.layout import ProjectLayout, round_name
 from pto_tui.core.project.modes import CYCLES
 from pto_tui.core.rounds.counts import UNVERIFIED, counted_as
@@ -308,7 +309,7 @@ def write_campaign_report(campaign: Campaign, output: Path | None = None) -> Rep
     ctx = ReportContext(
         operator=config.operator.name,
         kind=config.operator.kind.value,
-        case=config.case.describe(),
+        case=case_text(config.case, config.operator),
         target=config.target.label,
     )
     # render first: a project without a baseline fails here, before anything is written

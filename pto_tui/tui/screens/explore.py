@@ -43,6 +43,7 @@ class ExploreScreen(ModalScreen[str | None]):
     }
     #explore-justify.hidden { display: none; }
     """
+    AUTO_FOCUS = "#explore-justify"  # the justification first, when asked: enter starts them
     BINDINGS = [
         Binding("y", "choose(True)", "Start them", id="explore.yes"),
         Binding("escape,n", "choose(False)", "Cancel", id="explore.cancel"),
@@ -52,8 +53,6 @@ class ExploreScreen(ModalScreen[str | None]):
         super().__init__()
         self.ready = ready
         self.slots = slots
-        if ready.risks:  # the justification first: enter starts them
-            self.AUTO_FOCUS = "#explore-justify"
 
     def compose(self) -> ComposeResult:
         with Vertical(id="explore-body"):

@@ -14,6 +14,7 @@ from textual.widgets import Button, Static
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.operators.case_strings import case_text
 from pto_tui.core.rounds.export import FORMATS, export_rows, render_export
 
 # (format, key, what it is)
@@ -36,7 +37,7 @@ def write_export(campaign: Campaign, fmt: str) -> Path:
     torch = campaign.torch_baseline()
     config = campaign.config
     text = render_export(fmt, export_rows(rounds, torch), operator=config.operator.name,
-                         case=config.case.describe(), torch=torch)
+                         case=case_text(config.case, config.operator), torch=torch)
     path = export_path(campaign, fmt)
     atomic_write_text(path, text)
     return path

@@ -19,6 +19,7 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Input, Static, TextArea
 
 from pto_tui.core.errors import PtoError
+from pto_tui.core.operators.case_strings import case_text
 from pto_tui.core.project.modes import mode_spec
 from pto_tui.tui.compact import make_compact
 from pto_tui.tui.disk_watch import DiskChanged, reload_changed
@@ -213,7 +214,7 @@ class ProjectScreen(Screen[None]):
             text.append(f"{what} · ", style="bold")
         text.append(config.operator.name, style="bold")
         text.append(f" · {config.operator.kind.value} · {config.target.label}"
-                    f" · {config.case.describe() or 'no case'}")
+                    f" · {case_text(config.case, config.operator) or 'no case'}")
         self.query_one("#topbar", Static).update(text)
 
     def _draw_tabs(self) -> None:

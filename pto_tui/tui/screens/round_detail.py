@@ -46,8 +46,8 @@ AMENDABLE = ("analysis", "next", "verdict")
 
 def round_jobs(jobs: list[JobRecord], number: int) -> list[JobRecord]:
     """The jobs the services ran for a round (iter-000's: also the environment round's and
-    the torch_npu reference's)."""
-    return [job for job in jobs if job.round_number == number]
+    the torch_npu reference's), without pto-tui's bookkeeping jobs."""
+    return [job for job in jobs if job.round_number == number and not job.internal]
 
 
 class AmendScreen(ModalScreen[tuple[str, str, str] | None]):
