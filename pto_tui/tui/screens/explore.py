@@ -41,7 +41,6 @@ class ExploreScreen(ModalScreen[str | None]):
         width: 90%; max-width: 100; height: 80%;
         border: round $accent; background: $surface; padding: 0 1;
     }
-    #explore-justify.hidden { display: none; }
     """
     AUTO_FOCUS = "#explore-justify"  # the justification first, when asked: enter starts them
     BINDINGS = [
@@ -58,10 +57,9 @@ class ExploreScreen(ModalScreen[str | None]):
         with Vertical(id="explore-body"):
             with VerticalScroll():
                 yield Static(drafts_text(self.ready, self.slots), id="explore-drafts")
-            field = Input(placeholder="why the high-risk values are safe to try (enter: start them)",
-                          id="explore-justify")
-            field.set_class(not self.ready.risks, "hidden")
-            yield field
+            if self.ready.risks:  # asked only then (focused: y would be typed into it)
+                yield Input(placeholder="why the high-risk values are safe to try (enter: start them)",
+                            id="explore-justify")
             yield Static(Text("y starts these rounds and measures them at once, n or esc does nothing",
                               style="dim"))
 
@@ -74,4 +72,5 @@ class ExploreScreen(ModalScreen[str | None]):
         self.dismiss(event.value.strip())
 
     def action_choose(self, start: bool) -> None:
-        self.dismiss(self.query_one("#explore-justify", Input).value.strip() if start else None)
+        fields = self.query("#explore-justify").results(Input)
+        self.dismiss(next((f.value.strip() for f in fields), "") if start else None)
