@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pto_tui.core.rounds.records import CLOSED, Measurement, PreEdit, Round  # noqa: E402
-from pto_tui.core.summary.chart import write_chart  # noqa: E402
-from pto_tui.core.summary.chart_model import MAX_SLOTS  # noqa: E402
-from pto_tui.core.vocabulary import Verdict  # noqa: E402
+from pto_tui.core.rounds.records import CLOSED, Measurement, PreEdit, Round
+from pto_tui.core.summary.chart import write_chart
+from pto_tui.core.summary.chart_model import MAX_SLOTS
+from pto_tui.core.vocabulary import Verdict
 
 GOAL_SECONDS = 2.0
 

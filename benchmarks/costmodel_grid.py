@@ -29,10 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pto_tui.core.cycles.results import CycleResult  # noqa: E402
-from pto_tui.core.cycles.sweep import expand_sweep  # noqa: E402
-from pto_tui.costmodel import BuiltinEngine, CostmodelCache, run_queries  # noqa: E402
-from pto_tui.costmodel.toolchain import default_jobs  # noqa: E402
+from pto_tui.core.cycles.results import CycleResult
+from pto_tui.core.cycles.sweep import expand_sweep
+from pto_tui.costmodel import BuiltinEngine, CostmodelCache, run_queries
+from pto_tui.costmodel.toolchain import default_jobs
 
 GRID = ("sweep TMATMUL half half float --m 16,32,64,128,256 --k 32,64,128 "
         "--n 16,32,64,128,256")

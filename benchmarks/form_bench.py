@@ -46,7 +46,7 @@ def p95(values: list[float]) -> float:
     return ordered[max(0, int(len(ordered) * 0.95) - 1)] if ordered else 0.0
 
 
-async def until(pilot, condition, timeout: float = 60.0) -> None:  # noqa: ANN001
+async def until(pilot, condition, timeout: float = 60.0) -> None:
     deadline = time.perf_counter() + timeout
     while not condition():
         if time.perf_counter() > deadline:

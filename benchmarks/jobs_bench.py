@@ -23,13 +23,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pto_tui.core.project.config import Target  # noqa: E402
-from pto_tui.core.workspace.files import DEFAULT_EXCLUDES  # noqa: E402
-from pto_tui.jobs.hostkeys import trust_host_key  # noqa: E402
-from pto_tui.jobs.job import Job  # noqa: E402
-from pto_tui.jobs.loopback_sshd import LoopbackSshd  # noqa: E402
-from pto_tui.jobs.model import JobSpec, JobState  # noqa: E402
-from pto_tui.jobs.runner import JobRunner  # noqa: E402
+from pto_tui.core.project.config import Target
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES
+from pto_tui.jobs.hostkeys import trust_host_key
+from pto_tui.jobs.job import Job
+from pto_tui.jobs.loopback_sshd import LoopbackSshd
+from pto_tui.jobs.model import JobSpec, JobState
+from pto_tui.jobs.runner import JobRunner
 
 LINE = "x" * 72  # with "NNNNNNN " in front: ~80 bytes a line, as in docs/remote.md §4
 

@@ -31,11 +31,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pto_tui.backends.kinds.registry import backend_for  # noqa: E402
-from pto_tui.backends.loop import measure, run_plan, site_for  # noqa: E402
-from pto_tui.cli.main import main as cli  # noqa: E402
-from pto_tui.core.campaign.campaign import Campaign  # noqa: E402
-from pto_tui.jobs.runner import JobRunner  # noqa: E402
+from pto_tui.backends.kinds.registry import backend_for
+from pto_tui.backends.loop import measure, run_plan, site_for
+from pto_tui.cli.main import main as cli
+from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.jobs.runner import JobRunner
 
 GOAL = 2.0  # the perf-sim round within this many times the CPU-sim round's build
 STAND_IN = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "perf_sim"

@@ -35,15 +35,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pto_tui.backends.kinds.registry import backend_for  # noqa: E402
-from pto_tui.backends.loop import site_for  # noqa: E402
-from pto_tui.cli.main import main as cli  # noqa: E402
-from pto_tui.core.campaign.campaign import Campaign  # noqa: E402
-from pto_tui.core.campaign.demo import create_demo_project  # noqa: E402
-from pto_tui.core.project.file import ProjectFile  # noqa: E402
-from pto_tui.core.vocabulary import HARDWARE_CHECKLIST  # noqa: E402
-from pto_tui.jobs.local_slurm import LocalSlurm, SlurmStartError  # noqa: E402
-from pto_tui.jobs.runner import JobRunner  # noqa: E402
+from pto_tui.backends.kinds.registry import backend_for
+from pto_tui.backends.loop import site_for
+from pto_tui.cli.main import main as cli
+from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.demo import create_demo_project
+from pto_tui.core.project.file import ProjectFile
+from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
+from pto_tui.jobs.local_slurm import LocalSlurm, SlurmStartError
+from pto_tui.jobs.runner import JobRunner
 
 STEP_GOAL = 1.5  # seconds a Slurm step may cost more than the same step on a local target
 EXPLORE_GOAL = 0.7  # the explore group's time over the same rounds one after another

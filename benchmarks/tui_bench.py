@@ -62,7 +62,7 @@ def make_text(i: int) -> str:
     return f"[{i:>8}] compiling kernel/fa_kernel.cpp: tile {i % 512} of 512 ok"
 
 
-async def produce(count: int):  # noqa: ANN201 - async iterator of lines
+async def produce(count: int):
     for i in range(count):
         yield Line("stderr" if i % 50_000 == 0 else "stdout", make_text(i))
 

@@ -34,10 +34,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pto_tui.core.project.config import Discipline  # noqa: E402
-from pto_tui.core.rounds.records import RANGE_RULE  # noqa: E402
-from pto_tui.core.rules.verdict import RULE, decide  # noqa: E402
-from pto_tui.core.vocabulary import Verdict  # noqa: E402
+from pto_tui.core.project.config import Discipline
+from pto_tui.core.rounds.records import RANGE_RULE
+from pto_tui.core.rules.verdict import RULE, decide
+from pto_tui.core.vocabulary import Verdict
 
 REPEATS = (5, 10, 20, 40)
 GAINS = (0.06, 0.01, 0.0)

@@ -194,3 +194,14 @@ async def run_baseline(campaign: Campaign, runner: JobRunner, on_event: EventSin
         baseline = campaign.record_baseline(measurement)  # refuses an invalid run, naming why
         journal.finished()
         return baseline
+
+
+def planned_steps(config: ProjectConfig) -> int:
+    """The steps a round's (or the baseline's) run plans, for a progress total: the build,
+    the correctness check when the project has a command for it, the untimed warm-ups and
+    the timed runs (each twice when the frontier is measured alternately). More runs may
+    follow while the verdict is undecided."""
+    plan = run_plan(config)
+    timed = plan.confirm or plan.repeats
+    twice = 2 if config.discipline.interleave else 1
+    return 1 + bool(config.commands.correctness.strip()) + plan.warmup + timed * twice

@@ -13,13 +13,16 @@ import json
 import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.errors import InputError, bounded_json, read_text
+from pto_tui.core.errors import InputError, PtoError, bounded_json, read_text
 from pto_tui.core.project.layout import ProjectLayout, round_name
 from pto_tui.core.reports.perf_sim import PipeBusy
 from pto_tui.core.rounds.records import Measurement
+
+if TYPE_CHECKING:
+    from pto_tui.core.campaign.campaign import Campaign
 
 FOLDER = "measuring"
 
@@ -104,3 +107,17 @@ def unfinished(layout: ProjectLayout) -> list[dict[str, Any]]:
         except (OSError, InputError, ValueError, KeyError, TypeError):
             found.append({"round": None, "samples_us": [], "planned_runs": 0, "file": str(path)})
     return found
+
+
+def unfinished_of(campaign: Campaign) -> list[dict[str, Any]]:
+    """`unfinished` less the journals of closed rounds: those are left over from a run that
+    another measurement replaced, not unfinished ones (what `status` lists)."""
+
+    def closed(number: int | None) -> bool:
+        try:
+            record = campaign.reads.record(number) if number is not None else None
+        except PtoError:
+            return False
+        return record is not None and record.is_closed
+
+    return [j for j in unfinished(campaign.layout) if not closed(j["round"])]

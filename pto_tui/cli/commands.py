@@ -28,7 +28,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("scan", _SETUP, "list candidate operators under DIR, with the evidence for each"),
     Command("new", _SETUP,
             "create projects/<op>/ from an operator source (docs/workflow.md §1-§4, see `pto-tui docs`)"),
-    Command("import", _SETUP, "read a hand-written (Markdown only) project into records"),
+    Command(
+        "import",
+        "pto_tui.cli.import_cmd",
+        "read a hand-written (Markdown only) project into records, with its workspace and target",
+    ),
     Command("status", _READING, "best so far, baseline, recent failures, gates"),
     Command("rounds", _READING, "the round table"),
     Command("show", _READING, "one round: record and notes"),

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import InputError, PtoError
-from pto_tui.core.project.config import parse_scalar  # noqa: F401 (re-exported)
-from pto_tui.core.project.file import ProjectFile  # noqa: F401 (re-exported)
+from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout, find_project_root
 
 if TYPE_CHECKING:
@@ -37,7 +36,11 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
-def print_json(data: Any) -> None:
+def print_json(data: dict[str, Any], *, schema: str) -> None:
+    """A `--json` output, stamped with the version of its schema (docs/json/<schema>.schema.json)."""
+    from pto_tui.core.schemas import stamped
+
+    data = stamped(schema, data)
     text = _strict(lambda: json.dumps(data, indent=2, ensure_ascii=False, default=str, allow_nan=False))
     sys.stdout.write(text)
     sys.stdout.write("\n")
@@ -52,9 +55,12 @@ def _strict(encode: Callable[[], str]) -> str:
         raise PtoError(f"cannot print JSON: {error} (a non-finite number in the output)") from None
 
 
-def print_json_table(data: dict[str, Any], table: str) -> None:
+def print_json_table(data: dict[str, Any], table: str, *, schema: str) -> None:
     """As print_json, with the rows of `data[table]` one to a line: the same JSON, written
     by the C encoder (an indented 1,000-round table takes several times as long)."""
+    from pto_tui.core.schemas import stamped
+
+    data = stamped(schema, data)
 
     dumps = json.JSONEncoder(ensure_ascii=False, default=str, allow_nan=False).encode  # one for every row
 
@@ -87,12 +93,19 @@ def open_campaign(args: argparse.Namespace, write: bool, command: str = "") -> C
     return Campaign(project_layout(args).root, write=write, command=command or f"pto-tui {args.command}")
 
 
-def finish(args: argparse.Namespace, data: object, warnings: list[str], message: str) -> None:
+def finish(
+    args: argparse.Namespace,
+    data: dict[str, Any],
+    warnings: list[str],
+    message: str,
+    *,
+    schema: str = "round",
+) -> None:
     """End a writing command: warnings on stderr, then JSON (--json) or the message."""
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if getattr(args, "json", False):
-        print_json(data)
+        print_json(data, schema=schema)
     else:
         print(message)
 

@@ -68,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_keys(args: argparse.Namespace) -> int:
     docs = key_docs()
     if args.json:
-        print_json([{"path": d.path, **asdict(d)} for d in docs])
+        print_json({"keys": [{"path": d.path, **asdict(d)} for d in docs]}, schema="config-keys")
         return 0
     for doc in docs:
         if not doc.table:

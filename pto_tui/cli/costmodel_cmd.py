@@ -236,7 +236,7 @@ def _report(args: argparse.Namespace, queries: list[Query], results: list[CycleR
             "best": best.label if best else None,
             "failed": len(failed),
             "stamp": results[0].stamp.to_dict() if results else None,
-        })
+        }, schema="costmodel")
     elif args.evidence:
         sys.stdout.write(format_evidence(results))
     elif not args.export or args.output:

@@ -43,9 +43,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
         return _open_tui(args)
     from pto_tui.backends.demo_campaign import run_demo_campaign
+    from pto_tui.backends.sample_journal import unfinished_of
     from pto_tui.cli.common import make_console, open_campaign
     from pto_tui.cli.live import run_campaign_service
     from pto_tui.cli.reading_cmds import print_status
+    from pto_tui.core import payloads
     from pto_tui.core.rounds.export import export_rows
     from pto_tui.core.summary.chart import write_campaign_chart
 
@@ -55,15 +57,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
         )
         status = campaign.status(rounds)
         commands = asdict(campaign.config.commands)  # as `status --json` (status.schema.json)
+        status_json = payloads.status_of(status, commands, campaign.layout, unfinished_of(campaign))
         chart = write_campaign_chart(campaign) if any(r.is_baseline and r.is_closed for r in rounds) else None
     if args.json:
         print_json(
             {
                 "project": str(root),
-                "status": {**status.to_json(), "commands": commands},
+                "status": status_json,
                 "rounds": [asdict(row) for row in export_rows(rounds, status.torch)],
                 "chart": str(chart.png) if chart else None,
-            }
+            },
+            schema="demo",
         )
         return 0
     out = make_console()

@@ -85,7 +85,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         diff = round_diff(campaign, args.number, args.against)
     if args.json:
-        print_json(diff.to_json())
+        print_json(diff.to_json(), schema="diff")
     else:
         print(render(diff))
     return 0

@@ -21,6 +21,7 @@ from pto_tui.jobs.hostkeys import app_known_hosts, trust_host_key
 from pto_tui.jobs.job import Job
 from pto_tui.jobs.model import JobRecord, JobSpec, JobState, job_id_for, list_records, shown_state
 from pto_tui.jobs.runner import JobRunner
+from pto_tui.jobs.targets import target_kind
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -222,7 +223,8 @@ def jobs_handler(args: argparse.Namespace) -> int:
     layout, _project = load_project_file(args)
     records = [r for r in list_records(layout.jobs_dir) if args.all_jobs or not r.internal]
     if args.json:
-        print_json([{**record.to_json(), "shown_state": shown_state(record)} for record in records])
+        print_json({"jobs": [{**record.to_json(), "shown_state": shown_state(record)} for record in records]},
+                   schema="jobs")
         return 0
     if not records:
         print("no jobs yet")
@@ -243,8 +245,8 @@ def jobs_handler(args: argparse.Namespace) -> int:
 def trust_handler(args: argparse.Namespace) -> int:
     _layout, project = load_project_file(args)
     target = project.config.target
-    if target.is_local:
-        raise InputError("the project's target is local: there is no host key to trust",
+    if not target_kind(target.kind).host_key or not target.host:  # a slurm target here: none
+        raise InputError(f"the project's target is {target.label}: there is no host key to trust",
                          key="target.kind")
     status = asyncio.run(scan_host_key(target))
     if status.trusted:

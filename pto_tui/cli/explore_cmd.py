@@ -133,7 +133,7 @@ def _run(args: argparse.Namespace, campaign: Campaign, rounds: list[Round]) -> i
     knob = rounds[0].changes.parameters[0].name if rounds[0].changes.parameters else ""
     if args.json:
         print_json(explore_payload(rounds[0].group, knob, rounds[0].changes.based_on or 0, slots,
-                                   outcome.closed, outcome.interrupted))
+                                   outcome.closed, outcome.interrupted), schema="explore")
     else:
         for record in outcome.closed:
             verdict = record.verdict.value if record.verdict else "-"

@@ -9,9 +9,8 @@ from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, make_console, open_campaign, print_json, print_json_table
 from pto_tui.cli.plain import PlainConsole, Printer
 from pto_tui.core import payloads
-from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
-from pto_tui.core.errors import PtoError, read_utf8_inside
+from pto_tui.core.errors import read_utf8_inside
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.project.modes import CYCLES
 from pto_tui.core.rounds.durations import duration_in, duration_unit
@@ -108,25 +107,15 @@ def print_tampered(console: Printer, st: CampaignStatus) -> None:
         console.print(f"[bold]records[/]: {notice}")
 
 
-def _closed(campaign: Campaign, number: int | None) -> bool:
-    """Round `number` is closed: its journal is left over from a run that another
-    measurement replaced, not an unfinished one."""
-    try:
-        record = campaign.reads.record(number) if number is not None else None
-    except PtoError:
-        return False
-    return record is not None and record.is_closed
-
-
 def cmd_status(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         st = campaign.status()
         commands = asdict(campaign.config.commands)
-        from pto_tui.backends.sample_journal import unfinished  # status alone reads journals
+        from pto_tui.backends.sample_journal import unfinished_of  # status alone reads journals
 
-        journals = [j for j in unfinished(campaign.layout) if not _closed(campaign, j["round"])]
+        journals = unfinished_of(campaign)
     if args.json:
-        print_json(payloads.status_of(st, commands, campaign.layout, journals))
+        print_json(payloads.status_of(st, commands, campaign.layout, journals), schema="status")
         return 0
     console = PlainConsole()
     print_status(console, st)
@@ -147,7 +136,7 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         st = campaign.status(rounds)
     rows = export_rows(rounds, st.torch)
     if args.json:
-        print_json_table(payloads.rounds_of(rows, st), "rounds")
+        print_json_table(payloads.rounds_of(rows, st), "rounds", schema="rounds")
         return 0
     from rich.table import Table  # rich loads for the table only: `rounds --json` starts without it
 
@@ -189,7 +178,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         tampered = campaign.status(rounds).tampered.get(args.number, record.tampered)
     notes = folder / "notes.md"
     if args.json:
-        print_json(payloads.shown(record, folder, tampered, reruns))
+        print_json(payloads.shown(record, folder, tampered, reruns), schema="show")
         return 0
     if record.verdict is not None:
         print(f"verdict rule: {verdict_rule_of(record)}")

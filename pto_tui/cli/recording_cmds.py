@@ -12,7 +12,6 @@ from pto_tui.core import payloads
 from pto_tui.core.campaign.requests import AmendRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.durations import format_duration
-from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.records import EnvironmentNotes, TorchBaseline
 
 
@@ -131,6 +130,7 @@ def cmd_env(args: argparse.Namespace) -> int:
         warnings,
         _environment_verdict(notes.passed, notes.declared_by)
         + (f"\n  declared: {notes.declared_reason}" if notes.declared_reason else ""),
+        schema="env",
     )
     return 0 if notes.passed else 1
 
@@ -145,7 +145,8 @@ def _run_environment(args: argparse.Namespace) -> int:
     lines = [f"  {'ok    ' if ok else 'FAILED'} {name}" for name, ok in notes.probes.items()]
     lines += [f"  problem: {p}" for p in notes.problems]
     lines.append(_environment_verdict(notes.passed))
-    finish(args, {"environment_passed": notes.passed, **notes.__dict__}, warnings, "\n".join(lines))
+    finish(args, {"environment_passed": notes.passed, **notes.__dict__}, warnings, "\n".join(lines),
+           schema="env")
     return 0 if notes.passed else 1
 
 
@@ -161,7 +162,7 @@ def cmd_baseline(args: argparse.Namespace) -> int:
         warnings = campaign.warnings
     finish(
         args,
-        round_to_dict(record),
+        payloads.round_json(record),
         warnings,
         f"baseline recorded: iter-000 {format_duration(record.measurement.median_us, record.sample_unit)}"
         + "".join(f"\n  FLAG {flag}" for flag in record.flags),
@@ -190,7 +191,7 @@ def cmd_torch_baseline(args: argparse.Namespace) -> int:
     with open_campaign(args, write=True) as campaign:
         campaign.set_torch_baseline(baseline)
         warnings = campaign.warnings
-    finish(args, baseline.__dict__, warnings, f"{baseline.label} baseline recorded")
+    finish(args, baseline.__dict__, warnings, f"{baseline.label} baseline recorded", schema="torch-baseline")
     return 0
 
 
@@ -207,6 +208,7 @@ def _measure_torch_baseline(args: argparse.Namespace) -> int:
         warnings,
         f"{measured.label}: avg {format_duration(measured.avg_us)} "
         f"(min {format_duration(measured.min_us)}, max {format_duration(measured.max_us)})",
+        schema="torch-baseline",
     )
     return 0
 
@@ -217,7 +219,7 @@ def cmd_phase(args: argparse.Namespace) -> int:
             campaign.set_phase(args.name)
         data = payloads.phases(campaign)  # the MCP tool `phase` gives the same
     if args.json:
-        print_json(data)
+        print_json(data, schema="phase")
     else:
         for name in data["phases"]:
             print(("* " if name == data["current"] else "  ") + name)
@@ -234,5 +236,5 @@ def cmd_amend(args: argparse.Namespace) -> int:
         HELD_AMENDMENT in flag for flag in record.flags)
     message = (f"round {args.number}: held for review, not amended (see the warning)" if held
                and args.field == "verdict" else f"round {args.number}: amendment recorded")
-    finish(args, round_to_dict(record), warnings, message)
+    finish(args, payloads.round_json(record), warnings, message)
     return 0

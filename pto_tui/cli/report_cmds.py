@@ -54,7 +54,7 @@ def cmd_chart(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         result = write_campaign_chart(campaign, args.output, svg=args.svg)
     if args.json:
-        print_json(payloads.chart(result))
+        print_json(payloads.chart(result), schema="chart")
         return 0
     print(f"chart written: {result.png}")
     if result.svg:
@@ -73,6 +73,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         operator=config.operator.name,
         case=case_text(config.case, config.operator),
         torch=torch,
+        records=rounds,
     )
     output: Path | None = args.output
     if output is None or str(output) == "-":
@@ -89,7 +90,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
         result = write_campaign_report(campaign, args.output)
     if args.json:
-        print_json(payloads.report(result))
+        print_json(payloads.report(result), schema="report")
         return 0
     print(f"report written: {result.path}")
     if result.chart_drawn:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 from pto_tui.cli.common import add_json_flag, finish, open_campaign
+from pto_tui.core import payloads
 from pto_tui.core.campaign.requests import RerunRequest
 from pto_tui.core.project.layout import round_name
-from pto_tui.core.rounds.record_toml import round_to_dict
 
 
 def add_rerun(rsub: argparse._SubParsersAction) -> None:
@@ -40,7 +40,7 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     params = ", ".join(f"{p.name} {p.old}->{p.new}" for p in record.changes.parameters)
     finish(
         args,
-        round_to_dict(record),
+        payloads.round_json(record),
         warnings,
         f"round {record.number} started as a rerun of {round_name(args.number)} (based on "
         f"{round_name(record.changes.based_on or 0)}); changes: {files}"

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from pto_tui.cli.commands import HELP
-from pto_tui.cli.common import add_json_flag, finish, open_campaign, parse_scalar, print_json
+from pto_tui.cli.common import add_json_flag, finish, open_campaign, print_json
 from pto_tui.cli.measurement_args import add_measurement_args, measurement_from_args
 from pto_tui.cli.pre_edit_args import (
     add_form_args,
@@ -15,12 +15,13 @@ from pto_tui.cli.pre_edit_args import (
     prefill_number,
 )
 from pto_tui.cli.rerun_cmd import add_rerun
+from pto_tui.core import payloads
 from pto_tui.core.campaign.prefill import LEFT_FOR_THE_USER, Prefill, prefill
 from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRequest
 from pto_tui.core.errors import InputError
+from pto_tui.core.project.config import parse_scalar
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.durations import format_duration
-from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST, ChangeKind, Verdict
 
 _NUMBER_HELP = "default: the open round"
@@ -195,7 +196,7 @@ def cmd_start(args: argparse.Namespace) -> int:
         warnings = campaign.warnings
     finish(
         args,
-        round_to_dict(record),
+        payloads.round_json(record),
         warnings,
         f"round {record.number} started (based on {round_name(record.changes.based_on or 0)}); "
         f"edit the workspace, then `pto-tui round changes`\n  {folder}",
@@ -209,12 +210,12 @@ def cmd_gates(args: argparse.Namespace) -> int:
         rounds = campaign.current_rounds()
         drafted = prefill(rounds, pre, prefill_number(args)) if args.prefill is not None else None
         findings = campaign.gates(drafted.pre_edit if drafted else pre, rounds)
-    listed = [{"rule": f.rule, "message": f.message} for f in findings]
+    listed = payloads.findings(findings)
     if drafted is not None:
         _print_prefill(args, drafted, listed)
     if args.json:
         if drafted is None:
-            print_json(listed)
+            print_json(payloads.gates(findings), schema="gates")
     elif findings:
         for f in findings:
             print(f.render())
@@ -226,7 +227,7 @@ def cmd_gates(args: argparse.Namespace) -> int:
 def _print_prefill(args: argparse.Namespace, drafted: Prefill, listed: list[dict[str, str]]) -> None:
     """`round gates --prefill`: the drafted answers, then what still blocks (as gates)."""
     if args.json:
-        print_json({"schema_version": 1, **drafted.to_json(), "findings": listed})
+        print_json({**drafted.to_json(), "findings": listed}, schema="prefill")
         return
     print(f"prefilled from {round_name(drafted.source)}: " + (", ".join(drafted.filled) or "nothing"))
     print("left for you: " + ", ".join(LEFT_FOR_THE_USER))
@@ -257,7 +258,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
     params_text = ", ".join(f"{p.name} {p.old}->{p.new}" for p in record.changes.parameters)
     finish(
         args,
-        round_to_dict(record),
+        payloads.round_json(record),
         warnings,
         f"round {record.number} changes: {files}" + (f"; parameters {params_text}" if params_text else ""),
     )
@@ -270,7 +271,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
         warnings = campaign.warnings
     finish(
         args,
-        round_to_dict(record),
+        payloads.round_json(record),
         warnings,
         f"round {record.number} measured: median "
         f"{format_duration(record.measurement.median_us, record.sample_unit)}",
@@ -293,7 +294,7 @@ def cmd_close(args: argparse.Namespace) -> int:
     message = f"round {record.number} closed: {verdict} — {record.verdict_reason}"
     for flag in record.flags:
         message += f"\n  FLAG {flag}"
-    finish(args, round_to_dict(record), warnings, message)
+    finish(args, payloads.round_json(record), warnings, message)
     return 0
 
 
@@ -325,7 +326,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     for flag in record.flags:
         message += f"\n  FLAG {flag}"
-    finish(args, round_to_dict(record), warnings, message)
+    finish(args, payloads.round_json(record), warnings, message)
     return 0
 
 
@@ -335,7 +336,7 @@ def cmd_confirm(args: argparse.Namespace) -> int:
         warnings = campaign.warnings
     how = "kept" if record.held_for_review else "adopted as it stands"
     message = f"round {record.number} confirmed: {how} — {record.review_confirmation}"
-    finish(args, round_to_dict(record), warnings, message)
+    finish(args, payloads.round_json(record), warnings, message)
     return 0
 
 
@@ -347,7 +348,8 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 def cmd_classes(args: argparse.Namespace) -> int:
     if args.json:
-        print_json({"bottleneck_classes": BOTTLENECK_CLASSES, "checklist": HARDWARE_CHECKLIST})
+        classes = {"bottleneck_classes": BOTTLENECK_CLASSES, "checklist": HARDWARE_CHECKLIST}
+        print_json(classes, schema="classes")
         return 0
     print("Bottleneck classes:")
     for name, meaning in BOTTLENECK_CLASSES.items():

@@ -1,4 +1,4 @@
-"""Sub-commands that make a project: scan, new, import."""
+"""Sub-commands that make a project: scan, new (import: `import_cmd`)."""
 
 from __future__ import annotations
 
@@ -13,18 +13,18 @@ from pto_tui.cli.common import (
     add_json_flag,
     key_values,
     make_console,
-    parse_scalar,
     print_json,
-    project_layout,
 )
 from pto_tui.core import payloads
+from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.campaign.project_arguments import COMMAND_KEYS, ProjectArguments, project_answers
-from pto_tui.core.campaign.scaffold import NewProject, create_project, plan_project
+from pto_tui.core.campaign.scaffold import create_project, plan_project
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.candidate import Candidate
 from pto_tui.core.operators.case_strings import case_text
-from pto_tui.core.operators.scan import Candidate, ScanResult, scan
+from pto_tui.core.operators.scan import ScanResult, scan
+from pto_tui.core.project.config import parse_scalar
 from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, chosen_modes, mode_spec
-from pto_tui.core.rounds.importer import import_project
 from pto_tui.core.vocabulary import OperatorKind
 
 NEW_DESCRIPTION = (
@@ -53,13 +53,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(handler=cmd_new)
 
-    p = sub.add_parser("import", help=HELP["import"])
-    p.add_argument("dir", type=Path, nargs="?", help="the project folder (default: --project or cwd)")
-    p.add_argument("--kind", choices=[k.value for k in OperatorKind],
-                   help="the operator kind, when the project does not say")
-    add_json_flag(p)
-    p.set_defaults(handler=cmd_import)
-
 
 def _add_new_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("source", type=Path, help="the operator's folder (or file)")
@@ -85,7 +78,7 @@ def _add_new_args(p: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="a further file a round may edit, relative to the repository root (repeat)",
     )
-    _add_target_args(p)
+    add_target_args(p)
     p.add_argument("--pto-isa", default="", help="pto-isa checkout for the built-in costmodel engine")
     p.add_argument("--costmodel-tool", default="", help="path of query_pto_cycles.py (external engine)")
     p.add_argument("--requirements", default="", help="extra requirements for TASK_REQUIREMENTS.md")
@@ -93,7 +86,7 @@ def _add_new_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--overwrite", action="store_true", help="replace an existing project of that name")
 
 
-def _add_target_args(p: argparse.ArgumentParser) -> None:
+def add_target_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", default="local",
                    help='"local" (default), "ssh:ALIAS" (an SSH config alias), "slurm" (a Slurm cluster '
                    'whose login node is this machine) or "slurm:ALIAS"; its job options: [target.slurm]')
@@ -150,7 +143,7 @@ def _print_skipped(console: Console, result: ScanResult, verbose: bool) -> None:
 def cmd_scan(args: argparse.Namespace) -> int:
     result = scan(args.dir)
     if args.json:
-        print_json(payloads.scan(result))
+        print_json(payloads.scan(result), schema="scan")
         return 0
     console = make_console()
     if not result.candidates:
@@ -208,7 +201,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     spec, candidate = plan_project(project_answers(_arguments(args)))
     root = create_project(spec, args.projects_root, overwrite=args.overwrite)
     if args.json:
-        print_json(payloads.new(root, spec, candidate))
+        print_json(payloads.new(root, spec, candidate), schema="new")
         return 0
     console = make_console()
     if candidate:
@@ -236,17 +229,3 @@ def _print_plan(console: Console, spec: NewProject) -> None:
         console.print(f"  workload (shape) knobs, not tunable: {knobs}")
     for key, command in spec.commands.items():
         console.print(f"  {key}: {command or '-'}  ({spec.origins.get(key, '')})", markup=False)
-
-
-def cmd_import(args: argparse.Namespace) -> int:
-    root = args.dir.resolve() if args.dir else project_layout(args).root
-    report = import_project(root, OperatorKind(args.kind) if args.kind else None)
-    if args.json:
-        print_json(report.__dict__)
-    else:
-        print(f"imported rounds: {', '.join(map(str, report.imported)) or 'none'}")
-        if report.skipped:
-            print(f"already recorded: {', '.join(map(str, report.skipped))}")
-        for problem in report.problems:
-            print(f"could not read: {problem}")
-    return 0

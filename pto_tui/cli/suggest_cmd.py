@@ -73,13 +73,13 @@ def run_suggest(args: argparse.Namespace) -> int:
             rounds = campaign.rounds()
         reviews = asyncio.run(review_rounds(layout.workspace, config, rounds, engine, cache))
         if args.json:
-            print_json({"review": [k.to_dict() for k in reviews]})
+            print_json({"review": [k.to_dict() for k in reviews]}, schema="suggest-review")
         else:
             sys.stdout.write(review_text(reviews))
         return 0
     found = asyncio.run(suggest(layout.workspace, config, engine, cache, args.knob))
     if args.json:
-        print_json({"suggestions": [s.to_dict() for s in found]})
+        print_json({"suggestions": [s.to_dict() for s in found]}, schema="suggest")
     else:
         for s in found:
             sys.stdout.write(s.evidence + "\n")

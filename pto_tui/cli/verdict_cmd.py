@@ -19,6 +19,7 @@ from pto_tui.core.project.config import Discipline
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout, find_project_root, is_project_dir
 from pto_tui.core.rules.verdict import MARGIN, RULE, VerdictResult, decide
+from pto_tui.core.schemas import version
 
 DEFAULTS = "defaults"
 # the discipline keys `decide` reads: the values a verdict depends on
@@ -122,7 +123,7 @@ def cmd_verdict(args: argparse.Namespace) -> int:
         "source": source,
     }
     if args.json:
-        print_json(data)
+        print_json(data, schema="verdict")
     else:
         print(render(data, result))
     return 0
@@ -233,10 +234,11 @@ def judge_pairs(name: str, discipline: Discipline) -> int:
             failed = True
             problem = PtoError(str(error), file=shown, line=number)
             print(f"pto-tui: error: {problem.render()}", file=sys.stderr)
-            out: dict[str, Any] = {"line": number, "error": str(error)}
+            out: dict[str, Any] = {"schema_version": version("verdict"), "line": number, "error": str(error)}
         else:
             result = judge(samples, frontier, discipline)
-            out = {"line": number, **result_json(result, samples, frontier, discipline)}
+            out = {"schema_version": version("verdict"), "line": number,
+                   **result_json(result, samples, frontier, discipline)}
         sys.stdout.write(json.dumps(out, ensure_ascii=False, allow_nan=False) + "\n")
     return 1 if failed else 0
 

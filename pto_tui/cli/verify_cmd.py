@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_verify(args: argparse.Namespace) -> int:
     result = verify(project_layout(args))
     if args.json:
-        print_json(result.to_json())
+        print_json(result.to_json(), schema="verify")
     else:
         head = f"entry {result.head_seq}" if result.head else "no entry"
         print(f"{result.root}: {result.entries} chained entries, head {head}, "

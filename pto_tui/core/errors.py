@@ -58,12 +58,20 @@ class ConfigError(InputError):
 
 
 class RuleViolation(PtoError):
-    """A workflow rule refuses the action. `rule` names the rule applied."""
+    """A workflow rule refuses the action. `rule` names the rule applied; `findings` are
+    every finding of the refusal as (rule, message, hint, files), the first one `rule`'s."""
 
     exit_code = 1
 
-    def __init__(self, rule: str, message: str, **kwargs: object) -> None:
+    def __init__(
+        self,
+        rule: str,
+        message: str,
+        findings: list[tuple[str, str, str, tuple[str, ...]]] | None = None,
+        **kwargs: object,
+    ) -> None:
         self.rule = rule
+        self.findings = findings if findings is not None else [(rule, message, "", ())]
         super().__init__(f"refused by rule '{rule}': {message}", **kwargs)  # type: ignore[arg-type]
 
 

@@ -19,7 +19,7 @@ from pto_tui.core.rules.rule import Finding
 
 if TYPE_CHECKING:  # types only: a read command loads neither project creation nor drawing
     from pto_tui.core.campaign.campaign import Campaign
-    from pto_tui.core.campaign.scaffold import NewProject
+    from pto_tui.core.campaign.plan import NewProject
     from pto_tui.core.campaign.status import CampaignStatus
     from pto_tui.core.operators.candidate import Candidate
     from pto_tui.core.operators.scan import ScanResult
@@ -27,8 +27,14 @@ if TYPE_CHECKING:  # types only: a read command loads neither project creation n
     from pto_tui.core.summary.chart import ChartResult
 
 
-def status(campaign: Campaign, unfinished: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """`status`; with the unfinished measurements (sample journals) when given."""
+def round_json(record: Round) -> dict[str, Any]:
+    """A round record as the JSON outputs give it: every field (round.schema.json)."""
+    return round_to_dict(record, complete=True)
+
+
+def status(campaign: Campaign, unfinished: list[dict[str, Any]]) -> dict[str, Any]:
+    """`status`, with the unfinished measurements (the sample journals, read by the caller:
+    `backends.sample_journal.unfinished_of`)."""
     return status_of(campaign.status(), asdict(campaign.config.commands), campaign.layout, unfinished)
 
 
@@ -36,13 +42,10 @@ def status_of(
     st: CampaignStatus,
     commands: dict[str, Any],
     layout: ProjectLayout,
-    unfinished: list[dict[str, Any]] | None = None,
+    unfinished: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    data = {**st.to_json(), "commands": commands}
-    if unfinished is not None:
-        data["unfinished_measurements"] = unfinished
-    data["last_write"] = last_write(layout)
-    return data
+    return {**st.to_json(), "commands": commands, "unfinished_measurements": unfinished,
+            "last_write": last_write(layout)}
 
 
 def last_write(layout: ProjectLayout) -> dict[str, Any] | None:
@@ -85,7 +88,7 @@ def show(campaign: Campaign, number: int) -> dict[str, Any]:
 def shown(record: Round, folder: Path, tampered: list[str], reruns: list[int]) -> dict[str, Any]:
     """One round (`show N`): its record, folder and marks, and the reruns linked to it."""
     return {
-        "record": round_to_dict(record),
+        "record": round_json(record),
         "folder": str(folder),
         "tampered": tampered,
         "rerun_of": record.rerun_of,
@@ -96,6 +99,11 @@ def shown(record: Round, folder: Path, tampered: list[str], reruns: list[int]) -
 
 def findings(found: list[Finding]) -> list[dict[str, str]]:
     return [{"rule": f.rule, "message": f.message} for f in found]
+
+
+def gates(found: list[Finding]) -> dict[str, Any]:
+    """What still blocks a round (`round gates`): each finding, and whether it may start."""
+    return {"findings": findings(found), "may_start": not found}
 
 
 def _tunable(t: Tunable) -> dict[str, object]:
@@ -190,6 +198,6 @@ def explore_payload(group: str, knob: str, base: int, slots: int, closed: list[R
         "knob": knob,
         "based_on": base,
         "slots": slots,
-        "rounds": [round_to_dict(r) for r in closed],
+        "rounds": [round_json(r) for r in closed],
         "interrupted": [{"round": n, "why": why} for n, why in sorted(interrupted.items())],
     }

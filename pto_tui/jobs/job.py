@@ -18,11 +18,12 @@ from pto_tui.core.project.config import Target
 from pto_tui.core.project.limits import timed_out_text
 from pto_tui.jobs.errors import JobError
 from pto_tui.jobs.executor import Executor, ExitInfo, OutStream
+from pto_tui.jobs.fetch import fetch_with
 from pto_tui.jobs.follow import Ending, JobEvents
 from pto_tui.jobs.model import LOG_FILE, JobRecord, JobSpec, JobState, save_record
 from pto_tui.jobs.output import JobOutput, Subscription
 from pto_tui.jobs.reaper import reap
-from pto_tui.jobs.sync import SyncReport, fetch_with, sync_with
+from pto_tui.jobs.sync import SyncReport, sync_with
 from pto_tui.jobs.targets import target_kind
 from pto_tui.jobs.upkeep import Upkeep
 

@@ -35,18 +35,10 @@ class LineSplitter:
         self._tail = chunk[cut:]
         return block
 
-    def feed(self, chunk: bytes) -> list[bytes]:
-        return block_lines(self.feed_block(chunk))
-
     def flush(self) -> list[bytes]:
         """The last line when the stream ended without a newline."""
         tail, self._tail = self._tail, b""
         return [tail] if tail else []
-
-
-def block_lines(block: bytes) -> list[bytes]:
-    """The lines of a block (each ended by b"\\n"), without their b"\\n"."""
-    return block[:-1].split(b"\n") if block else []
 
 
 def lines_block(lines: list[bytes]) -> bytes:

@@ -99,7 +99,7 @@ class LogLine(NamedTuple):
 
 @dataclass(frozen=True)
 class JobRecord:
-    """One immutable snapshot of a job. The runner replaces it at every state change."""
+    """A job's state at one moment, immutable: the runner replaces it at every change."""
 
     id: str
     command: str

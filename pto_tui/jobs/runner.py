@@ -22,6 +22,7 @@ from pto_tui.core.workspace.files import DEFAULT_EXCLUDES
 from pto_tui.jobs import shell
 from pto_tui.jobs.errors import JobError
 from pto_tui.jobs.executor import Executor, OutStream
+from pto_tui.jobs.fetch import fetch_with
 from pto_tui.jobs.job import Job
 from pto_tui.jobs.limits import HELPER_TIMEOUT, KILL_GRACE, TERM_GRACE
 from pto_tui.jobs.logfile import repair_and_count
@@ -36,7 +37,7 @@ from pto_tui.jobs.model import (
 )
 from pto_tui.jobs.reaper import orphans, reap
 from pto_tui.jobs.ssh_pool import SshPool
-from pto_tui.jobs.sync import SyncReport, fetch_with, sync_with
+from pto_tui.jobs.sync import SyncReport, sync_with
 from pto_tui.jobs.targets import executor_for
 from pto_tui.jobs.upkeep import Upkeep
 

@@ -228,4 +228,5 @@ def _slurm_executor(target: Target, pool: SshPool) -> Executor:
 SLURM_TARGET = TargetKindSpec(
     TargetKind.SLURM, executor=_slurm_executor, follower=SlurmFollower,
     probes=(REACHABLE,), target_probes=slurm_probes,
+    host_key=True,  # a login node over SSH (`host`): trusted once, as an ssh target's
 )

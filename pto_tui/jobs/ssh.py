@@ -160,4 +160,4 @@ async def _parallel(transfers: Iterable[Callable[[], Awaitable[object]]]) -> Non
 
 
 # [target] kind = "ssh": an SSH config alias (host) and a work dir on it
-SSH_TARGET = TargetKindSpec(TargetKind.SSH, executor=SshExecutor)
+SSH_TARGET = TargetKindSpec(TargetKind.SSH, executor=SshExecutor, host_key=True)

@@ -10,13 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from pto_tui.core.errors import InputError
 from pto_tui.core.numbers import duration_problem, tflops_problem
 from pto_tui.core.project.config import operator_folder
 from pto_tui.core.rounds.records import ChecklistItem, Measurement, PreEdit
-from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
+from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, HARDWARE_CHECKLIST
 
 if TYPE_CHECKING:
     from pto_tui.core.campaign.campaign import Campaign
@@ -26,8 +26,14 @@ class PreEditAnswers(BaseModel):
     """The Pre-Edit answers of a round (docs/workflow.md §10: four questions, bottleneck class,
     hardware checklist, one hypothesis)."""
 
+    model_config = ConfigDict(extra="forbid")  # an answer under another name is refused, not lost
+
     kernel: str = Field("", description="target operator and current configuration")
-    bottleneck: str = Field("", description="bottleneck class (the `classes` tool lists them)")
+    bottleneck: str = Field(
+        "",
+        description="bottleneck class (the `classes` tool lists them; empty: not answered yet)",
+        json_schema_extra={"enum": ["", *BOTTLENECK_CLASSES]},
+    )
     evidence: str = Field("", description="what shows the bottleneck (profiling, costmodel, numbers)")
     hypothesis: str = Field("", description="the one hypothesis this round tests")
     why_ascend: str = Field("", description="why the change should help on Ascend")
@@ -35,7 +41,12 @@ class PreEditAnswers(BaseModel):
     main_risk: str = Field("", description="the main risk")
     correctness_plan: str = Field("", description="how correctness is assured")
     checklist: dict[str, str] = Field(
-        default_factory=dict, description="hardware checklist: key -> note, all 8 keys (see `classes`)"
+        default_factory=dict,
+        description="hardware checklist: key -> note, all 8 keys (see `classes`)",
+        json_schema_extra={
+            "properties": {key: {"type": "string"} for key in HARDWARE_CHECKLIST},
+            "additionalProperties": False,
+        },
     )
     scope: list[str] = Field(
         default_factory=list,
@@ -70,8 +81,14 @@ class PreEditAnswers(BaseModel):
 class MeasurementInput(BaseModel):
     """Build, correctness and benchmark numbers measured elsewhere (`round measure`)."""
 
-    build: str = Field(description="ok or failed")
-    correctness: str = Field("skip", description="pass, fail or skip (not run: then no numbers)")
+    model_config = ConfigDict(extra="forbid")
+
+    build: str = Field(description="ok or failed", json_schema_extra={"enum": ["ok", "failed"]})
+    correctness: str = Field(
+        "skip",
+        description="pass, fail or skip (not run: then no numbers)",
+        json_schema_extra={"enum": ["pass", "fail", "skip"]},
+    )
     samples_us: list[float] = Field(default_factory=list, description="benchmark durations, microseconds")
     reference_us: list[float] = Field(default_factory=list, description="the report's baseline durations")
     tflops: float | None = None

@@ -1,5 +1,4 @@
-"""Which project a tool works on, the folders the agent may reach, and the guard that
-turns pto-tui's errors into structured tool errors.
+"""Which project a tool works on, and the folders the agent may reach.
 
 A tool's `project` argument wins; else the server's `--project`; else the project is
 found as the CLI finds it ($PTO_TUI_PROJECT, then walking up from the server's working
@@ -14,21 +13,14 @@ project, source or output path outside them is refused, naming the path and the 
 from __future__ import annotations
 
 import contextlib
-import functools
-import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
-
-from mcp.types import CallToolResult
 
 from pto_tui.core.campaign.campaign import Campaign
-from pto_tui.core.errors import InputError, PtoError
+from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import ProjectLayout, find_project_root
 from pto_tui.mcp.client_roots import ClientRoots
-from pto_tui.mcp.envelope import AgentBoundary, failure
-
-F = TypeVar("F", bound=Callable[..., Any])
+from pto_tui.mcp.envelope import AgentBoundary
 
 
 def server_roots(project: str | None, extra: Sequence[str]) -> tuple[Path, ...]:
@@ -86,29 +78,3 @@ class Projects:
 
     def campaign(self, project: str, *, write: bool, command: str) -> Campaign:
         return Campaign(self.root(project), write=write, command=f"pto-tui mcp: {command}")
-
-
-def guarded(fn: F) -> F:
-    """A tool whose PtoError (a refusal, bad input, a held lock) becomes a structured
-    error result instead of an exception."""
-    if inspect.iscoroutinefunction(fn):
-
-        @functools.wraps(fn)
-        async def run_async(*args: Any, **kwargs: Any) -> CallToolResult:
-            try:
-                result: CallToolResult = await fn(*args, **kwargs)
-            except PtoError as error:
-                return failure(error)
-            return result
-
-        return run_async  # type: ignore[return-value]
-
-    @functools.wraps(fn)
-    def run(*args: Any, **kwargs: Any) -> CallToolResult:
-        try:
-            result: CallToolResult = fn(*args, **kwargs)
-        except PtoError as error:
-            return failure(error)
-        return result
-
-    return run  # type: ignore[return-value]

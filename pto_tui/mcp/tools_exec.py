@@ -17,16 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult
 
 from pto_tui.core.project.config import Target
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.run_claim import workspace_upload_lock
 from pto_tui.jobs.model import JobRecord, JobSpec, shown_state
 from pto_tui.jobs.runner import JobRunner
-from pto_tui.mcp.envelope import AgentBoundary, ok
+from pto_tui.mcp.catalog import Answer, add
+from pto_tui.mcp.envelope import AgentBoundary
 from pto_tui.mcp.progress import with_runner
-from pto_tui.mcp.projects import Projects, guarded
+from pto_tui.mcp.projects import Projects
 
 KEEP_LINES = 400  # of each stream; the job's log holds all of it
 
@@ -43,13 +43,13 @@ async def _run(runner: JobRunner, target: Target, spec: JobSpec, sync_from: Path
 
 
 def register(server: MCPServer, projects: Projects) -> None:
-    @guarded
     async def exec_command(command: str, project: str = "", sync: bool = True,
-                           timeout: float | None = None) -> CallToolResult:
+                           timeout: float | None = None) -> Answer:
         """Run a bash command on the project's target, in the workspace's copy there (the
         work dir), e.g. to inspect the toolchain; the workspace is uploaded first unless
-        sync=false. Only when the server was started with --allow-exec. Returns the job
-        record (state, exit_code) and the last lines of stdout and stderr."""
+        sync=false. Only when the server was started with --allow-exec. Returns exit_code
+        (the result is an error when it is not 0), the job record and the last lines of
+        stdout and stderr."""
         if not projects.allow_exec:
             raise AgentBoundary(
                 "exec_disabled",
@@ -74,12 +74,17 @@ def register(server: MCPServer, projects: Projects) -> None:
             if lock is not None:
                 lock.release()
         data: dict[str, Any] = {
+            "exit_code": record.exit_code,
+            "state": shown_state(record),
             "job": {**record.to_json(), "shown_state": shown_state(record)},
             "stdout": "\n".join(lines["stdout"]),
             "stderr": "\n".join(lines["stderr"]),
             "notes": lines["meta"],  # what pto-tui said about the job (sync, timeout)
             "synced": sync_from is not None,
         }
-        return ok(data)
+        failed = record.exit_code != 0
+        how = f"exited with code {record.exit_code}" if record.exit_code is not None else "did not finish"
+        warnings = [f"the command {how} ({shown_state(record)})"] if failed else []
+        return Answer(data, warnings, is_error=failed)
 
-    server.add_tool(exec_command, name="exec")
+    add(server, exec_command, name="exec")

@@ -8,7 +8,6 @@ import asyncio
 from pathlib import Path
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import CallToolResult
 
 from pto_tui.core import payloads
 from pto_tui.core.cycles.query import Query
@@ -17,12 +16,14 @@ from pto_tui.core.cycles.sweep import expand_sweep
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import CostmodelConfig, ProjectConfig
 from pto_tui.core.project.file import ProjectFile
+from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.costmodel import CostmodelCache, Progress, default_cache_path, make_engine, run_queries
+from pto_tui.costmodel.engine import Engine
 from pto_tui.costmodel.remote import run_for_project
 from pto_tui.costmodel.service import resolve_settings
 from pto_tui.costmodel.suggest import suggest as suggest_knobs
-from pto_tui.mcp.envelope import ok
-from pto_tui.mcp.projects import Projects, guarded
+from pto_tui.mcp.catalog import Answer, add
+from pto_tui.mcp.projects import Projects
 
 
 def _words(query: str) -> list[str]:
@@ -71,25 +72,41 @@ async def _run(
         await asyncio.gather(*pending, return_exceptions=True)
 
 
+def project_engine(
+    projects: Projects, project: str, engine: str = "", pto_isa: str = ""
+) -> tuple[ProjectLayout, ProjectConfig, Engine, CostmodelCache]:
+    """The project's costmodel engine and cache, as `suggest` uses them."""
+    layout = projects.layout(project)
+    if pto_isa:
+        projects.within(pto_isa, "pto_isa")
+    config = ProjectFile(layout.project_file).config
+    settings = resolve_settings(
+        config.costmodel, layout.root, layout.cache_dir / "costmodel.json",
+        engine=engine or None, pto_isa=pto_isa or None,
+    )
+    made = make_engine(
+        settings.engine, pto_isa=settings.pto_isa, tool=settings.tool, compiler=settings.compiler
+    )
+    return layout, config, made, CostmodelCache(settings.cache_path)
+
+
 def register(server: MCPServer, projects: Projects) -> None:
     """Long on purpose: one short tool per closure, each bound to `projects`; the
     tools read best side by side."""
 
-    @guarded
     async def costmodel_query(
         query: str, ctx: Context, project: str = "", engine: str = "", pto_isa: str = ""
-    ) -> CallToolResult:
+    ) -> Answer:
         """Cycles of one PTO instruction at one tile shape, e.g.
         "TMATMUL half half float --m 128 --k 64 --n 128" or "TADD half -r 64 -c 64"."""
         queries = expand_sweep(_words(query))
         if len(queries) != 1:
             raise InputError(f"the query expands to {len(queries)} points; use costmodel_sweep", key="query")
-        return ok(payloads.costmodel(await _run(projects, project, queries, ctx, engine, pto_isa)))
+        return Answer(payloads.costmodel(await _run(projects, project, queries, ctx, engine, pto_isa)))
 
-    @guarded
     async def costmodel_sweep(
         query: str, ctx: Context, project: str = "", sort: str = "", engine: str = "", pto_isa: str = ""
-    ) -> CallToolResult:
+    ) -> Answer:
         """Every combination of lists or ranges, e.g. "TMATMUL half half float --m 16,32,64
         --k 64 --n 16:128:x2"; the best configuration (lowest cycles per FLOP) is named."""
         queries = expand_sweep(_words(query))
@@ -99,47 +116,31 @@ def register(server: MCPServer, projects: Projects) -> None:
         data = payloads.costmodel(results)
         if sort:
             data["results"] = [r.to_dict() for r in sort_results(results, sort)]
-        return ok(data)
+        return Answer(data)
 
-    @guarded
     async def suggest(
         project: str = "", knob: str = "", engine: str = "", pto_isa: str = ""
-    ) -> CallToolResult:
+    ) -> Answer:
         """The operator's tile knobs ranked by predicted cycles per unit of work."""
-        layout = projects.layout(project)
-        if pto_isa:
-            projects.within(pto_isa, "pto_isa")
-        config = ProjectFile(layout.project_file).config
-        settings = resolve_settings(
-            config.costmodel,
-            layout.root,
-            layout.cache_dir / "costmodel.json",
-            engine=engine or None,
-            pto_isa=pto_isa or None,
-        )
-        made = make_engine(
-            settings.engine, pto_isa=settings.pto_isa, tool=settings.tool, compiler=settings.compiler
-        )
-        found = await suggest_knobs(layout.workspace, config, made, CostmodelCache(settings.cache_path), knob)
-        return ok({"suggestions": [s.to_dict() for s in found]})
+        layout, config, made, cache = project_engine(projects, project, engine, pto_isa)
+        found = await suggest_knobs(layout.workspace, config, made, cache, knob)
+        return Answer({"suggestions": [s.to_dict() for s in found]})
 
-    @guarded
-    def chart(project: str = "", svg: bool = False) -> CallToolResult:
+    def chart(project: str = "", svg: bool = False) -> Answer:
         """Draw the two-panel summary chart (projects/<op>/summary_chart.png)."""
         from pto_tui.core.summary.chart import write_campaign_chart  # matplotlib only here
 
         with projects.campaign(project, write=False, command="chart") as campaign:
             result = write_campaign_chart(campaign, None, svg=svg)
-        return ok(payloads.chart(result))
+        return Answer(payloads.chart(result))
 
-    @guarded
-    def report(project: str = "") -> CallToolResult:
+    def report(project: str = "") -> Answer:
         """Write the Markdown campaign report (projects/<op>/REPORT.md), drawing the chart if needed."""
         from pto_tui.core.summary.campaign_report import write_campaign_report
 
         with projects.campaign(project, write=False, command="report") as campaign:
             result = write_campaign_report(campaign, None)
-        return ok(payloads.report(result))
+        return Answer(payloads.report(result))
 
     for tool in (costmodel_query, costmodel_sweep, suggest, chart, report):
-        server.add_tool(tool)
+        add(server, tool)

@@ -19,9 +19,9 @@ from typing import Any, Protocol
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from pto_tui.core.campaign.stamps import DiskStamp, disk_stamp, file_stamp
+from pto_tui.core.campaign.stamps import DiskStamp, disk_stamp
 from pto_tui.core.project.layout import ProjectLayout, round_name
-from pto_tui.core.project.lock import LAST_WRITE_NAME, LOCK_NAME, is_stale, last_writer, read_holder
+from pto_tui.core.project.lock import LOCK_NAME, is_stale, read_holder, writers_since
 from pto_tui.core.rounds.records import Round
 
 INTERVAL = 1.0  # seconds between two looks at the disk
@@ -41,32 +41,30 @@ class DiskWatch:
         self.layout = layout
         self._guard = threading.Lock()
         self._known = disk_stamp(layout)
-        self._writer_known = file_stamp(layout.state_dir / LAST_WRITE_NAME)
+        self._offset = writers_since(layout.state_dir, 0)[1]  # writes.log read up to here
 
     def note_own(self) -> None:
         """The app has just written (called holding the project lock): not news."""
         stamp = disk_stamp(self.layout)
         with self._guard:
             self._known = stamp
-            self._writer_known = file_stamp(self.layout.state_dir / LAST_WRITE_NAME)
 
     def look(self) -> str | None:
-        """Who changed the project since the last look ("" when unknown), None when nothing
+        """Who changed the project since the last look: every other writer the writes log
+        names since then, in order ("" when none did: changed by hand), None when nothing
         changed or a write is still going on."""
         holder = read_holder(self.layout.state_dir / LOCK_NAME)
         if holder is not None and not is_stale(holder):
             return None  # look again once the write is done
         stamp: DiskStamp = disk_stamp(self.layout)
-        writer_stamp = file_stamp(self.layout.state_dir / LAST_WRITE_NAME)
         with self._guard:
             if stamp == self._known:
                 return None
-            locked_write = writer_stamp != self._writer_known
-            self._known, self._writer_known = stamp, writer_stamp
-        writer = last_writer(self.layout.state_dir) if locked_write else None
-        if writer is None or writer.pid == os.getpid():  # our writes are never news
-            return ""  # changed without the lock: by hand
-        return writer.command or f"pid {writer.pid}"
+            writers, self._offset = writers_since(self.layout.state_dir, self._offset)
+            self._known = stamp
+        # our own writes are never news
+        named = [w.command or f"pid {w.pid}" for w in writers if w.pid != os.getpid()]
+        return "; ".join(dict.fromkeys(named))
 
     def run(self, screen: _Poster) -> None:
         """The worker's loop: look every INTERVAL seconds until the worker is cancelled."""

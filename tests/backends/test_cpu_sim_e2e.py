@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.project.layout import ProjectLayout
-from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.rounds.render import SIMULATED_NOTE
 from pto_tui.core.summary.chart import draw
 from pto_tui.core.summary.chart_model import build_model
-from tests.core.helpers import cli, pre_edit_args
+from tests.core.helpers import cli, pre_edit_args, read_every_round
 from tests.plugins.sshd import SshTestTarget
 
 REPO = Path(__file__).resolve().parents[1] / "fixtures" / "tilelib_repo"
@@ -92,6 +91,6 @@ def test_cpu_sim_campaign_over_ssh_with_no_hand_edits(
 
     assert cli("--project", root, "chart") == 0
     assert (root / "summary_chart.png").stat().st_size > 10_000
-    rounds, _problems = Ledger(ProjectLayout(root)).load_all()
+    rounds, _problems = read_every_round(ProjectLayout(root))
     figure = draw(build_model(rounds, None, (), "fa_like"))
     assert "simulated timings" in figure.get_suptitle()

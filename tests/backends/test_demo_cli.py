@@ -56,7 +56,7 @@ def jobs_listed(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "date +%s.%N" in everything and "-newermt" in everything
     assert len(everything.splitlines()) > len(shown.splitlines())
     assert main(["--project", str(root), "jobs", "--json"]) == 0
-    assert not any(job["internal"] for job in json.loads(capsys.readouterr().out))
+    assert not any(job["internal"] for job in json.loads(capsys.readouterr().out)["jobs"])
 
 
 def test_round_run_no_close_then_post_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

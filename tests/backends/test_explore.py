@@ -6,7 +6,6 @@ cancelled group leaves its rounds open and `explore --continue` finishes them.""
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,8 @@ from pto_tui.backends.explore import open_group, run_group
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.explore import ExploreRequest
 from pto_tui.core.project.file import ProjectFile
+from pto_tui.core.rounds.records import ChecklistItem, PreEdit
+from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
 from pto_tui.jobs.local_slurm import LocalSlurm
 from pto_tui.jobs.model import JobRecord, list_records
 from pto_tui.jobs.runner import JobRunner
@@ -108,10 +109,11 @@ def test_on_a_local_target_each_round_holds_one_of_its_npus(
         assert npu == placeholder  # PTO_NPU_ID and {npu} agree: the round's own NPU
         npu_of[job.id] = npu
     assert set(npu_of.values()) == {"0", "1"} and most_at_once(jobs) == 2
-    for a in jobs:  # two runs at once never share an NPU
-        for b in jobs:
-            overlap = a.id < b.id and a.started_at < b.ended_at and b.started_at < a.ended_at  # type: ignore[operator]
-            assert not overlap or npu_of[a.id] != npu_of[b.id]
+    spans = {j.id: (j.started_at or 0.0, j.ended_at or 0.0) for j in jobs}
+    for a, (a_start, a_end) in spans.items():  # two runs at once never share an NPU
+        for b, (b_start, b_end) in spans.items():
+            overlap = a < b and a_start < b_end and b_start < a_end
+            assert not overlap or npu_of[a] != npu_of[b]
 
 
 def test_every_gate_applies_to_each_round_and_a_refusal_writes_nothing(
@@ -171,10 +173,7 @@ async def test_cancelling_the_group_leaves_its_rounds_open_and_continue_finishes
     assert all(r["status"] == "closed" for r in out["rounds"])
 
 
-def cli_pre_edit():  # type: ignore[no-untyped-def]
-    from pto_tui.core.rounds.records import ChecklistItem, PreEdit
-    from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
-
+def cli_pre_edit() -> PreEdit:
     pre = PreEdit(kernel="demo attention", bottleneck="bad tile shape", evidence="the tiles are small",
                   why_ascend="fewer passes over the tiles", expected_metric="duration_us",
                   main_risk="the tile may not fit", correctness_plan="the report's own check")
@@ -188,5 +187,3 @@ async def until(check: object, timeout: float = 30.0) -> None:
         assert asyncio.get_running_loop().time() < deadline, "timed out waiting"
         await asyncio.sleep(0.1)
 
-
-assert sys.version_info >= (3, 11)

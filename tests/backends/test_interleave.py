@@ -8,12 +8,10 @@ the real demo operators, locally and over a loopback sshd."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import tomllib
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from pto_tui.backends.interleave import FrontierUnavailable
@@ -30,7 +28,7 @@ from pto_tui.core.vocabulary import Verdict
 from tests.backends.helpers import FA_KERNEL, bring_up, demo_project, open_loop, pre_edit, start
 from tests.backends.test_adaptive_runs import BASELINE, notes, replay_project, steps
 from tests.core.helpers import cli_json
-from tests.core.test_schemas_cli import SCHEMAS, out, validate
+from tests.core.test_schemas_cli import out, validate
 from tests.plugins.sshd import SshTestTarget
 
 DRIFTED = [300.0, 301.0, 299.0]  # the baseline's build again, on a host 20% slower now
@@ -99,7 +97,7 @@ async def test_a_round_alternates_with_the_frontier_and_is_judged_against_its_fr
     assert shown["record"]["measurement"]["frontier_samples_us"] == DRIFTED
     assert shown["record"]["measurement"]["frontier_round"] == 0
     changed = out(capsys, "--project", root, "diff", "1", "--json")  # what the verdict compared
-    jsonschema.validate(changed, json.loads((SCHEMAS / "diff.schema.json").read_text()))
+    validate("diff", changed)
     assert changed["duration"]["interleaved"] is True and changed["duration"]["before"]["median_us"] == 300.0
     exported = out(capsys, "--project", root, "export", "--format", "json")
     validate("export", exported)

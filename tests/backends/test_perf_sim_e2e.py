@@ -20,11 +20,10 @@ from typing import Any
 import pytest
 
 from pto_tui.core.project.layout import ProjectLayout
-from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.rounds.render_cycles import CYCLES_NOTE
 from pto_tui.core.summary.chart import draw
 from pto_tui.core.summary.chart_model import build_model
-from tests.core.helpers import cli, pre_edit_args
+from tests.core.helpers import cli, pre_edit_args, read_every_round
 from tests.plugins.sshd import SshTestTarget
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "perf_sim"
@@ -116,7 +115,7 @@ def _says_cycles(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert {row["unit"] for row in exported} == {"cycles"} and all(row["tflops"] is None for row in exported)
     assert "| 4536 cycles |" in (root / "rounds.md").read_text()
     assert cli("--project", root, "chart") == 0
-    rounds, _problems = Ledger(ProjectLayout(root)).load_all()
+    rounds, _problems = read_every_round(ProjectLayout(root))
     figure = draw(build_model(rounds, None, (), "attn_op"))
     assert "perf_sim cycles" in figure.get_suptitle()
     assert figure.axes[1].get_ylabel() == "cycles (perf_sim)"

@@ -86,7 +86,7 @@ async def test_hostile_case_strings_stay_inert(
             campaign.close_round(CloseRequest())
 
 
-def _failed_build():  # noqa: ANN202
+def _failed_build():
     from pto_tui.core.rounds.records import Measurement
 
     return Measurement(build="failed", problem="hostile case string rejected")

@@ -59,7 +59,7 @@ def _project(tmp_path: Path) -> Path:
     return root
 
 
-def _wait_for(check, what: str, timeout: float = 60.0) -> None:  # noqa: ANN001
+def _wait_for(check, what: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"

@@ -49,7 +49,7 @@ def without_shape(root: Path) -> None:
     """[case.shape] removed: the case string alone must give the shape."""
     path = root / "project.toml"
     document = tomlkit.parse(path.read_text())
-    del document["case"]["shape"]  # type: ignore[union-attr]
+    del document["case"]["shape"]
     path.write_text(tomlkit.dumps(document))
 
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 import logging
 import struct
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from matplotlib.axes import Axes
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.rounds.records import TorchBaseline
+from pto_tui.core.rounds.records import Round, TorchBaseline
 from pto_tui.core.summary.chart import draw, write_chart
 from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text, find_chart_fonts
 from pto_tui.core.summary.chart_model import MAX_SLOTS, build_model
@@ -37,11 +39,13 @@ from tests.chart.builders import (
 from tests.chart.conftest import find, find_one
 
 
-def figure(rounds, torch=TORCH, fonts=None) -> Figure:  # type: ignore[no-untyped-def]
+def figure(
+    rounds: Sequence[Round], torch: TorchBaseline | None = TORCH, fonts: ChartFonts | None = None
+) -> Figure:
     return draw(build_model(rounds, torch, PHASES, "fa_tilelib"), fonts)
 
 
-def axes(fig: Figure):  # type: ignore[no-untyped-def]
+def axes(fig: Figure) -> tuple[Axes, Axes]:
     top, bottom = fig.axes[:2]
     return top, bottom
 
@@ -258,7 +262,8 @@ def test_cjk_without_a_cjk_font_draws_clean_text_and_no_warning(
     plain_fonts: ChartFonts, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     fig = _draw_quietly(CJK_ROUNDS, plain_fonts, tmp_path, caplog)
-    texts = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text"))]
+    # every artist with a text of its own (Text, Annotation, an offset box's TextArea)
+    texts = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text"))]  # type: ignore[attr-defined]
     assert all(plain_fonts.can_render(c) for text in texts for c in text)
     # mixed text keeps its readable part; all-CJK text falls back to the change made
     assert "#1 … tile BASE_M … 128" in find_one(fig, "milestone-1").get_text()  # type: ignore[attr-defined]

@@ -104,7 +104,7 @@ def test_bad_inputs_are_clear_errors() -> None:
         render_export("xlsx", [])
 
 
-text_st = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
+text_st = st.text(st.characters(exclude_categories=["Cs"]), max_size=30)
 float_st = st.floats(min_value=1e-6, max_value=1e9, allow_nan=False)
 
 

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pto_tui.cli.main import main
+from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import classify
+from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.rounds.ledger import Ledger, LedgerProblems
+from pto_tui.core.rounds.numbering import numbering_gaps
+from pto_tui.core.rounds.records import Round
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "operators"
 CHECKLIST_KEYS = (
@@ -28,11 +35,30 @@ CHECKLIST_KEYS = (
 HAND_ENV = ("--declare-environment", "probes given by hand in this test")
 
 
-def cli(*args: str) -> int:
+def read_every_round(layout: ProjectLayout) -> tuple[list[Round], LedgerProblems]:
+    """What a read of every round's file gives, with no cache or index: what the read
+    model must agree with."""
+    ledger = Ledger(layout)
+    problems = LedgerProblems()
+    rounds: list[Round] = []
+    numbers = ledger.round_numbers()
+    problems.missing = numbering_gaps(numbers)
+    problems.unreadable += ledger.stray_problems()
+    for number in numbers:
+        try:
+            rounds.append(ledger.load(number))
+        except InputError as error:
+            problems.unreadable.append(error.render())
+    return rounds, problems
+
+
+def cli(*args: object) -> int:
+    """Run the CLI; paths and numbers are given as they print."""
     return main([str(a) for a in args])
 
 
-def cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> object:
+def cli_json(capsys: pytest.CaptureFixture[str], *args: object) -> Any:
+    """The parsed --json output (whatever JSON the command prints) of a command that succeeds."""
     capsys.readouterr()
     code = cli(*args, "--json")
     out = capsys.readouterr().out
@@ -43,7 +69,7 @@ def cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> object:
 def pre_edit_args(
     hypothesis: str = "bigger tiles cut reloads",
     scope: tuple[str, ...] = ("workspace/**",),
-    **overrides: str,
+    overrides: Mapping[str, str] | None = None,
 ) -> list[str]:
     fields = {
         "--kernel": "fa S1=1024",
@@ -55,7 +81,7 @@ def pre_edit_args(
         "--risk": "UB overflow",
         "--correctness-plan": "binary prints test success against the golden data",
     }
-    fields.update(overrides)
+    fields.update(overrides or {})
     args: list[str] = []
     for flag, value in fields.items():
         args += [flag, value]

@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
-import pto_tui.core.rounds.ledger as ledger_module
 import pto_tui.core.rounds.ledger_markdown as markdown_module
+from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest, StartRequest
 from pto_tui.core.rounds.records import Measurement
+from pto_tui.core.rounds.render import render_iterations
 from tests.core.helpers import cli, cli_json
 from tests.core.test_read_model import ParseSpy, pre_edit, project_with_rounds
 
@@ -29,7 +30,7 @@ class DiskSpy:
         self.stats: Counter[str] = Counter()
         self.iterations_writes = 0
         real_stat = os.stat
-        real_write = markdown_module.atomic_write_text  # where ITERATIONS.md is written
+        real_write = atomic_write_text  # what ledger_markdown writes ITERATIONS.md with
 
         def counting_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
             if str(path).endswith("round.toml"):
@@ -40,7 +41,7 @@ class DiskSpy:
             self.iterations_writes += path.name == "ITERATIONS.md"
             real_write(path, text, scratch)
 
-        monkeypatch.setattr(ledger_module.os, "stat", counting_stat)
+        monkeypatch.setattr(os, "stat", counting_stat)
         monkeypatch.setattr(markdown_module, "atomic_write_text", counting_write)
 
     def reset(self) -> None:
@@ -98,7 +99,7 @@ def test_iterations_md_gets_only_the_changed_row(tmp_path: Path) -> None:
         assert after.startswith(before) and after.count("\n") == before.count("\n") + 1
         assert after.splitlines()[-1].startswith("| 6 | bigger tiles |")
         # the appended file is exactly what rendering every round gives
-        rendered = markdown_module.render_iterations(campaign.rounds(), None)
+        rendered = render_iterations(campaign.rounds(), None)
     assert after == rendered
 
 
@@ -123,3 +124,19 @@ def test_a_record_edited_behind_the_index_is_still_tampered(
     assert "!tampered iter-005" in capsys.readouterr().out
     assert cli("--project", root, "show", "5") == 0
     assert "!tampered iter-005" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("table", ["[1, 2]", '{"ITERATIONS.md": 3}', '"x"'])
+def test_a_rendered_files_table_that_is_not_one_owns_nothing(tmp_path: Path, table: str) -> None:
+    """.pto-tui/rendered.json holds the hashes of the files pto-tui last wrote; anything
+    else there (a hand edit, a half-written file from another tool) claims no file: the
+    next write treats ITERATIONS.md as edited by hand, keeps every line and adds the row."""
+    root = project_with_rounds(tmp_path, 2)
+    iterations = root / "ITERATIONS.md"
+    iterations.write_text(iterations.read_text() + "a note kept by hand\n")
+    (root / ".pto-tui" / "rendered.json").write_text(table)
+    with Campaign(root, write=True) as campaign:
+        one_round(campaign)
+    text = iterations.read_text()
+    assert "a note kept by hand" in text
+    assert text.splitlines()[-1].startswith("| 3 | bigger tiles |")

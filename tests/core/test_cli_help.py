@@ -16,7 +16,7 @@ from pto_tui.cli.main import build_parser
 from tests.core.helpers import cli
 
 
-def parsers(parser: argparse.ArgumentParser, path: str = "pto-tui"):  # noqa: ANN201
+def parsers(parser: argparse.ArgumentParser, path: str = "pto-tui"):
     yield path, parser
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -92,7 +92,7 @@ def test_help_cites_no_markdown_file_outside_the_package() -> None:
     assert cited <= known, cited - known
 
 
-def test_hints_name_pto_tui_as_it_was_run(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # noqa: ANN001
+def test_hints_name_pto_tui_as_it_was_run(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     from pto_tui.cli.common import invoked_as
 
     bin_dir = tmp_path / "venv" / "bin"

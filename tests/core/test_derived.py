@@ -10,8 +10,8 @@ from pathlib import Path
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.requests import StartRequest
 from pto_tui.core.campaign.status import frontier_of
-from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.rounds.records import Round
+from tests.core.helpers import read_every_round
 from tests.core.test_read_model import one_round, pre_edit, project_with_rounds
 
 
@@ -32,7 +32,7 @@ def _derived(campaign: Campaign, compute: Counting) -> Round | None:
 
 
 def _on_disk(campaign: Campaign) -> Round | None:
-    return frontier_of(Ledger(campaign.layout).load_all()[0])
+    return frontier_of(read_every_round(campaign.layout)[0])
 
 
 def test_the_frontier_is_computed_again_only_after_a_write(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ def _kind_from_hints(hint: object) -> str:
         return "json"
     if origin in (typing.Union, types.UnionType):
         inner = next(a for a in typing.get_args(hint) if a is not type(None))
-        return f"{inner.__name__}?"  # type: ignore[attr-defined]
+        return f"{inner.__name__}?"
     return hint.__name__  # type: ignore[attr-defined]
 
 
@@ -29,6 +29,7 @@ def test_every_column_has_the_kind_its_type_hint_gives() -> None:
 
 
 def test_the_median_is_the_statistics_median() -> None:
-    for values in ([3.0], [2.0, 1.0], [5, 1, 3], [1, 2], [99.9, 100.1, 100.0, 98.7], [1e-9, 1e9]):
+    cases: list[list[float]] = [[3.0], [2.0, 1.0], [5, 1, 3], [1, 2], [99.9, 100.1, 100.0, 98.7], [1e-9, 1e9]]
+    for values in cases:
         assert median(values) == statistics.median(values)
         assert type(median(values)) is type(statistics.median(values))

@@ -346,7 +346,7 @@ def test_gates_before_any_edit(project: Path, capsys: pytest.CaptureFixture[str]
         project,
         "round",
         "start",
-        *pre_edit_args(**{"--why": ""}),
+        *pre_edit_args(overrides={"--why": ""}),
     )
     assert "why this change helps on Ascend" in err
     refused(
@@ -356,7 +356,7 @@ def test_gates_before_any_edit(project: Path, capsys: pytest.CaptureFixture[str]
         project,
         "round",
         "start",
-        *pre_edit_args(**{"--bottleneck": "slow"}),
+        *pre_edit_args(overrides={"--bottleneck": "slow"}),
     )
     args = pre_edit_args()
     checks = [i for i, a in enumerate(args) if a == "--check"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.rounds.importer import parse_duration_us, parse_iterations_table
+from pto_tui.core.rounds.markdown_read import parse_duration_us, parse_iterations_table
 from tests.core.helpers import cli, cli_json, pre_edit_args
 
 HANDWRITTEN = Path(__file__).resolve().parents[1] / "fixtures" / "handwritten" / "flash_attention"
@@ -41,7 +41,9 @@ def test_handwritten_project_opens(project: Path, capsys: pytest.CaptureFixture[
     # and its "neutral" is not taken: a verdict about numbers nobody can read is invented
     assert "ITERATIONS.md:18: result 'neutral' without a readable PTO time" in problems
     assert len(report["problems"]) == 2, problems
-    assert digests(project) == before  # nothing hand-written was touched
+    after = digests(project)
+    assert {name: after[name] for name in before} == before  # nothing hand-written was touched
+    assert report["skill_written"] and set(after) - set(before) == {"SKILL.md"}  # how to work on it
 
     rounds = cli_json(capsys, "--project", project, "rounds")["rounds"]
     assert [r["verdict"] for r in rounds] == ["baseline", "kept", None, "failure"]
@@ -147,7 +149,8 @@ def test_the_first_write_after_import_appends_only(project: Path, capsys: pytest
     text = (project / "ITERATIONS.md").read_text()
     assert text.startswith(original)
     appended = text[len(original) :].splitlines()
-    assert len(appended) == 1 and appended[0].startswith("| 4 | softmax in UB |")
+    # in the hand-written rows' style (iter-00N), not pto-tui's own (4)
+    assert len(appended) == 1 and appended[0].startswith("| iter-004 | softmax in UB |")
 
 
 HAND_ROUND = """# Iter 4
@@ -248,7 +251,7 @@ def test_new_rounds_append_to_a_handwritten_iterations_md(project: Path) -> None
     assert cli("--project", project, "round", "close") == 0
     text = (project / "ITERATIONS.md").read_text()
     assert text.startswith(original)  # every hand-written line kept
-    assert text[len(original) :].startswith("| 4 | softmax in UB |")
+    assert text[len(original) :].startswith("| iter-004 | softmax in UB |")
     assert (project / "runs/iter-000/notes.md").read_text() == notes0
 
 

@@ -76,7 +76,7 @@ def test_project_toml_keeps_the_strings_and_reads_the_enums(tmp_path: Path) -> N
 def _with_target(root: Path, key: str, value: str) -> str:
     """project.toml's text with one [target] key set."""
     document = tomlkit.parse((root / "project.toml").read_text())
-    document["target"][key] = value  # type: ignore[index]
+    document["target"][key] = value
     return tomlkit.dumps(document)
 
 

@@ -15,7 +15,7 @@ import pytest
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import LockedError
 from pto_tui.core.project.lock import WAIT_SECONDS, ProjectLock, last_writer
-from tests.core.helpers import cli, make_project
+from tests.core.helpers import cli, make_project, pre_edit_args
 
 HOLD = """
 import sys, time
@@ -168,3 +168,19 @@ def test_a_writing_campaign_holds_the_lock_only_while_it_writes(tmp_path: Path) 
         other = ProjectLock(root / ".pto-tui", command="other")
         other.acquire(wait=0)
         other.release()
+
+
+def test_a_refused_write_does_not_name_itself_the_last_writer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path)
+    assert cli("--project", root, "env", "--declare-environment", "probes given by hand in this test",
+               "--probe", "ssh=ok") == 0
+    written = (root / ".pto-tui" / "last-write.json").read_bytes()
+    # refused by its rules (no baseline yet), then by its input: neither wrote anything
+    assert cli("--project", root, "round", "start", *pre_edit_args("too early")) == 1
+    assert cli("--project", root, "amend", "3", "--field", "analysis", "--value", "x", "--why", "y z w") != 0
+    assert (root / ".pto-tui" / "last-write.json").read_bytes() == written
+    assert not (root / ".pto-tui" / "lock.json").exists()
+    writer = last_writer(root / ".pto-tui")
+    assert writer is not None and writer.command == "pto-tui env"

@@ -81,7 +81,7 @@ def test_an_empty_or_garbled_lock_is_stale_after_a_moment(tmp_path: Path) -> Non
 
 
 @pytest.fixture
-def small_disk(tmp_path: Path):  # noqa: ANN201 - a tmpfs mount point
+def small_disk(tmp_path: Path):
     disk = tmp_path / "disk"
     disk.mkdir()
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(disk)],

@@ -81,7 +81,7 @@ def test_a_log_changed_since_is_read_again(tmp_path: Path, monkeypatch: pytest.M
     assert reads.count == 1 and list(tampered) == [2]
 
 
-BROKEN = [None, 3, {"stamp": [1, 2]}, {"stamp": "x", "latest": {}}, {"latest": []}]
+BROKEN: list[object] = [None, 3, {"stamp": [1, 2]}, {"stamp": "x", "latest": {}}, {"latest": []}]
 
 
 @pytest.mark.parametrize("broken", BROKEN)

@@ -26,7 +26,8 @@ from pto_tui.core.workspace.files import (
     iter_workspace_files,
     repository_excludes,
 )
-from pto_tui.jobs.sync import MARKER, _index_script, parse_index, scan_local
+from pto_tui.jobs.sync import scan_local
+from pto_tui.jobs.work_dir import MARKER, index_script, parse_index
 from tests.core.scan_layouts import write_tree
 
 KERNEL = "from ptodsl import jit\n\n\n@jit(block_dim=1)\ndef k(x):\n    pass\n"
@@ -99,7 +100,7 @@ ROWS: list[tuple[tuple[str, ...], str, bool]] = [
 
 # A round's scope is also read from the operator folder (the first folder in workspace/)
 # and from the project root, so a row may name more there.
-SCOPE_ONLY = {
+SCOPE_ONLY: dict[tuple[str, ...], set[str]] = {
     ("/kernel.h",): {"op/kernel.h"},
     ("op/kernel.h",): {"src/op/kernel.h"},
     ("kernel/**",): {"other/kernel/a.h"},
@@ -147,7 +148,7 @@ def _named(use: str, patterns: tuple[str, ...], path: str, tmp_path: Path) -> bo
     # the target's side: the same index command sync runs there, run here on a marked copy
     remote = shutil.copytree(root, tmp_path / "remote")
     (remote / MARKER).write_bytes(b"")
-    listing = subprocess.run(["bash", "-c", _index_script(str(remote), patterns)], capture_output=True)
+    listing = subprocess.run(["bash", "-c", index_script(str(remote), patterns)], capture_output=True)
     assert (path not in parse_index(listing.stdout, patterns).files) is named
     return named
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from pto_tui.core.campaign.prefill import LEFT_FOR_THE_USER, fill_missing, prefill
 from pto_tui.core.rounds.records import ChecklistItem, PreEdit, Round
 from tests.core.helpers import CHECKLIST_KEYS, cli, cli_json, pre_edit_args, ready_project, run_round
+from tests.json_check import validate
 
 SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "json" / "prefill.schema.json"
 
@@ -31,7 +31,7 @@ def test_gates_prefill_shows_the_draft_and_what_still_blocks(
     capsys.readouterr()
     assert cli("--project", project, "round", "gates", "--prefill", "--json") == 1
     data = json.loads(capsys.readouterr().out)
-    jsonschema.validate(data, json.loads(SCHEMA.read_text(encoding="utf-8")))
+    validate("prefill", data)
     previous = cli_json(capsys, "--project", project, "show", "1")["record"]["pre_edit"]
     pre = data["pre_edit"]
     assert data["prefilled_from"] == 1

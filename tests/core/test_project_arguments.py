@@ -10,7 +10,7 @@ import pytest
 from pto_tui.core.campaign.project_arguments import ProjectArguments, project_answers
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Target
-from pto_tui.core.vocabulary import OperatorKind, TargetMode
+from pto_tui.core.vocabulary import OperatorKind, TargetKind, TargetMode
 
 
 def test_every_argument_reaches_the_answers_and_the_target() -> None:
@@ -23,7 +23,7 @@ def test_every_argument_reaches_the_answers_and_the_target() -> None:
         commands={"build": "make"}, related=("include/x.h",),
     ))
     assert answers.target == Target(
-        kind="ssh", host="npu-a", work_dir="/w/fa", env_setup="source set_env.sh", npu_id=2,
+        kind=TargetKind.SSH, host="npu-a", work_dir="/w/fa", env_setup="source set_env.sh", npu_id=2,
         ssh_config="/etc/lab_ssh", mode=TargetMode.CPU_SIM, compiler="g++", cxx_flags="-O2",
     )
     assert (answers.source, answers.kind, answers.name) == (Path("/src/fa"), OperatorKind.PTO_TILE_LIB, "fa2")

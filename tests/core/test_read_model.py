@@ -18,9 +18,10 @@ from pto_tui.core.errors import InputError
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.ledger import Ledger
+from pto_tui.core.rounds.record_toml import round_from_dict
 from pto_tui.core.rounds.records import CLOSED, ChecklistItem, Measurement, PreEdit, Round
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, Verdict
-from tests.core.helpers import cli_json, ready_project, run_round
+from tests.core.helpers import cli_json, read_every_round, ready_project, run_round
 
 
 class ParseSpy:
@@ -29,7 +30,7 @@ class ParseSpy:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.parsed: Counter[int] = Counter()
         self.files_read = 0
-        real_parse = ledger_module.round_from_dict
+        real_parse = round_from_dict  # what the ledger calls, counted below
         real_load = Ledger.load
 
         def counting_parse(data: dict[str, Any]) -> Round:
@@ -123,7 +124,7 @@ def bookkeeping_parses(
         campaign.status()
         counted = (spy.files_read, Counter(spy.parsed))
         # the model after these writes is what a fresh read of the files gives
-        fresh, problems = Ledger(campaign.layout).load_all()
+        fresh, problems = read_every_round(campaign.layout)
         assert campaign.rounds() == fresh
         assert campaign.problems == problems
     monkeypatch.undo()
@@ -165,7 +166,7 @@ def test_a_round_edited_by_hand_is_seen_by_the_next_read(
         # a hand edit that breaks the record is reported as a fresh read reports it
         path.write_text(path.read_text() + "\nnot toml at all\n")
         rounds = campaign.rounds()
-        fresh_rounds, fresh_problems = Ledger(campaign.layout).load_all()
+        fresh_rounds, fresh_problems = read_every_round(campaign.layout)
         assert [r.number for r in fresh_rounds] == [0, 1, 3]
         assert [r.number for r in rounds] == [0, 1, 2, 3] and rounds[2].tampered
         assert campaign.problems == fresh_problems and len(fresh_problems.unreadable) == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -209,8 +210,8 @@ def test_a_closed_round_s_journal_is_no_unfinished_measurement(
 # ---------------------------------------------------------------- the verdict rule's edges
 
 
-RULE = {"build_ok": True, "correct": True, "same_workload": True, "max_spread": 0.10, "review_gain": 10.0,
-        "confidence": 0.95}
+RULE: dict[str, Any] = {"build_ok": True, "correct": True, "same_workload": True, "max_spread": 0.10,
+                        "review_gain": 10.0, "confidence": 0.95}
 
 
 def test_a_gain_exactly_at_the_noise_floor_is_neutral() -> None:
@@ -233,10 +234,10 @@ def test_the_three_round_rule_needs_both_answers(tmp_path: Path, capsys: pytest.
     partial = ({"--recheck": "still a bad tile shape"}, {"--new-direction": "try the preload depth"})
     for answers in partial:
         capsys.readouterr()
-        assert cli(*p, "round", "start", *pre_edit_args(scope=("kFaQkPreload",), **answers)) == 1
+        assert cli(*p, "round", "start", *pre_edit_args(scope=("kFaQkPreload",), overrides=answers)) == 1
         assert "refused by rule 'three-round-rule'" in capsys.readouterr().err, answers
     both = {**partial[0], **partial[1]}
-    assert cli(*p, "round", "start", *pre_edit_args(scope=("kFaQkPreload",), **both)) == 0
+    assert cli(*p, "round", "start", *pre_edit_args(scope=("kFaQkPreload",), overrides=both)) == 0
 
 
 def test_a_rerun_takes_the_three_round_rule_s_answers(

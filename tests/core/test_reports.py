@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from typing import Any
 
 import pytest
 
@@ -41,7 +42,7 @@ RUNNER = {
 def runner(**edits: object) -> str:
     data = copy.deepcopy(RUNNER)
     for path, value in edits.items():
-        node = data
+        node: Any = data
         *parents, last = path.split("__")
         for part in parents:
             node = node[part]

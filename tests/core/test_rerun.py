@@ -3,19 +3,18 @@ linked to it, through round start's gates, with the original left as it was."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import tomllib
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.markdown_read import parse_iterations_table
 from pto_tui.core.rounds.markdown_round import round_from_markdown
 from tests.core.helpers import cli, cli_json, pre_edit_args, ready_project, run_round
+from tests.json_check import validate
 
 HANDWRITTEN = Path(__file__).resolve().parents[1] / "fixtures" / "handwritten" / "flash_attention"
 CPP = "workspace/kernel/fa_kernel.cpp"
@@ -25,7 +24,7 @@ SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "json"
 
 
 def _validate(name: str, data: Any) -> None:
-    jsonschema.validate(data, json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8")))
+    validate(name, data)
 
 
 def _campaign_with_inconclusive_round(tmp_path: Path) -> Path:

@@ -10,7 +10,7 @@ import pytest
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.round_index import INDEX_FILE
-from pto_tui.core.rounds.ledger import Ledger
+from tests.core.helpers import read_every_round
 from tests.core.test_read_model import ParseSpy, project_with_rounds
 
 
@@ -31,7 +31,7 @@ def test_a_second_command_reads_the_index_not_the_files(
     assert read == 20 and (root / ".pto-tui" / INDEX_FILE).is_file()
     second, read = _rounds_and_files_read(root, spy)
     assert read == 0 and second == first
-    fresh, _problems = Ledger(Campaign(root).layout).load_all()
+    fresh, _problems = read_every_round(Campaign(root).layout)
     assert second == fresh  # the same records the files give
 
 

@@ -17,7 +17,7 @@ from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.requests import StartRequest
 from pto_tui.core.project import completeness
-from pto_tui.core.rounds import ledger as ledger_module
+from pto_tui.core.rounds import toml_text
 from tests.core.test_read_model import pre_edit, project_with_rounds
 
 
@@ -26,13 +26,13 @@ def test_a_new_round_appears_whole_each_file_written_once(
 ) -> None:
     root = project_with_rounds(tmp_path, 2)
     rendered: list[int] = []
-    real_dumps = ledger_module.toml_text.dumps
+    real_dumps = toml_text.dumps
 
     def counting_dumps(data: dict[str, Any]) -> str:
         rendered.append(int(data["number"]))
         return real_dumps(data)
 
-    monkeypatch.setattr(ledger_module.toml_text, "dumps", counting_dumps)
+    monkeypatch.setattr(toml_text, "dumps", counting_dumps)
     # a crashed write's leftovers aside: never carried into the new round
     leftover = root / "runs" / ".iter-003.new"
     leftover.mkdir()

@@ -22,7 +22,7 @@ def fixture(name: str) -> dict[str, Any]:
     return data
 
 
-def parse(data: dict[str, Any], flops: float | None = None):  # noqa: ANN201
+def parse(data: dict[str, Any], flops: float | None = None):
     return parse_report_json(json.dumps(data), SOURCE, flops)
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.operators.scan import MARKER_FILE, classify, scan
+from pto_tui.core.operators.marker import MARKER_FILE
+from pto_tui.core.operators.scan import classify, scan
 from pto_tui.core.operators.tunables import apply_parameter, discover
 from pto_tui.core.vocabulary import OperatorKind
 from tests.core.helpers import FIXTURES, cli, cli_json

@@ -91,8 +91,9 @@ def test_fresh_file_carries_the_schema_help_and_parses_back() -> None:
 
 
 def test_cli_config_keys_json_lists_every_key(capsys: pytest.CaptureFixture[str]) -> None:
-    rows = cli_json(capsys, "config", "keys")
-    assert isinstance(rows, list)
+    listed = cli_json(capsys, "config", "keys")
+    assert isinstance(listed, dict) and listed["schema_version"] == 2
+    rows = listed["keys"]
     assert [row["path"] for row in rows] == [d.path for d in key_docs()]
     by_path = {row["path"]: row for row in rows}
     assert by_path["discipline.repeats"]["default"] == "5"

@@ -278,6 +278,7 @@ def test_phase_sets_where_new_rounds_fall(tmp_path: Path, capsys: pytest.Capture
     record = cli_json(capsys, "--project", root, "show", "1")["record"]
     assert record["phase"] == "fine-tune"
     assert cli_json(capsys, "--project", root, "phase") == {
+        "schema_version": 1,
         "phases": ["baseline", "costmodel-guided", "parameter validation", "fine-tune"],
         "current": "fine-tune",
     }

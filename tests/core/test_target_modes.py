@@ -156,7 +156,7 @@ def test_the_mode_defaults_follow_the_operator_and_cpu_sim_fills_absent_commands
     document = tomlkit.parse((root / "project.toml").read_text())
     del document["commands"]
     without_commands = tomlkit.dumps(document)
-    document["target"]["mode"] = "cpu-sim"  # type: ignore[index]
+    document["target"]["mode"] = "cpu-sim"
     cpu_sim = tomlkit.dumps(document)
     config = parse_config(root / "project.toml", cpu_sim)
     assert "-DPTO_CPU_SIM_STANDALONE=ON" in config.commands.build

@@ -9,13 +9,20 @@ import random
 import pytest
 
 from pto_tui.core.rules.comparison import interval_rank, u_counts
-from pto_tui.core.rules.verdict import RULE, decide, invalid_sample_reason, percents, sample_stats
+from pto_tui.core.rules.verdict import (
+    RULE,
+    VerdictResult,
+    decide,
+    invalid_sample_reason,
+    percents,
+    sample_stats,
+)
 from pto_tui.core.vocabulary import Verdict
 
 FRONTIER = [100.0, 101.0, 99.0]  # median 100, spread 2%
 
 
-def verdict(samples: list[float], frontier: list[float] = FRONTIER, **kw: object):  # type: ignore[no-untyped-def]
+def verdict(samples: list[float], frontier: list[float] = FRONTIER, **kw: object) -> VerdictResult:
     args = dict(
         build_ok=True,
         correct=True,
@@ -238,7 +245,7 @@ def test_more_repeats_make_a_real_gain_more_decisive_never_less() -> None:
 
 def test_invalid_sample_reason_accepts_good_sets() -> None:
     assert invalid_sample_reason([1.0, 2.0]) is None
-    assert "not a number" in (invalid_sample_reason([True]) or "")  # type: ignore[list-item]
+    assert "not a number" in (invalid_sample_reason([True]) or "")
 
 
 @pytest.mark.parametrize(

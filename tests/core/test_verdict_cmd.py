@@ -9,13 +9,13 @@ import random
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from pto_tui.core.campaign.demo import create_demo_project
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.rules.verdict import RULE
 from tests.core.helpers import cli
+from tests.json_check import validate
 
 SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "json" / "verdict.schema.json"
 
@@ -32,10 +32,7 @@ def _csv(values: list[float]) -> str:
 
 
 def _validate(data: object) -> None:
-    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
-    assert schema["schema_version"] == 1
-    jsonschema.Draft202012Validator.check_schema(schema)
-    jsonschema.validate(data, schema)
+    validate("verdict", data)
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
@@ -137,7 +134,7 @@ def test_pairs_give_one_line_each_and_name_the_malformed_line(
         _validate(row)
     assert [row["line"] for row in rows] == [1, 3, 4]
     assert rows[0]["verdict"] == "kept" and "discipline" not in rows[0]
-    assert rows[1] == {"line": 3, "error": '"samples" value 2 is "fast", not a number'}
+    assert rows[1] == {"schema_version": 1, "line": 3, "error": '"samples" value 2 is "fast", not a number'}
     assert rows[2]["verdict"] == "neutral" and rows[2]["runs"] == 10
     assert f"{pairs}:3: " in err and "not a number" in err
 

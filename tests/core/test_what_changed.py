@@ -3,25 +3,22 @@ round against its base, the frontier or a chosen round."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from pto_tui.core.campaign.what_changed import what_changed
 from pto_tui.core.rounds.durations import format_durations
 from pto_tui.core.rounds.records import CLOSED, Changes, Measurement, Round
 from tests.core.helpers import cli, cli_json, ready_project, run_round
+from tests.json_check import validate
 
 SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "json" / "diff.schema.json"
 HEADER = "workspace/kernel/fa_kernel.h"
 
 
 def _validate(data: object) -> None:
-    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
-    assert schema["schema_version"] == 2
-    jsonschema.validate(data, schema)
+    validate("diff", data)
 
 
 @pytest.fixture

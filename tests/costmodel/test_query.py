@@ -5,12 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pto_tui.core.cycles.cycle_lines import parse_cycle_lines, query_from_label
+from pto_tui.core.cycles.cycle_lines import parse_cycle_lines
 from pto_tui.core.cycles.metrics import flop_count, ideal_cycles
 from pto_tui.core.cycles.query import (
     DTYPE_SIZES,
@@ -24,6 +25,8 @@ from pto_tui.core.cycles.query import (
     Family,
     Query,
     QueryError,
+    canonical_dtype,
+    canonical_instruction,
 )
 from pto_tui.core.cycles.results import (
     SORT_COLUMNS,
@@ -37,6 +40,35 @@ from pto_tui.core.cycles.results import (
 )
 from pto_tui.core.cycles.sweep import expand_sweep, parse_dim_values, parse_query_text
 from pto_tui.core.errors import InputError
+
+# the three label forms the tool prints; parsing one back gives the query that made it
+LABEL_FORMS = (
+    re.compile(
+        r"^(?P<instr>TMATMUL)\.(?P<out>\w+)<(?P<a>\w+),(?P<b>\w+)>_(?P<m>[0-9]+)x(?P<k>[0-9]+)x(?P<n>[0-9]+)$"
+    ),
+    re.compile(r"^(?P<instr>TCVT)\.(?P<dst>\w+)<-(?P<src>\w+)_(?P<rows>[0-9]+)x(?P<cols>[0-9]+)$"),
+    re.compile(r"^(?P<instr>T[A-Z]+)\.(?P<dt>\w+)_(?P<rows>[0-9]+)x(?P<cols>[0-9]+)$"),
+)
+
+
+def query_from_label(label: str) -> Query:
+    """The query a label names: a label is unambiguous when this gives the query back."""
+    for regex in LABEL_FORMS:
+        match = regex.match(label)
+        if not match:
+            continue
+        parts = match.groupdict()
+        instr = canonical_instruction(parts["instr"])
+        if "out" in parts:
+            dtypes = tuple(canonical_dtype(parts[x]) for x in ("a", "b", "out"))
+            return Query(instr, dtypes, m=int(parts["m"]), k=int(parts["k"]), n=int(parts["n"]))
+        if "dst" in parts:
+            dtypes = (canonical_dtype(parts["dst"]), canonical_dtype(parts["src"]))
+        else:
+            dtypes = (canonical_dtype(parts["dt"]),)
+        return Query(instr, dtypes, rows=int(parts["rows"]), cols=int(parts["cols"]))
+    raise QueryError(f"not a costmodel label: {label!r}")
+
 
 STAMP = VersionStamp("builtin", "git:abc123", "g++ 12.2.0", "-O2")
 

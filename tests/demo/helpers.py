@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from pto_tui.demo import demo_operator_dir
@@ -28,7 +29,7 @@ def clean_env(**knobs: str) -> dict[str, str]:
 
 
 def run(
-    args: list[str | Path], cwd: Path, env: dict[str, str] | None = None, timeout: float = 120
+    args: Sequence[str | Path], cwd: Path, env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(a) for a in args],

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.project.config import Target
+from pto_tui.core.vocabulary import TargetKind
 from pto_tui.jobs.connect import ConnectOptions
 from pto_tui.jobs.runner import JobRunner
 from pto_tui.jobs.ssh_pool import SshPool
@@ -33,7 +34,7 @@ def place(request: pytest.FixtureRequest, tmp_path: Path) -> Place:
         return Place("ssh", ssh.target, ssh.work_dir)
     work_dir = tmp_path / "local-work"
     work_dir.mkdir()
-    return Place("local", Target(kind="local", work_dir=str(work_dir)), work_dir)
+    return Place("local", Target(kind=TargetKind.LOCAL, work_dir=str(work_dir)), work_dir)
 
 
 def quick_pool() -> SshPool:

@@ -40,7 +40,7 @@ def test_exec_syncs_streams_and_returns_the_exit_code(
     assert code == 0 and out == "a b $HOME\n"
 
     assert main(["--project", str(project), "jobs", "--json"]) == 0
-    listed = json.loads(capsys.readouterr().out)
+    listed = json.loads(capsys.readouterr().out)["jobs"]
     assert [job["state"] for job in listed] == ["failed", "succeeded"]
     assert listed[0]["exit_code"] == 5 and listed[0]["target"].startswith("ssh:")
 

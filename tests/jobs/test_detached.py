@@ -68,7 +68,8 @@ async def test_reattach_after_the_client_was_killed(
         client.wait(timeout=10)
     before = len(stdout_lines(log))
     assert before < 30, "the job should still be running when the client dies"
-    assert load_record(runner.log_dir / job_id).state is JobState.RUNNING
+    record = load_record(runner.log_dir / job_id)
+    assert record is not None and record.state is JobState.RUNNING
 
     job = await runner.reattach(place.target, job_id)
     record = await asyncio.wait_for(job.wait(), 30)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.paths import app_home
-from pto_tui.jobs.connect import open_connection, scan_host_key, trust_host
+from pto_tui.jobs.connect import HostKeyStatus, open_connection, scan_host_key, trust_host
 from pto_tui.jobs.errors import HostKeyChanged, SshConnectError, UnknownHostKey
 from pto_tui.jobs.loopback_sshd import LoopbackSshd, generate_key
 from pto_tui.jobs.model import JobSpec, JobState
@@ -50,8 +50,13 @@ async def test_job_on_unknown_host_fails_cleanly(sshd_server: LoopbackSshd, tmp_
 async def test_trust_host_stores_the_key_then_connects(sshd_server: LoopbackSshd,
                                                        tmp_path: Path) -> None:
     target = make_target(sshd_server, tmp_path)
-    shown = []
-    status = await trust_host(target, confirm=lambda s: shown.append(s.fingerprint) or True)
+    shown: list[str] = []
+
+    def confirm(status: HostKeyStatus) -> bool:
+        shown.append(status.fingerprint)
+        return True
+
+    status = await trust_host(target, confirm=confirm)
     assert status.trusted and shown == [fingerprint(sshd_server)]
     known = (app_home() / "known_hosts").read_text()
     assert known.startswith(f"[127.0.0.1]:{sshd_server.port} ssh-ed25519 ")

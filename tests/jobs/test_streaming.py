@@ -9,7 +9,6 @@ from pathlib import Path
 from pto_tui.jobs.logfile import (
     LineSplitter,
     LogWriter,
-    block_lines,
     decode_block,
     decode_line,
     read_log_raw,
@@ -26,6 +25,12 @@ from tests.plugins.sshd import SshTestTarget
 # before \r\n and at the very end, a \r inside a line, empty lines, multi-byte text
 TRICKY = [b"plain", b"cut \xe2\x82", b"pty \xe2\x82\r", b"a\rb", b"", b"\xff\xfe",
           "caf\u00e9 \u2713".encode(), b"\r", b"\xe2\x82\xac end", b"tail \xf0\x9f"]
+
+
+def block_lines(block: bytes) -> list[bytes]:
+    """The lines of a block (each ended by b"\\n"), without their b"\\n": what the
+    decode and the log writer must agree with."""
+    return block[:-1].split(b"\n") if block else []
 
 
 def test_block_decode_is_line_by_line_decode() -> None:

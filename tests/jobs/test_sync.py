@@ -12,11 +12,15 @@ from pathlib import Path
 import pytest
 
 from pto_tui.core.project.config import Target
+from pto_tui.core.vocabulary import TargetKind
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES
 from pto_tui.jobs.errors import FetchError, SyncError
 from pto_tui.jobs.model import JobSpec, JobState
 from pto_tui.jobs.runner import JobRunner
-from pto_tui.jobs.sync import MARKER, TAR_THRESHOLD, parse_manifest, sync_workspace
+from pto_tui.jobs.ssh_pool import SshPool
+from pto_tui.jobs.sync import TAR_THRESHOLD, sync_with
+from pto_tui.jobs.targets import executor_for
+from pto_tui.jobs.work_dir import MARKER, parse_manifest
 from tests.jobs.conftest import Place
 
 
@@ -242,8 +246,8 @@ async def test_many_changes_use_one_tar_stream(
 
 async def test_local_target_in_place_is_a_noop(tmp_path: Path) -> None:
     local = make_workspace(tmp_path / "ws")
-    for target in (Target(kind="local"), Target(kind="local", work_dir=str(local))):
-        report = await sync_workspace(target, local)
+    for target in (Target(kind=TargetKind.LOCAL), Target(kind=TargetKind.LOCAL, work_dir=str(local))):
+        report = await sync_with(executor_for(target, SshPool()), local)
         assert report.method == "noop" and report.uploaded == ()
         assert report.files == 41
 

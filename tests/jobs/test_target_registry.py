@@ -20,6 +20,7 @@ from pto_tui.jobs.runner import JobRunner
 from pto_tui.jobs.ssh import SshExecutor
 from pto_tui.jobs.ssh_pool import SshPool
 from pto_tui.jobs.targets import TARGET_KINDS, executor_for
+from tests.core.helpers import cli, make_project
 from tests.jobs.conftest import Place
 
 
@@ -91,3 +92,15 @@ async def test_an_ssh_job_leaves_no_folder_on_the_target_and_a_local_one_keeps_i
         assert folder == runner.log_dir / record.id and folder.is_dir()
     else:  # the attached job's folder (its pgid) is removed once it has ended
         assert folder == place.work_dir / ".pto-tui" / "jobs" / record.id and not folder.exists()
+
+
+def test_only_a_kind_reached_over_ssh_has_a_host_key_to_trust(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert [kind for kind, spec in TARGET_KINDS.items() if spec.host_key] == [TargetKind.SSH]
+    root = make_project(tmp_path)  # `new`'s default target: this machine
+    capsys.readouterr()
+    assert cli("--project", root, "trust-host", "--yes") == 2
+    err = capsys.readouterr().err
+    assert "the project's target is local: there is no host key to trust" in err, err
+    assert "target.kind" in err, err

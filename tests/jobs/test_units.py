@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 from pto_tui.core.project.config import Target
+from pto_tui.core.vocabulary import TargetKind
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, is_excluded, iter_workspace_files
 from pto_tui.jobs.logfile import LineSplitter, LogWriter, read_log, repair_and_count
 from pto_tui.jobs.model import JobRecord, JobSpec, JobState, load_record, save_record
@@ -15,8 +16,9 @@ from pto_tui.jobs.sync import scan_local
 
 def test_line_splitter_keeps_partial_lines() -> None:
     splitter = LineSplitter()
-    assert splitter.feed(b"ab") == []
-    assert splitter.feed(b"c\nde\n\nf") == [b"abc", b"de", b""]
+    assert splitter.feed_block(b"ab") == b""
+    block = splitter.feed_block(b"c\nde\n\nf")
+    assert block == b"abc\nde\n\n"  # one block for the chunk, not a bytes object a line
     assert splitter.flush() == [b"f"]
     assert splitter.flush() == []
 
@@ -71,7 +73,7 @@ def test_a_record_from_before_round_number_is_matched_by_its_name() -> None:
 
 
 def test_inner_script_quotes_everything() -> None:
-    target = Target(kind="ssh", host="h", work_dir="~/w d", env_setup="export S=1")
+    target = Target(kind=TargetKind.SSH, host="h", work_dir="~/w d", env_setup="export S=1")
     spec = JobSpec('printf "%s|%s|%s\\n" "$X" "$S" "$PWD"', env={"X": "it's $(rm -rf /)"})
     script = inner_script(target, spec, "/tmp")
     out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True)

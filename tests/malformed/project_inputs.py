@@ -69,9 +69,9 @@ def _bad_values(key: Key) -> list[str]:
     values = list(WRONG_FOR.get(key.type.name, ()))
     if key.choices:
         values.append('"no-such-choice"')
-    if key.rule is not None and key.type is STRING:
+    if key.condition is not None and key.type is STRING:
         values += ['""', '"   "'] if key.name in ("build", "benchmark") else ['"../x"']
-    if key.rule is not None and key.rule.describe == "path patterns":
+    if key.condition is not None and key.condition.describe == "path patterns":
         values += ['["ok.h", "!"]', '["kernel\\\\"]']  # not path patterns: a lone '!', a trailing '\\'
     if key.name == "shape":
         values += ['{ S1 = "x" }', "{ S1 = -1 }", "{ S1 = 0 }", "{ S1 = nan }", "{ S1 = inf }"]

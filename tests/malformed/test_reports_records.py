@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -58,7 +59,7 @@ def test_case_strings_out_of_format_are_refused() -> None:
     one_bad_field()
     wrong_count()
     for text in ("", ";", " ; ; ", "case_float_H_0_S0_128_S1_1024", "128,128,1024;x"):
-        counter.refused(lambda t=text: parse_case_string(t, FLASH_ATTENTION_TILE_LIB), text)
+        counter.refused(partial(parse_case_string, text, FLASH_ATTENTION_TILE_LIB), text)
     assert counter.count >= MINIMUM["case strings"], counter.count
 
 
@@ -77,7 +78,7 @@ def _report_texts() -> list[str]:
 def test_malformed_report_json_is_refused() -> None:
     counter = Counter()
     for text in _report_texts():
-        counter.refused(lambda t=text: parse_report_json(t, "report.json"), text[:80])
+        counter.refused(partial(parse_report_json, text, "report.json"), text[:80])
     real = (FIXTURES / "grouped_matmul_planned_ok.json").read_text().strip()
     json.loads(real)  # the fixture itself is good JSON
 

@@ -32,7 +32,8 @@ class Agent:
 
     async def list_roots(self, context: ClientRequestContext) -> types.ListRootsResult:
         self.roots_asked += 1
-        return types.ListRootsResult(roots=[types.Root(uri=uri) for uri in self.roots or []])
+        roots = [types.Root.model_validate({"uri": uri}) for uri in self.roots or []]
+        return types.ListRootsResult(roots=roots)
 
     async def roots_changed(self) -> None:
         with warnings.catch_warnings():  # deprecated by the protocol's 2026-07-28 revision

@@ -68,7 +68,8 @@ async def drive(root: Path) -> None:
         assert torch["avg_us"] > 0
         baseline = await a.ok("baseline")
         assert baseline["number"] == 0 and baseline["status"] == "closed"
-        assert await a.ok("gates", pre_edit=PRE_EDIT) == []
+        gates = await a.ok("gates", pre_edit=PRE_EDIT)
+        assert gates == {"schema_version": 2, "findings": [], "may_start": True}
 
         started = await a.ok("round_start", pre_edit=PRE_EDIT, title="wider KV tiles", restore=True)
         assert started["number"] == 1
@@ -88,6 +89,12 @@ async def drive(root: Path) -> None:
         error = refused["error"]
         assert error["type"] == "rule_violation" and error["rule"] == "editable-scope", error
         assert "bench_attention.py" in error["message"] and error["fix"]
+        # the file it names is the error's `file`, and each finding lists its files and fix
+        assert error["file"].endswith("bench_attention.py") and "bug_fix" in error["fix"]
+        finding = error["findings"][0]
+        assert finding["rule"] == "editable-scope" and finding["fix"]
+        assert "--bug-fix" not in finding["message"]
+        assert any(f.endswith("pto-kernels/bench_attention.py") for f in finding["files"])
 
         chart = await a.ok("chart")
         assert Path(chart["png"]).is_file() and chart["best_round"] == 1

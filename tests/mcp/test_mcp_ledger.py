@@ -5,18 +5,17 @@ with structured errors, and wait for (then name) another writer's project lock."
 from __future__ import annotations
 
 import asyncio
-import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from pto_tui.core.campaign.demo import create_demo_project
 from pto_tui.core.rules.review import REVIEW_LARGE_GAIN
 from tests.core.helpers import cli, ready_project, run_round
+from tests.json_check import validate
 from tests.mcp.client import REPO, agent
 
 SCHEMAS = REPO / "docs" / "json"
@@ -31,9 +30,6 @@ time.sleep(60)
 """
 
 
-def validate(name: str, data: Any) -> None:
-    jsonschema.validate(data, json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8")))
-
 
 def error_of(result: dict[str, Any]) -> dict[str, Any]:
     assert result["is_error"], result
@@ -46,10 +42,12 @@ async def corrections(root: Path) -> None:
         amended = await a.ok("amend", number=1, field="analysis", value="reworded", why="fixed a typo")
         validate("round", amended)
         assert amended["amendments"][-1]["new"] == "reworded"
+        # the amendable fields are the argument's enum: refused before the tool runs, naming it
         unknown = error_of(await a.call("amend", number=1, field="title", value="x", why="y"))
-        assert unknown["type"] == "input_error" and "amendable: verdict, analysis, next" in unknown["message"]
+        assert (unknown["type"], unknown["tool"], unknown["key"]) == ("input_error", "amend", "field")
+        assert all(name in unknown["message"] for name in ("verdict", "analysis", "next"))
         held = error_of(await a.call("amend", number=2, field="verdict", value="kept", why="real"))
-        assert held["rule"] == REVIEW_LARGE_GAIN.id and "round confirm" in held["message"]
+        assert held["rule"] == REVIEW_LARGE_GAIN.id and "`round_confirm`" in held["message"]
         not_held = error_of(await a.call("round_confirm", number=1, reason="it is real"))
         assert not_held["rule"] == REVIEW_LARGE_GAIN.id and not_held["fix"]
         confirmed = await a.ok("round_confirm", number=2, reason="re-measured by hand: real")
@@ -102,19 +100,22 @@ async def commands_on_the_target(root: Path) -> list[dict[str, Any]]:
     async with agent(root, allow_exec=True) as a:
         return [
             await a.ok("exec", command="ls pto-kernels | head -3; echo to-stderr >&2"),
-            await a.ok("exec", command="exit 3", sync=False),
+            await a.call("exec", command="exit 3", sync=False),
             await a.call("exec", command="echo no", project=str(root / "nowhere")),
         ]
 
 
 def test_exec_runs_on_the_target_after_the_upload(tmp_path: Path) -> None:
     root = create_demo_project("dsl", tmp_path / "projects")
-    listed, failed, nowhere = asyncio.run(commands_on_the_target(root))
+    listed, exited, nowhere = asyncio.run(commands_on_the_target(root))
+    # a non-zero exit is an error result, its exit code the first field an agent reads
+    assert exited["is_error"] is True and exited["warnings"] == ["the command exited with code 3 (failed)"]
+    failed = exited["data"]
     for data in (listed, failed):
         validate("exec", data)
-    assert listed["synced"] is True and listed["job"]["state"] == "succeeded"
+    assert listed["synced"] is True and listed["job"]["state"] == "succeeded" and listed["exit_code"] == 0
     assert listed["stdout"].strip() and listed["stderr"] == "to-stderr"
-    assert failed["synced"] is False
+    assert failed["synced"] is False and (failed["exit_code"], failed["state"]) == (3, "failed")
     assert (failed["job"]["state"], failed["job"]["exit_code"]) == ("failed", 3)
     assert error_of(nowhere)["type"] in ("input_error", "config_error", "error")
     assert not (root / ".pto-tui" / "lock.json").exists()  # the upload's lock was released
@@ -128,7 +129,8 @@ async def held_over_mcp(root: Path) -> None:
         assert any("held for review" in w and "honest-verdict" in w for w in result["warnings"])
         again = error_of(await a.call("amend", number=1, field="verdict", value="kept",
                                       why="it really is faster"))
-        assert again["rule"] == "honest-verdict" and "round confirm 1" in again["message"]
+        assert again["rule"] == "honest-verdict"
+        assert "the `round_confirm` tool (number, reason)" in again["message"]
         status = await a.ok("status")
         assert status["frontier_round"] == 0
         confirmed = await a.ok("round_confirm", number=1, reason="re-measured by hand, the gain holds")

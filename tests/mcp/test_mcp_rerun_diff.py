@@ -4,23 +4,17 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import tomllib
 from pathlib import Path
-from typing import Any
-
-import jsonschema
 
 from tests.core.helpers import ready_project, run_round
+from tests.json_check import validate
 from tests.mcp.client import REPO, agent
 
 SCHEMAS = REPO / "docs" / "json"
 CPP = "workspace/kernel/fa_kernel.cpp"
 BARRIER = "    pipe_barrier(PIPE_ALL);\n"
 
-
-def validate(name: str, data: Any) -> None:
-    jsonschema.validate(data, json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8")))
 
 
 def campaign(tmp_path: Path) -> Path:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import App
 from textual.pilot import Pilot
+
+from pto_tui.tui.screens.project import ProjectScreen
+from pto_tui.tui.session import Session
 
 
 async def loaded(pilot: Pilot) -> None:
@@ -31,7 +38,21 @@ async def type_into(pilot: Pilot, widget_id: str, text: str) -> None:
     await pilot.press(*text)
 
 
-async def wait_for(pilot: Pilot, condition, timeout: float = 20.0) -> None:  # noqa: ANN001
+def current(app: App[Any]) -> str:
+    """The pane the project screen shows."""
+    screen = app.screen
+    assert isinstance(screen, ProjectScreen), screen
+    return screen.current
+
+
+def session_of(app: App[Any]) -> Session:
+    """The open project's session (the app has opened one)."""
+    session = getattr(app, "session", None)
+    assert isinstance(session, Session), "no project is open"
+    return session
+
+
+async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 20.0) -> None:
     steps = int(timeout / 0.05)
     for _ in range(steps):
         if condition():

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import DataTable, Static, TextArea
+from textual.widgets import DataTable, Input, Static, TextArea
 
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.launcher import LauncherScreen
 from pto_tui.tui.screens.project import ProjectScreen
 from pto_tui.tui.screens.wizard import WizardScreen
-from pto_tui.tui.widgets.costmodel_pane import complete
-from tests.tui.keys import loaded, tab_to, type_into, wait_for
+from pto_tui.tui.widgets.costmodel_pane import CostmodelPane, complete
+from tests.tui.keys import current, loaded, tab_to, type_into, wait_for
 from tests.tui.projects import OPERATOR
 from tests.tui.text import static_text
 
@@ -31,7 +31,7 @@ async def test_query_sweep_validation_and_attach_to_evidence(fresh_root: Path) -
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
         await pilot.press("5", *"TAD", "tab", *"ha", "tab")
-        assert app.screen.query_one("#cm-query").value == "TADD half "
+        assert app.screen.query_one("#cm-query", Input).value == "TADD half "
         prompt = app.screen.query_one("#cm-prompt", Static)
         assert "-r ROWS -c COLS" in static_text(prompt)  # the guide's prompt, inline
         await pilot.press(*"-r 16 -c 64", "enter")
@@ -43,9 +43,9 @@ async def test_query_sweep_validation_and_attach_to_evidence(fresh_root: Path) -
         await pilot.press("ctrl+u", *"TEXP half -r 16,32 -c 64", "enter")
         await wait_for(pilot, lambda: table.row_count == 2)
         await pilot.press("escape", "s")  # out of the prompt; sort by cycles
-        assert app.screen.query_one("#costmodel").sort_column == "cycles"
+        assert app.screen.query_one("#costmodel", CostmodelPane).sort_column == "cycles"
         await pilot.press("a")
-        assert app.screen.current == "round"
+        assert current(app) == "round"
         evidence = app.screen.query_one("#pe-evidence", TextArea).text
         assert "Costmodel" in evidence and "TEXP.half_32x64" in evidence
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.widgets import DataTable, OptionList, Static
+from textual.widgets import ContentSwitcher, DataTable, OptionList, Static
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.demo import create_demo_project
@@ -28,7 +28,7 @@ from pto_tui.tui.screens.project import ProjectScreen
 from pto_tui.tui.screens.round_detail import RoundScreen
 from pto_tui.tui.widgets.log_view import LogView
 from pto_tui.tui.widgets.run_pane import RunPane
-from tests.tui.keys import loaded, tab_to, type_into, wait_for
+from tests.tui.keys import current, loaded, session_of, tab_to, type_into, wait_for
 from tests.tui.test_review import table_rows
 from tests.tui.test_round_flow import fill_pre_edit
 from tests.tui.text import static_text
@@ -36,7 +36,7 @@ from tests.tui.text import static_text
 RUN_TIMEOUT = 120.0  # a demo round is 5-10 s; a loaded 2-core CI machine is slower
 
 
-def read(root: Path, number: int):  # noqa: ANN201 - Round
+def read(root: Path, number: int):
     with Campaign(root) as campaign:
         return campaign.round(number)
 
@@ -45,7 +45,7 @@ def run_pane(app: PtoApp) -> RunPane:
     return app.screen.query_one(RunPane)
 
 
-async def run_finished(pilot, app: PtoApp) -> None:  # noqa: ANN001
+async def run_finished(pilot, app: PtoApp) -> None:
     pane = run_pane(app)
     await wait_for(pilot, lambda: pane.worker is not None and pane.worker.is_finished,
                    timeout=RUN_TIMEOUT)
@@ -56,7 +56,7 @@ def verdict_box(app: PtoApp) -> str:
     return static_text(app.screen.query_one("#run-verdict", Static))
 
 
-async def choose(pilot, widget_id: str, current: object, wanted: object,  # noqa: ANN001
+async def choose(pilot, widget_id: str, current: object, wanted: object,
                  allowed: tuple[object, ...]) -> None:
     """A Select by keys: open it (on the current value), move to the wanted one, enter."""
     await tab_to(pilot, widget_id)
@@ -103,7 +103,7 @@ async def test_environment_torch_and_baseline_by_keys(tmp_path: Path) -> None:
         assert isinstance(app.screen, ProjectScreen)
 
         await pilot.press("T")  # from the Context pane: runs in the Run pane
-        await wait_for(pilot, lambda: app.screen.current == "run")
+        await wait_for(pilot, lambda: current(app) == "run")
         await run_finished(pilot, app)
         with Campaign(root) as campaign:
             torch = campaign.torch_baseline()
@@ -129,11 +129,11 @@ async def test_round_refused_by_a_gate_then_kept_and_reviewed(demo_root: Path) -
         await pilot.press("3")
         await fill_pre_edit(pilot, scope="DEMO_ATTN_BLOCK_KV, DEMO_ATTN_BLOCK_Q")
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: app.screen.query_one("#round-switch").current
+        await wait_for(pilot, lambda: app.screen.query_one("#round-switch", ContentSwitcher).current
                        == "openround")
         await pilot.press("escape", "3", "p")
         assert isinstance(app.screen, ParamScreen)
-        tunables = app.session.campaign.config.tunables
+        tunables = session_of(app).campaign.config.tunables
         for name in ("DEMO_ATTN_BLOCK_KV", "DEMO_ATTN_BLOCK_Q"):
             await choose(pilot, f"param-{name}", 16, 128, tunables[name].allowed)
         await pilot.press("ctrl+s")
@@ -189,8 +189,10 @@ async def review_kept_round_and_write_chart(pilot: Pilot, app: PtoApp) -> None:
 
     # the summary chart, written by core; its path is shown
     await pilot.press("w")
-    await wait_for(pilot, lambda: app.screen.last_chart is not None, timeout=60)
-    assert app.screen.last_chart.is_file()
+    screen = app.screen
+    assert isinstance(screen, ProjectScreen)
+    await wait_for(pilot, lambda: screen.last_chart is not None, timeout=60)
+    assert screen.last_chart is not None and screen.last_chart.is_file()
 
 
 def start_scripted_round(root: Path, index: int) -> None:
@@ -250,7 +252,8 @@ async def test_cancel_a_running_round(demo_root: Path) -> None:
                        timeout=RUN_TIMEOUT)
         await pilot.press("x")
         await run_finished(pilot, app)
-        assert run_pane(app).worker.is_cancelled
+        worker = run_pane(app).worker
+        assert worker is not None and worker.is_cancelled
         # the cancel says what is kept: samples measured so far stay in the journal
         assert "the round stays open; every sample already measured is kept" in verdict_box(app)
         record = read(demo_root, 1)
@@ -267,5 +270,5 @@ async def test_launcher_creates_and_opens_a_demo_project(tmp_path: Path) -> None
         await pilot.press("d")
         await loaded(pilot)
         assert isinstance(app.screen, ProjectScreen)
-        assert app.session.root == tmp_path / "projects" / "demo_attention"
-        assert app.session.campaign.config.operator.demo
+        assert session_of(app).root == tmp_path / "projects" / "demo_attention"
+        assert session_of(app).campaign.config.operator.demo

@@ -16,7 +16,7 @@ from pto_tui.tui.session import LoadedProject
 from pto_tui.tui.widgets.rounds_pane import FIRST_ROWS, MORE_ROWS, RoundsPane
 from pto_tui.tui.widgets.rounds_rows import COMPARE_MARK, PIN_MARK
 from pto_tui.tui.widgets.run_pane import RunPane
-from tests.tui.keys import loaded, wait_for
+from tests.tui.keys import loaded, session_of, wait_for
 
 
 async def test_the_first_frame_holds_only_the_round_table(
@@ -45,7 +45,7 @@ async def test_the_first_frame_holds_only_the_round_table(
         assert screen.query_one("#context").display is False
         await pilot.press("1")
         tunables = screen.query_one("#ctx-tunables", DataTable)
-        assert tunables.row_count == len(app.session.campaign.config.tunables) > 0
+        assert tunables.row_count == len(session_of(app).campaign.config.tunables) > 0
 
 
 async def test_a_pane_asked_for_at_once_is_built_and_shown(campaign_root: Path) -> None:

@@ -142,7 +142,7 @@ def ratios(widget: Widget) -> list[tuple[str, float]]:
         style = seg.style
         assert style is not None and style.color is not None and style.bgcolor is not None, seg
         fg, bg = style.color.get_truecolor(), style.bgcolor.get_truecolor()
-        found.append((seg.text.strip(), round(contrast(tuple(fg), tuple(bg)), 2)))
+        found.append((seg.text.strip(), round(contrast(fg, bg), 2)))
     return found
 
 

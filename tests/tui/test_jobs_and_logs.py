@@ -42,7 +42,7 @@ class Line:
     text: str
 
 
-async def lines(count: int):  # noqa: ANN201 - an async iterator of lines
+async def lines(count: int):
     for i in range(count):
         if i % 10_000 == 9_999:
             yield Line("stderr", f"warning at {i}")

@@ -39,7 +39,7 @@ def kill_left_over(root: Path) -> None:
             os.killpg(int((Path(record.remote_dir) / "pgid").read_text().strip()), signal.SIGKILL)
 
 
-async def start_command(pilot, app: PtoApp) -> LogView:  # noqa: ANN001
+async def start_command(pilot, app: PtoApp) -> LogView:
     await loaded(pilot)
     await pilot.press("4", "exclamation_mark", *TICKS, "enter")
     view = app.screen.query_one(LogView)

@@ -20,7 +20,7 @@ from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rules.sequence import ONE_ROUND_AT_A_TIME
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.disk_watch import DiskWatch, describe_change
-from tests.tui.keys import loaded, wait_for
+from tests.tui.keys import loaded, session_of, wait_for
 from tests.tui.projects import pre_edit_flags
 from tests.tui.text import static_text
 
@@ -75,23 +75,27 @@ async def test_the_app_shows_an_agents_round_as_it_goes(fresh_root: Path) -> Non
                      ("round", "measure", "--build", "ok", "--correctness", "pass",
                       "--samples", "80,81,79")):
             await asyncio.to_thread(agent_run, fresh_root, *step)
-            await wait_for(pilot, lambda s=step: any(f"(pto-tui {s[0]} {s[1]})" in n
-                                                     for n in notes), timeout=10)
-        assert app.session.loaded is not None
-        open_round = app.session.loaded.open_round
+
+            def noticed(s: tuple[str, ...] = step) -> bool:
+                return any(f"(pto-tui {s[0]} {s[1]})" in n for n in notes)
+
+            await wait_for(pilot, noticed, timeout=10)
+        loaded_now = session_of(app).loaded
+        assert loaded_now is not None
+        open_round = loaded_now.open_round
         assert open_round is not None and open_round.measurement.median_us == 80
 
         await asyncio.to_thread(agent_run, fresh_root, "round", "close", "--analysis", "faster",
                                 "--next", "keep going")
-        await wait_for(pilot, lambda: app.session.loaded is not None
-                       and app.session.loaded.open_round is None, timeout=10)
+        await wait_for(pilot, lambda: (loaded := session_of(app).loaded) is not None
+                       and loaded.open_round is None, timeout=10)
         await wait_for(pilot, lambda: "iter-001 is open" not in static_text(state), timeout=5)
 
         # the app's own write is not news: no "changed on disk" for it
         before = len(notes)
         with Campaign(fresh_root) as campaign:
             phase = campaign.config.phases[-1]
-        await asyncio.to_thread(app.session.campaign.set_phase, phase)
+        await asyncio.to_thread(session_of(app).campaign.set_phase, phase)
         await pilot.pause(2.5)
         assert [n for n in notes[before:] if "changed on disk" in n] == []
         # ... and the agent could write while the app stayed open the whole time
@@ -116,8 +120,8 @@ def test_two_agents_starting_a_round_at_once_never_interleave(fresh_root: Path) 
     assert (fresh_root / "runs" / "iter-001" / "notes.md").is_file()
     assert campaign.project.get_state("last_round") == 1
     # headless, the last writer is what the app names in its notification
-    status = agent(fresh_root, "status", "--json")
-    text, _err = status.communicate(timeout=60)
+    reader = agent(fresh_root, "status", "--json")
+    text, _err = reader.communicate(timeout=60)
     last = json.loads(text)["last_write"]
     assert last["command"] == "pto-tui round start" and last["pid"] in (first.pid, second.pid)
 
@@ -140,6 +144,17 @@ def test_a_reader_during_an_agents_writes_sees_before_or_after_never_half(fresh_
             seen |= {(r.number, r.status) for r in rounds}
         assert writer.returncode == 0, writer.communicate()
     assert (1, "closed") in {(r.number, r.status) for r in Campaign(fresh_root).rounds()}
+
+
+def test_the_watch_names_every_writer_of_a_batch_and_no_refused_one(fresh_root: Path) -> None:
+    watch = DiskWatch(ProjectLayout(fresh_root))
+    agent_run(fresh_root, "round", "start", *pre_edit_flags("agent: smaller tiles"))
+    refused = agent(fresh_root, "round", "start", *pre_edit_flags("a second round at once"))
+    refused.communicate(timeout=60)
+    assert refused.returncode == 1  # one round at a time: it wrote nothing, and names no one
+    agent_run(fresh_root, "round", "changes", "--set", "kFaTileS1=128")
+    assert watch.look() == "pto-tui round start; pto-tui round changes"
+    assert watch.look() is None
 
 
 def test_the_watch_names_the_writer_a_hand_edit_and_sees_past_a_stale_lock(fresh_root: Path) -> None:

@@ -27,19 +27,13 @@ from pto_tui.tui.screens.rerun import RerunScreen
 from pto_tui.tui.screens.round_detail import AmendScreen, RoundScreen
 from pto_tui.tui.screens.what_changed import WhatChangedScreen
 from pto_tui.tui.screens.wizard import WizardScreen
-from tests.tui.keys import loaded, rounds_drawn, tab_to, wait_for
+from tests.tui.keys import current, loaded, rounds_drawn, tab_to, wait_for
 from tests.tui.projects import pre_edit_flags, run
 from tests.tui.text import screen_text
 
 
 def footer(app: PtoApp) -> str:
     return screen_text(app)[-1]
-
-
-def current(app: PtoApp) -> str:
-    screen = app.screen
-    assert isinstance(screen, ProjectScreen), screen
-    return screen.current
 
 
 async def test_panes_from_every_pane_even_from_a_text_field(campaign_root: Path) -> None:
@@ -62,7 +56,7 @@ async def test_panes_from_every_pane_even_from_a_text_field(campaign_root: Path)
         assert current(app) == "costmodel" and isinstance(app.focused, Input)
         await pilot.press("3", "q")
         assert current(app) == "costmodel" and app.is_running
-        assert app.focused.value == "3q"  # type: ignore[union-attr]
+        assert app.focused.value == "3q"
         await pilot.press("f3")
         assert current(app) == "round"
         # an xterm sends alt+5 as esc 5, which Textual reads as "∞": a pane key all the same

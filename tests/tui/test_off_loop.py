@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import ContentSwitcher
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.tui.app import PtoApp
@@ -77,7 +78,7 @@ async def test_start_measure_and_close_keep_the_loop_answering(
         watch.start()
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: (fresh_root / "runs" / "iter-001" / "round.toml").exists())
-        await wait_for(pilot, lambda: app.screen.query_one("#round-switch").current
+        await wait_for(pilot, lambda: app.screen.query_one("#round-switch", ContentSwitcher).current
                        == "openround")
         assert calls == ["start_round"]
         assert watch.stop() < STALL, f"the event loop stalled {watch.worst:.2f}s"
@@ -89,7 +90,11 @@ async def test_start_measure_and_close_keep_the_loop_answering(
             await tab_to(pilot, button)
             watch.start()
             await pilot.press("enter")
-            await wait_for(pilot, lambda name=name: name in calls and not pane.writing)
+
+            def written(name: str = name) -> bool:
+                return name in calls and not pane.writing
+
+            await wait_for(pilot, written)
             assert watch.stop() < STALL, f"{name}: the event loop stalled {watch.worst:.2f}s"
         assert calls == ["start_round", "record_measurement", "close_round"]
     assert recorded(fresh_root).is_closed

@@ -16,7 +16,7 @@ from tests.tui.keys import loaded, type_into
 from tests.tui.text import static_text
 
 
-def _last_closed(root: Path):  # noqa: ANN202
+def _last_closed(root: Path):
     with Campaign(root) as campaign:
         rounds = campaign.rounds()
     return max((r for r in rounds if r.is_closed and not r.is_baseline), key=lambda r: r.number)

@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "readme_screenshot.py"
 
 
-def load_script():  # noqa: ANN201
+def load_script():
     spec = importlib.util.spec_from_file_location("readme_screenshot", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

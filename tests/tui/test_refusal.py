@@ -44,8 +44,8 @@ async def test_every_failing_gate_is_listed_in_view_and_the_first_field_focused(
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_refusal_snapshot(snap_compare, fresh_root: Path, size: tuple[int, int]) -> None:  # noqa: ANN001
-    async def run_before(pilot) -> None:  # noqa: ANN001
+def test_refusal_snapshot(snap_compare, fresh_root: Path, size: tuple[int, int]) -> None:
+    async def run_before(pilot) -> None:
         await loaded(pilot)
         await pilot.press("3")
         await type_into(pilot, "pe-title", "S1 128")
@@ -56,14 +56,14 @@ def test_refusal_snapshot(snap_compare, fresh_root: Path, size: tuple[int, int])
 
 
 @pytest.mark.parametrize("size", [pytest.param((80, 24), id="80x24")])
-def test_run_pane_while_a_round_runs_snapshot(snap_compare, campaign_root: Path,  # noqa: ANN001
+def test_run_pane_while_a_round_runs_snapshot(snap_compare, campaign_root: Path,
                                               size: tuple[int, int]) -> None:
     """The Run pane at 80x24 while a round runs: the log has most of the screen. The run
     is staged (its steps and lines fixed here): a real job's timings are not deterministic."""
     from pto_tui.tui.widgets.run_pane import RunPane
     from pto_tui.tui.widgets.step_table import StepTable
 
-    async def run_before(pilot) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:
         await loaded(pilot)
         await pilot.press("4")
         pane = pilot.app.screen.query_one(RunPane)

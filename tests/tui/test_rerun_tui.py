@@ -17,7 +17,7 @@ from pto_tui.tui.screens.project import ProjectScreen
 from pto_tui.tui.screens.rerun import RerunScreen
 from pto_tui.tui.screens.round_detail import RoundScreen
 from tests.core.helpers import cli
-from tests.tui.keys import loaded, wait_for
+from tests.tui.keys import current, loaded, session_of, wait_for
 from tests.tui.projects import add_round, new_project
 from tests.tui.text import static_text
 
@@ -59,7 +59,7 @@ def _notices(app: PtoApp) -> list[str]:
 
 
 def _opened(app: PtoApp, number: int) -> bool:
-    snap = app.session.loaded
+    snap = session_of(app).loaded
     record = snap.round(number) if snap else None
     return record is not None and not record.is_closed
 
@@ -76,9 +76,9 @@ async def test_rerun_from_the_rounds_pane(rerun_root: Path,
         assert QUESTION in " ".join(static_text(app.screen.query_one("#rerun-text", Static)).split())
         await pilot.press("y")
         await wait_for(pilot, lambda: _opened(app, 3), timeout=60)
-        await wait_for(pilot, lambda: app.screen.current == "run")  # type: ignore[attr-defined]
+        await wait_for(pilot, lambda: current(app) == "run")
         assert any("iter-003 opened as a rerun of iter-001" in n for n in notices)
-        record = app.session.loaded.round(3)  # type: ignore[union-attr]
+        record = session_of(app).loaded.round(3)  # type: ignore[union-attr]
         assert record is not None and record.rerun_of == 1 and record.changes.based_on == 0
         assert [(p.name, p.new) for p in record.changes.parameters] == [
             ("kFaCvFifoConsSyncPeriod", 2)]
@@ -154,7 +154,7 @@ async def test_rerun_from_the_round_detail(rerun_root: Path) -> None:
         assert isinstance(app.screen, RerunScreen)
         await pilot.press("y")
         await wait_for(pilot, lambda: isinstance(app.screen, ProjectScreen), timeout=60)
-        await wait_for(pilot, lambda: _opened(app, 3) and app.screen.current == "run")  # type: ignore[attr-defined]
+        await wait_for(pilot, lambda: _opened(app, 3) and current(app) == "run")
         await pilot.press("2", "g", "j", "enter")  # iter-001 again: it names its rerun
         assert isinstance(app.screen, RoundScreen) and app.screen.record.number == 1
         links = static_text(app.screen.query_one("#round-reruns", Static))

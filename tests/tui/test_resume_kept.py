@@ -63,7 +63,7 @@ def bench_runs(root: Path) -> int:
     return len(path.read_text().splitlines()) if path.exists() else 0
 
 
-def step_jobs(root: Path, name: str) -> list:  # noqa: ANN201 - list[JobRecord]
+def step_jobs(root: Path, name: str) -> list:
     return [r for r in list_records(root / ".pto-tui" / "jobs") if r.name == name]
 
 
@@ -153,7 +153,7 @@ async def test_a_lost_kept_job_says_what_is_recorded_and_r_runs_the_rest(
             await pilot.press("r")  # the rest: benchmark 2 and 3, not 1 again
             await wait_for(pilot, lambda: len(read(root, 1).measurement.samples_us) == REPEATS,
                            timeout=RUN_TIMEOUT)
-            await wait_for(pilot, lambda: pane.worker.is_finished)
+            await wait_for(pilot, lambda: pane.worker is not None and pane.worker.is_finished)
             await pilot.pause()
             assert left_line(again) == ""
         assert bench_runs(root) == 2 + (REPEATS - 1)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.compare import CompareScreen
 from pto_tui.tui.screens.help import HelpScreen
 from pto_tui.tui.screens.round_detail import RoundScreen
 from pto_tui.tui.widgets.rounds_pane import RoundsPane
-from tests.tui.keys import loaded
+from tests.tui.keys import current, loaded
 from tests.tui.text import static_text
 
 
@@ -61,7 +61,7 @@ async def test_escape_with_no_filter_left_stays_on_the_rounds_pane(campaign_root
         assert table_rows(app) == ["0", "1", "2", "3", "4"]
         assert app.focused is table
         await pilot.press("escape", "escape")
-        assert app.screen.current == "rounds"
+        assert current(app) == "rounds"
         assert app.focused is table
         assert table_rows(app) == ["0", "1", "2", "3", "4"]
         row = table.cursor_row
@@ -91,7 +91,7 @@ async def test_enter_opens_round_with_notes_patch_and_logs(campaign_root: Path) 
         assert isinstance(app.screen, RoundScreen)
         assert app.screen.record.number == 1
         await pilot.press("d")
-        assert app.screen.query_one("TabbedContent").active == "patch"
+        assert app.screen.query_one(TabbedContent).active == "patch"
         await pilot.press("escape")
         assert not isinstance(app.screen, RoundScreen)
 
@@ -113,14 +113,14 @@ async def test_digits_switch_panes_but_type_inside_inputs(campaign_root: Path) -
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
         await pilot.press("1")
-        assert app.screen.current == "context"
+        assert current(app) == "context"
         await pilot.press("5")  # the costmodel prompt takes the focus
-        assert app.screen.current == "costmodel"
+        assert current(app) == "costmodel"
         await pilot.press("3")  # typed into the prompt, not a pane switch
-        assert app.screen.current == "costmodel"
-        assert app.screen.query_one("#cm-query").value == "3"
+        assert current(app) == "costmodel"
+        assert app.screen.query_one("#cm-query", Input).value == "3"
         await pilot.press("escape", "2")  # esc leaves the field, then digits work again
-        assert app.screen.current == "rounds"
+        assert current(app) == "rounds"
 
 
 async def test_keys_remap_from_keys_toml(campaign_root: Path) -> None:
@@ -132,7 +132,7 @@ async def test_keys_remap_from_keys_toml(campaign_root: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
         await pilot.press("f2")
-        assert app.screen.current == "context"
+        assert current(app) == "context"
 
 
 async def test_amend_a_closed_round_from_its_detail(campaign_root: Path) -> None:

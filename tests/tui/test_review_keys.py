@@ -16,7 +16,7 @@ from pto_tui.tui.screens.compare import CompareScreen
 from pto_tui.tui.screens.export import ExportScreen
 from pto_tui.tui.screens.help import HelpScreen
 from pto_tui.tui.widgets.rounds_pane import RoundsPane
-from tests.tui.keys import loaded, wait_for
+from tests.tui.keys import current, loaded, wait_for
 from tests.tui.projects import add_round, new_project
 from tests.tui.test_simulated_labels import _cpu_sim_project as cpu_sim_project
 from tests.tui.text import static_text
@@ -70,7 +70,7 @@ async def test_palette_runs_an_action_on_its_pane(campaign_root: Path) -> None:
         await pilot.pause(0.5)
         await pilot.press("enter")
         await wait_for(pilot, lambda: rounds.sort_index == 1)
-        assert app.screen.current == "rounds"
+        assert current(app) == "rounds"
 
 
 async def test_help_lists_this_apps_keys_by_pane(campaign_root: Path) -> None:

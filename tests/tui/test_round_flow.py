@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.widgets import Button, Static
+from textual.widgets import Button, ContentSwitcher, Static
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
@@ -21,7 +21,7 @@ def rounds_on_disk(root: Path) -> list[int]:
         return [r.number for r in campaign.rounds()]
 
 
-async def fill_pre_edit(pilot, *, checklist: bool = True,  # noqa: ANN001
+async def fill_pre_edit(pilot, *, checklist: bool = True,
                         scope: str = "kFaTileS1") -> None:
     await type_into(pilot, "pe-title", "S1 128")
     await tab_to(pilot, "pe-bottleneck")
@@ -68,7 +68,7 @@ async def test_round_refused_by_gates_then_kept(fresh_root: Path) -> None:
         assert record.title == "S1 128"
 
         # the parameter form: kFaTileS1 256 -> 128
-        await wait_for(pilot, lambda: app.screen.query_one("#round-switch").current
+        await wait_for(pilot, lambda: app.screen.query_one("#round-switch", ContentSwitcher).current
                        == "openround")
         await pilot.press("escape", "3")
         await pilot.press("p")
@@ -87,7 +87,7 @@ async def test_round_refused_by_gates_then_kept(fresh_root: Path) -> None:
         await measure_and_close_kept(pilot, app, fresh_root)
 
 
-def recorded(root: Path):  # noqa: ANN201 - Round
+def recorded(root: Path):
     with Campaign(root) as campaign:
         return campaign.round(1)
 
@@ -112,7 +112,7 @@ async def measure_and_close_kept(pilot: Pilot, app: PtoApp, fresh_root: Path) ->
     assert record.is_closed and record.verdict is not None
     assert record.verdict.value == "kept"
     assert record.analysis == "ok"
-    await wait_for(pilot, lambda: app.screen.query_one("#round-switch").current
+    await wait_for(pilot, lambda: app.screen.query_one("#round-switch", ContentSwitcher).current
                    == "preedit")
     assert "iter-001 ✓ kept" in static_text(app.screen.query_one("#round-state", Static))
 

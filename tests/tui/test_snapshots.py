@@ -31,9 +31,9 @@ SCREENS: dict[str, tuple[str, ...]] = {
 
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("screen", list(SCREENS))
-def test_project_screens(snap_compare, campaign_root: Path, screen: str,  # noqa: ANN001
+def test_project_screens(snap_compare, campaign_root: Path, screen: str,
                          size: tuple[int, int]) -> None:
-    async def run_before(pilot) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:
         await loaded(pilot)
         # the panes other than the first are mounted after the first paint: wait for them,
         # so what shows behind a dialog does not depend on the machine's speed
@@ -50,14 +50,14 @@ def test_project_screens(snap_compare, campaign_root: Path, screen: str,  # noqa
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_launcher(snap_compare, campaign_root: Path, size: tuple[int, int]) -> None:  # noqa: ANN001
+def test_launcher(snap_compare, campaign_root: Path, size: tuple[int, int]) -> None:
     start = campaign_root.parent.parent  # holds projects/fa_tilelib
     assert snap_compare(PtoApp(None, start_dir=start), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_wizard(snap_compare, tmp_path: Path, size: tuple[int, int]) -> None:  # noqa: ANN001
-    async def run_before(pilot) -> None:  # noqa: ANN001
+def test_wizard(snap_compare, tmp_path: Path, size: tuple[int, int]) -> None:
+    async def run_before(pilot) -> None:
         await pilot.press("n")
         await pilot.pause(0.2)
 
@@ -66,11 +66,11 @@ def test_wizard(snap_compare, tmp_path: Path, size: tuple[int, int]) -> None:  #
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_leave_question(snap_compare, campaign_root: Path, size: tuple[int, int]) -> None:  # noqa: ANN001
+def test_leave_question(snap_compare, campaign_root: Path, size: tuple[int, int]) -> None:
     """Asked before quitting while work runs (names fixed here: job ids carry the time)."""
     from pto_tui.tui.screens.leave import LeaveScreen
 
-    async def run_before(pilot) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:
         await loaded(pilot)
         pilot.app.push_screen(LeaveScreen("quit pto-tui", [
             "the iter-005 round", "job 'iter-005 benchmark 1/7' (20260101-000000-abcdef) on local"]))

@@ -22,9 +22,9 @@ SCREENS: dict[str, tuple[str, ...]] = {
 
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("screen", list(SCREENS))
-def test_review_screens(snap_compare, campaign_root: Path, screen: str,  # noqa: ANN001
+def test_review_screens(snap_compare, campaign_root: Path, screen: str,
                         size: tuple[int, int]) -> None:
-    async def run_before(pilot) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:
         await loaded(pilot)
         await pilot.press(*SCREENS[screen])
         await pilot.pause(0.3)

@@ -36,9 +36,9 @@ def _settled(app: PtoApp) -> bool:
 
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("screen", list(SCREENS))
-def test_what_changed_and_rerun_screens(snap_compare, campaign_root: Path, screen: str,  # noqa: ANN001
+def test_what_changed_and_rerun_screens(snap_compare, campaign_root: Path, screen: str,
                                         size: tuple[int, int]) -> None:
-    async def run_before(pilot) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:
         await loaded(pilot)
         await rounds_drawn(pilot)
         for key in SCREENS[screen]:

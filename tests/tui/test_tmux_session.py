@@ -123,7 +123,8 @@ def headless_jobs(root: Path) -> list[dict]:
     done = subprocess.run([sys.executable, "-m", "pto_tui.cli.main", "--project", str(root),
                            "jobs", "--json"], capture_output=True, text=True, check=True,
                           cwd=REPO, timeout=60)
-    return json.loads(done.stdout)
+    jobs: list[dict] = json.loads(done.stdout)["jobs"]
+    return jobs
 
 
 def kept_job_alive(root: Path, name: str) -> None:

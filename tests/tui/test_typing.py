@@ -13,7 +13,7 @@ from pto_tui.core.vocabulary import HARDWARE_CHECKLIST
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.project import ProjectScreen
 from pto_tui.tui.widgets.log_view import LogView
-from tests.tui.keys import loaded, tab_to, wait_for
+from tests.tui.keys import current, loaded, tab_to, wait_for
 from tests.tui.test_demo_loop import run_finished, start_scripted_round
 from tests.tui.test_leaving import kill_left_over
 from tests.tui.text import static_text
@@ -32,12 +32,12 @@ def burst(app: PtoApp, typed: str | list[str]) -> int:
     return app.key_gate.handled + len(typed)
 
 
-async def drained(pilot, app: PtoApp, handled: int) -> None:  # noqa: ANN001
+async def drained(pilot, app: PtoApp, handled: int) -> None:
     await wait_for(pilot, lambda: app.key_gate.handled >= handled and app.key_gate.idle)
     await pilot.pause()
 
 
-async def stream_a_job(pilot, app: PtoApp) -> LogView:  # noqa: ANN001
+async def stream_a_job(pilot, app: PtoApp) -> LogView:
     await pilot.press("4", "exclamation_mark", *STREAM, "enter")
     view = app.screen.query_one(LogView)
     await wait_for(pilot, lambda: len(view.store) > 200)
@@ -65,7 +65,7 @@ async def test_burst_through_the_pre_edit_form_while_a_job_streams(fresh_root: P
             assert value(app, "pe-evidence") == "idle cube"
             assert value(app, "pe-kernel") == "fa kernel"
             assert value(app, "pe-hypothesis") == "more overlap"
-            assert isinstance(app.screen, ProjectScreen) and app.screen.current == "round"
+            assert isinstance(app.screen, ProjectScreen) and current(app) == "round"
             assert app.screen.last_chart is None  # "w" typed on the select wrote nothing
             assert not view.source_done  # the job still streams
     finally:
@@ -84,9 +84,9 @@ async def test_checkbox_keys_and_states_read_without_colour(fresh_root: Path) ->
         sent = burst(app, ["space", *"r4w"])  # space ticks; the letters run nothing
         await drained(pilot, app, sent)
         assert box.value and str(box.render()).startswith("[x]")
-        assert app.screen.current == "round" and app.focused is box
+        assert current(app) == "round" and app.focused is box
         await pilot.press("escape", "escape", "2")  # esc leaves the form: pane keys again
-        assert app.screen.current == "rounds"
+        assert current(app) == "rounds"
 
 
 async def test_burst_through_the_post_run_form_while_a_job_streams(demo_root: Path) -> None:

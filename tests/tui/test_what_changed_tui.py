@@ -87,7 +87,7 @@ async def test_what_changed_from_the_round_detail(
     threads: list[threading.Thread] = []
     real = what_changed.round_diff
 
-    def recorded(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def recorded(*args, **kwargs):
         threads.append(threading.current_thread())
         return real(*args, **kwargs)
 

@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 from rich.console import Console
 from textual.app import App
+from textual.widget import Widget
 from textual.widgets import Static
 
 
-def static_text(widget: Static, width: int = 200) -> str:
+def static_text(widget: Widget, width: int = 200) -> str:
+    assert isinstance(widget, Static), f"{widget!r} is not a Static: it has no text of its own"
     console = Console(width=width, record=True, color_system=None, file=open("/dev/null", "w"))  # noqa: SIM115
     console.print(widget.content)
     return console.export_text()
 
 
-def screen_text(app: App[object]) -> list[str]:
+def screen_text(app: App[Any]) -> list[str]:
     """The screen as painted, one string a row (from the app's SVG screenshot: every
     character where it is drawn, whatever widget drew it)."""
     width, height = app.size

@@ -34,8 +34,9 @@ from pto_tui.core.campaign.status import (
     with_missing,
 )
 from pto_tui.core.project.layout import round_name
+from pto_tui.core.rounds.iterations_table import rows_differing, rows_missing
+from pto_tui.core.rounds.markdown_torch import section_holds
 from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round, TorchBaseline
-from pto_tui.core.rounds.render import rows_differing, rows_missing, torch_section
 from pto_tui.core.rules.rule import Finding
 from pto_tui.core.rules.sequence import start_findings
 
@@ -62,7 +63,7 @@ def _writes(
     """The method writes: it runs holding the project lock, taken for it alone."""
 
     @functools.wraps(method)
-    def locked(self: Campaign, *args: P.args, **kwargs: P.kwargs) -> R:
+    def locked(self: Campaign, /, *args: P.args, **kwargs: P.kwargs) -> R:
         with self.writing():
             return method(self, *args, **kwargs)
 
@@ -174,7 +175,7 @@ class Campaign(CampaignContext):
                            "the record stands")
             tampered.setdefault(n, []).append("its ITERATIONS.md row was removed by hand")
         torch = self.torch_baseline()
-        if torch is not None and "\n".join(torch_section(torch)) not in text:
+        if torch is not None and not section_holds(text, torch):
             notices.append("ITERATIONS.md's torch_npu baseline section is not the one recorded "
                            "(edited or removed by hand); the recorded one stands")
         return notices

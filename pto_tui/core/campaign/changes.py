@@ -12,7 +12,7 @@ from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.campaign.requests import ChangesRequest
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.tunables import apply_parameter, discover
-from pto_tui.core.project.config import Scalar, Tunable, operator_folder
+from pto_tui.core.project.config import Scalar, Tunable, operator_folder, source_folder
 from pto_tui.core.project.kinds.registry import project_kind
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Changes, ParamChange, Round
@@ -22,7 +22,7 @@ from pto_tui.core.rules.risk import diff_risks, parameter_risks, risk_findings, 
 from pto_tui.core.rules.rule import refuse
 from pto_tui.core.rules.scope import changed_lines, only_parameter_lines, outside_scope
 from pto_tui.core.rules.workload import workload_knob_findings
-from pto_tui.core.vocabulary import ChangeKind, OperatorKind
+from pto_tui.core.vocabulary import ChangeKind
 from pto_tui.core.workspace.files import iter_workspace_files
 
 KERNEL_SUFFIXES = (".py", ".h", ".hh", ".hpp", ".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh")
@@ -95,11 +95,7 @@ class ChangeRecorder:
     def _kernel_sources(self) -> dict[str, str]:
         """The operator's source files (path -> text), for what its tiles use: its own
         folder only (an operator inside a repository: its package folder)."""
-        config = self.campaign.config
-        folder = operator_folder(config)
-        if config.operator.in_repository and config.operator.kind is not OperatorKind.PTO_TILE_LIB:
-            folder = f"{folder}/{config.operator.path}"
-        root = self.campaign.layout.workspace / folder
+        root = self.campaign.layout.workspace / source_folder(self.campaign.config)
         sources: dict[str, str] = {}
         if not root.is_dir():
             return sources

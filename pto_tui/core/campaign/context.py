@@ -186,7 +186,7 @@ class CampaignContext:
             # the newest open one, from the newest end (the rounds come in order)
             newest = next((r for r in reversed(rounds) if r.status != CLOSED and r.number != 0), None)
             if newest is None:
-                raise InputError("no open round: start one with `pto-tui round start`")
+                raise InputError("no open round", hint="start one with `pto-tui round start`")
             return copy_record(newest)
         record = self.reads.round(number)
         refuse(closed_round_findings(record))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pto_tui.core.campaign.scaffold import NewProject, case_from_choice, create_project, merge_tunables
+from pto_tui.core.campaign.plan import NewProject
+from pto_tui.core.campaign.scaffold import case_from_choice, create_project, merge_tunables
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import classify
 from pto_tui.core.operators.tunables import discover

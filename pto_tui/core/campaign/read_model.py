@@ -127,7 +127,7 @@ class LedgerReadModel:
 
     def current(self) -> tuple[list[Round], LedgerProblems]:
         """Every readable round (the model's own records: do not change them) and the
-        problems, as `Ledger.load_all()` reports them."""
+        problems (the gaps in the numbering, the unreadable and stray folders)."""
         read: _Read | None = getattr(self._local, "read", None)
         if read is None:
             in_operation = getattr(self._local, "depth", 0) > 0
@@ -149,7 +149,8 @@ class LedgerReadModel:
             return compute(rounds)
         if compute not in read.derived:
             read.derived[compute] = compute(rounds)
-        return read.derived[compute]
+        kept: T = read.derived[compute]  # what `compute` returned for these rounds
+        return kept
 
     def close(self) -> None:
         """Keep the index of what this campaign wrote (and the log it read) for the next

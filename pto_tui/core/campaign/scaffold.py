@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.campaign.new_target import answered_target, check_perf_sim
 from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.campaign.requirements import render_requirements
 from pto_tui.core.errors import InputError
@@ -20,7 +21,6 @@ from pto_tui.core.operators.candidate import Candidate
 from pto_tui.core.operators.case_strings import parsed_cases
 from pto_tui.core.operators.kinds.registry import source_kind
 from pto_tui.core.operators.marker import CaseChoice
-from pto_tui.core.operators.perf_sim_build import case_entry
 from pto_tui.core.operators.repository import OperatorInRepository, repository_tunables
 from pto_tui.core.operators.repository_choices import (
     case_config,
@@ -46,11 +46,10 @@ from pto_tui.core.project.config import (
 )
 from pto_tui.core.project.kinds.registry import project_kind
 from pto_tui.core.project.layout import ProjectLayout
-from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, mode_spec
 from pto_tui.core.project.parse import parse_config
 from pto_tui.core.project.writer import new_project_document
 from pto_tui.core.rounds.ledger import Ledger
-from pto_tui.core.vocabulary import OperatorKind, TargetKind
+from pto_tui.core.vocabulary import OperatorKind
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, copy_filter, repository_excludes
 from pto_tui.core.workspace.secrets import refuse_secret
 
@@ -75,18 +74,6 @@ def case_from_choice(choice: CaseChoice) -> CaseConfig:
         causal=choice.causal,
         spec=choice.spec,
     )
-
-
-def parse_target(choice: str, work_dir: str = "", env_setup: str = "", npu: int = 0) -> Target:
-    """"local", "ssh:ALIAS" with the remote work directory, or "slurm" / "slurm:ALIAS" (a
-    cluster whose login node is this machine, or the SSH host ALIAS)."""
-    kind, _, host = choice.partition(":")
-    if choice in ("", "local", "slurm") or (kind in ("ssh", "slurm") and host):
-        if host and not work_dir:
-            raise InputError(f"a {kind} target on a host needs the remote work directory (--work-dir)")
-        return Target(kind=TargetKind(kind or "local"), host=host, work_dir=work_dir if host else "",
-                      env_setup=env_setup, npu_id=npu)
-    raise InputError(f"target must be 'local', 'ssh:ALIAS', 'slurm' or 'slurm:ALIAS', got {choice!r}")
 
 
 @dataclass
@@ -230,7 +217,7 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         tunables = merge_tunables(found_in.tunables(source) if source.is_dir() else [], candidate)
         tunables = _under(tile.path, tunables) if tile else tunables
         offered = tuple(c.name for c in candidate.cases) if candidate else ()
-    target = _target(answers, kind, candidate, source)
+    target = answered_target(answers.target, "build" in answers.commands, kind, candidate, source)
     if repo is not None:
         found = repository_commands(repo, case.name)
     else:
@@ -268,35 +255,8 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         cases=offered,
         tolerances=repository_tolerances(repo, case),
     )
-    _check_perf_sim(spec)
+    check_perf_sim(spec)
     return spec, candidate
-
-
-def _check_perf_sim(spec: NewProject) -> None:
-    """A perf-sim target needs pto-isa's perf_sim in the operator's checkout and a driver
-    for the case: refused before anything is written, naming what is missing."""
-    if not mode_spec(spec.target.mode).perf_sim or not spec.source.is_dir():
-        return
-    entry = case_entry(spec.case, spec.operator)
-    problem = source_kind(spec.operator.kind).perf_sim_problem(spec.source, entry)
-    if problem:
-        raise InputError(problem, hint="use another --mode (cpu-sim or npu)")
-
-
-def _target(answers: ProjectAnswers, kind: OperatorKind, candidate: Candidate | None, source: Path) -> Target:
-    """The target as answered; a demo operator runs in the demo mode. The operator must
-    build in the target's mode (a cpu-sim target needs its CMake to offer pto-isa's CPU
-    simulation), unless the user gives the build."""
-    target = answers.target
-    if candidate is not None and candidate.demo:
-        return replace(target, mode=DEMO_MODE)
-    own_build = "build" in answers.commands
-    problem = "" if own_build or not source.is_dir() else source_kind(kind).mode_problem(source, target.mode)
-    if problem:
-        raise InputError(
-            problem, hint=f"use --mode {DEFAULT_MODE.value}, or give the build with --command build=..."
-        )
-    return target
 
 
 def _costmodel(answers: ProjectAnswers) -> CostmodelConfig:
@@ -309,7 +269,7 @@ def _costmodel(answers: ProjectAnswers) -> CostmodelConfig:
     )
 
 
-def _copy_source(spec: NewProject, source: Path, dest: Path, projects_root: Path) -> None:
+def copy_source(spec: NewProject, source: Path, dest: Path, projects_root: Path) -> None:
     """The operator folder; or, for an operator inside a repository, the repository with
     the same relative paths (so its runner runs unchanged from the workspace's copy),
     less what `repository_excludes` leaves out, and less the projects folder when it lies
@@ -331,7 +291,7 @@ def _copy_source(spec: NewProject, source: Path, dest: Path, projects_root: Path
         shutil.copy2(source, dest / source.name)
 
 
-def _check_case_spec(spec: NewProject) -> None:
+def check_case_spec(spec: NewProject) -> None:
     """A case string is checked by the operator's own format when one is known; any case
     string must be one printable line (it is passed to the operator's tools)."""
     text = spec.case.spec
@@ -348,7 +308,7 @@ def create_project(spec: NewProject, projects_root: Path, *, overwrite: bool = F
             f"invalid operator name {name!r}: one folder name inside projects/ "
             f"(letters, digits, '_', '.', '-'; no '/', no '..', not empty, at most {MAX_NAME} characters)"
         )
-    _check_case_spec(spec)
+    check_case_spec(spec)
     source = spec.source.expanduser().resolve()
     if not source.exists():
         raise InputError(f"operator source not found: {source}")
@@ -367,7 +327,7 @@ def create_project(spec: NewProject, projects_root: Path, *, overwrite: bool = F
         for folder in ("context", "runs", "workspace"):
             (staging / folder).mkdir(exist_ok=True)
         subdir = project_kind(spec.operator.kind).workspace_subdir
-        _copy_source(spec, source, staging / "workspace" / subdir, projects_root)
+        copy_source(spec, source, staging / "workspace" / subdir, projects_root)
         text = new_project_document(
             spec.operator,
             spec.case,

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from typing import Any
 
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import round_name
-from pto_tui.core.rounds.closed_log import LogEntry, differences
+from pto_tui.core.rounds.closed_log import LogEntry
 from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, torch_hash
 from pto_tui.core.rounds.history import Anchor, History, compare, read_anchor, write_anchor
 from pto_tui.core.rounds.ledger import Ledger
@@ -219,3 +220,24 @@ def chain_log(ledger: Ledger) -> str:
         f"runs/closed.log chained from the log as found ({len(latest)} round(s); a log from "
         "before the chain): notes.md, patch.diff, files.txt and the torch baseline are taken as they are"
     )
+
+
+def differences(logged: dict[str, Any], found: dict[str, Any], limit: int = 6) -> list[str]:
+    """What differs between the record as logged and as found, key by key (dotted)."""
+    out: list[str] = []
+    _compare("", logged, found, out)
+    return out[:limit] + ([f"and {len(out) - limit} more"] if len(out) > limit else [])
+
+
+def _compare(prefix: str, old: Any, new: Any, out: list[str]) -> None:
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(set(old) | set(new), key=str):
+            _compare(f"{prefix}{key}.", old.get(key), new.get(key), out)
+        return
+    if old != new:
+        out.append(f"{prefix.rstrip('.')}: {_short(old)} as closed, now {_short(new)}")
+
+
+def _short(value: Any) -> str:
+    text = "none" if value is None else repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"

@@ -18,9 +18,10 @@ from pto_tui.core.project.layout import ProjectLayout, round_name
 from pto_tui.core.rounds import closed_log
 from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, torch_hash
 from pto_tui.core.rounds.history import compare, read_anchor
+from pto_tui.core.rounds.iterations_table import table_rows
 from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger
+from pto_tui.core.rounds.markdown_torch import section_holds
 from pto_tui.core.rounds.records import CLOSED, TorchBaseline
-from pto_tui.core.rounds.render import table_rows, torch_section
 
 
 @dataclass
@@ -118,10 +119,10 @@ def verify(layout: ProjectLayout) -> Verification:
             result.breaks.append("project.toml: state.torch_baseline is not the one pto-tui recorded")
         if chain.torch and chain.torch.get("avg_us") is not None:
             try:
-                section = "\n".join(torch_section(TorchBaseline(**chain.torch)))
+                recorded: TorchBaseline | None = TorchBaseline(**chain.torch)
             except TypeError:
-                section = ""
-            if section and section not in iterations:
+                recorded = None
+            if recorded is not None and not section_holds(iterations, recorded):
                 result.breaks.append("ITERATIONS.md: the torch_npu baseline section is not the one recorded")
     return result
 

@@ -11,8 +11,9 @@ process: two owners in one process (two MCP calls, an `exec` and a round) exclud
 other as two processes do, only the same owner may take it again (nested), and releasing
 removes only one's own lock. A lock left by a dead process on this host is detected as
 stale and taken over; a lock from another host cannot be checked, so it is reported.
-Releasing renames the lock to `last-write.json`, so a reader can tell who took the lock
-last (the last writer, or a write its rules refused) without an extra write.
+Releasing renames the lock to `last-write.json`, so a reader can tell who wrote last
+without an extra write; a write its rules refused (or its input) removes the lock instead,
+naming no one: nothing was written.
 """
 
 from __future__ import annotations
@@ -26,10 +27,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pto_tui.core.errors import LockedError, bounded_json, disk_full, read_text
+from pto_tui.core.errors import InputError, LockedError, RuleViolation, bounded_json, disk_full, read_text
 
 LOCK_NAME = "lock.json"
 LAST_WRITE_NAME = "last-write.json"
+WRITES_NAME = "writes.log"  # one JSON line per write, so a reader names every writer since it looked
+WRITES_KEPT = 200  # lines kept when the log is trimmed
+WRITES_LIMIT = 128 * 1024  # bytes past which it is trimmed
 WAIT_SECONDS = 5.0  # a write is short: wait this long for another writer before refusing
 POLL_SECONDS = 0.05
 UNREADABLE = -1  # the pid of a lock file that does not read as one
@@ -213,7 +217,9 @@ class ProjectLock:
             "could not take the project lock (it keeps changing hands)", file=self.path
         )
 
-    def release(self) -> None:
+    def release(self, wrote: bool = True) -> None:
+        """Free the lock; `wrote`: a write happened under it, so its holder becomes the last
+        writer (a write its rules refused wrote nothing and names no one)."""
         if not self.held:
             return
         if self._nested:  # the outer holder releases it
@@ -222,7 +228,10 @@ class ProjectLock:
         holder = read_holder(self.path)
         if holder and holder.owner == self.owner:
             try:  # released by a rename: the holder stays readable as the last writer
+                if not wrote:
+                    raise OSError("nothing written")
                 os.replace(self.path, self.path.with_name(LAST_WRITE_NAME))
+                log_write(self.path.parent, holder)
             except OSError:
                 self.path.unlink(missing_ok=True)
         self.held = False
@@ -231,8 +240,9 @@ class ProjectLock:
         self.acquire()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.release()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        # a refusal or bad input is raised before a write: the last writer stays who it was
+        self.release(wrote=kind is None or not issubclass(kind, RuleViolation | InputError))
 
     def holder(self) -> LockHolder | None:
         """Who holds the lock now (None when free or stale)."""
@@ -240,6 +250,44 @@ class ProjectLock:
         if holder is None or is_stale(holder):
             return None
         return holder
+
+
+def log_write(state_dir: Path, holder: LockHolder) -> None:
+    """Append the write to writes.log (trimmed to its last WRITES_KEPT lines when large); a
+    log that cannot be written costs only the naming of this writer."""
+    path = state_dir / WRITES_NAME
+    line = json.dumps({"pid": holder.pid, "host": holder.host, "command": holder.command,
+                       "at": time.time()}) + "\n"
+    try:
+        if path.is_file() and path.stat().st_size > WRITES_LIMIT:
+            kept = path.read_text(encoding="utf-8", errors="replace").splitlines()[-WRITES_KEPT:]
+            temporary = path.with_suffix(".tmp")
+            temporary.write_text("".join(f"{k}\n" for k in kept), encoding="utf-8")
+            os.replace(temporary, path)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(line)
+    except OSError:
+        return
+
+
+def writers_since(state_dir: Path, offset: int) -> tuple[list[LockHolder], int]:
+    """The writes logged after byte `offset` of writes.log, and its size now (a log trimmed
+    since is read from its start)."""
+    path = state_dir / WRITES_NAME
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return [], 0
+    start = offset if offset <= len(data) else 0
+    found = []
+    for raw in data[start:].decode("utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(raw)
+            found.append(LockHolder(int(entry["pid"]), str(entry["host"]), float(entry["at"]),
+                                    str(entry.get("command", ""))))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return found, len(data)
 
 
 def last_writer(state_dir: Path) -> LockHolder | None:

@@ -1,7 +1,7 @@
 """project.toml text into a ProjectConfig, driven by the declared shape in `sections.py`.
 
 Every error names file, line and key. Within a table each key is type-checked in
-order, with its choices and rule at once (later keys may depend on it, as on a kind);
+order, with its choices and condition at once (later keys may depend on it, as on a kind);
 checks across keys and then ranges run once the whole table is read.
 """
 
@@ -253,13 +253,13 @@ class _Reader:
         return default
 
     def checked(self, full: str, key: Key, value: Any) -> Any:
-        """The value after its type, choices and rule are checked (ranges come later)."""
+        """The value after its type, choices and condition are checked (ranges come later)."""
         if not key.validated:
             return value
         if key.type.table_of_scalars:
             table = self.scalar_table(full, value)
-            if key.rule is not None and not key.rule.test(table):
-                raise self.fail(full, key.rule.message.format(value=table))
+            if key.condition is not None and not key.condition.test(table):
+                raise self.fail(full, key.condition.message.format(value=table))
             return table
         if key.table:
             return self.sub_table(full, key, value)
@@ -270,8 +270,8 @@ class _Reader:
             raise self.fail(full, key.error or f"expected {key.type.expected}, got {got}")
         if key.choices and value not in key.choices:
             raise self.fail(full, key.choice_error.format(value=value))
-        if key.rule is not None and not key.rule.test(value):
-            raise self.fail(full, key.rule.message.format(value=value))
+        if key.condition is not None and not key.condition.test(value):
+            raise self.fail(full, key.condition.message.format(value=value))
         return key.type.convert(value) if key.type.convert is not None else value
 
     def sub_table(self, full: str, key: Key, value: Any) -> dict[str, Any]:

@@ -90,7 +90,7 @@ class Range:
 
 
 @dataclass(frozen=True)
-class Rule:
+class Condition:
     """A condition on one value beyond its type; `message` may use {value!r}."""
 
     test: Callable[[Any], bool]
@@ -120,7 +120,7 @@ class Key:
     required: bool = False
     choices: tuple[str, ...] = ()
     choice_error: str = ""  # the error for a value not in choices; may use {value!r}
-    rule: Rule | None = None
+    condition: Condition | None = None
     range: Range | None = None  # checked once the whole table is read
     error: str = ""  # one error for any bad value (type or range), when set
     validated: bool = True  # False: listed for the docs, read elsewhere as it comes

@@ -32,7 +32,7 @@ class KeyDoc:
     default: str  # as TOML; "(none)" when there is none, "(per kind)" when it depends on it
     default_by_kind: Mapping[str, str]  # operator kind -> default as TOML, when it depends on it
     required: bool
-    allowed: str  # choices, range or rule; "" when any value of the type will do
+    allowed: str  # choices, range or condition; "" when any value of the type will do
     help: str
 
     @property
@@ -106,8 +106,8 @@ def _allowed_text(key: Key) -> str:
         parts.append("one of: " + ", ".join(key.choices))
     if key.range is not None:
         parts.append(key.range.describe())
-    if key.rule is not None:
-        parts.append(key.rule.describe)
+    if key.condition is not None:
+        parts.append(key.condition.describe)
     return "; ".join(parts)
 
 

@@ -26,9 +26,9 @@ from pto_tui.core.project.schema import (
     STRING,
     STRINGS,
     Check,
+    Condition,
     Entries,
     Key,
-    Rule,
     Section,
     Written,
 )
@@ -87,10 +87,10 @@ def _not_blank(command: str) -> bool:
 
 
 def _command_key(name: str, text: str) -> Key:
-    rule = None
+    condition = None
     if name in REQUIRED_COMMANDS:
-        rule = Rule(_not_blank, f"the {name} command is empty; a round needs one", "not empty")
-    return Key(name, STRING, text, default_by_kind=_command_default(name), rule=rule)
+        condition = Condition(_not_blank, f"the {name} command is empty; a round needs one", "not empty")
+    return Key(name, STRING, text, default_by_kind=_command_default(name), condition=condition)
 
 
 OPERATOR = Section(
@@ -102,7 +102,7 @@ OPERATOR = Section(
             STRING,
             "the operator's name: one folder name inside projects/",
             required=True,
-            rule=Rule(
+            condition=Condition(
                 valid_operator_name,
                 "invalid operator name {value!r} (letters, digits, _ . - only)",
                 "letters, digits, _ . - (one path component)",
@@ -167,7 +167,9 @@ OPERATOR = Section(
             "further files a round may edit besides the operator folder (e.g. shared common.py), "
             "relative to the repository root",
             OperatorConfig.related,
-            rule=Rule(lambda v: all(isinstance(p, str) and p for p in v), "related must list paths", "paths"),
+            condition=Condition(
+                lambda v: all(isinstance(p, str) and p for p in v), "related must list paths", "paths"
+            ),
             written=Written.IF_SET,
         ),
     ),
@@ -184,7 +186,7 @@ CASE = Section(
             SCALAR_TABLE,
             "the problem's dimensions, e.g. S1 = 1024",
             {},
-            rule=Rule(
+            condition=Condition(
                 _positive_dimensions,
                 f"every dimension must be a whole number 1 to {MAX_DIMENSION}, got {{value}}",
                 f"whole numbers 1 to {MAX_DIMENSION}",

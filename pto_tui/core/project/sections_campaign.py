@@ -21,10 +21,10 @@ from pto_tui.core.project.schema import (
     STRING,
     STRINGS,
     TABLE,
+    Condition,
     Entries,
     Key,
     Range,
-    Rule,
     Section,
     Written,
 )
@@ -62,6 +62,7 @@ TORCH_BASELINE_KEYS = (
     Key("warmup", INTEGER, "warm-up runs", 0, range=Range(low=0, message="warmup must be 0 or more")),
     Key("runs", INTEGER, "measured runs", 0, range=Range(low=0, message="runs must be 0 or more")),
     Key("measured_at", STRING, "when", ""),
+    Key("note", STRING, "the section's text as written by hand (an imported project)", ""),
 )
 
 DISCIPLINE = Section(
@@ -186,7 +187,7 @@ PHASES = Section(
             STRINGS,
             "the phase names",
             DEFAULT_PHASES,
-            rule=Rule(
+            condition=Condition(
                 _non_empty_strings,
                 "phases.names must be a non-empty list of strings",
                 "not empty",
@@ -217,7 +218,7 @@ SCOPE = Section(
             "path patterns (see Path patterns below), relative to workspace/, of files a round "
             "may change only as a declared bug fix",
             default_by_kind=default_protected,
-            rule=Rule(_all_patterns, _PATTERNS_MESSAGE.format(key="protected"), "path patterns"),
+            condition=Condition(_all_patterns, _PATTERNS_MESSAGE.format(key="protected"), "path patterns"),
             written=Written.NEVER,
         ),
         Key(
@@ -227,7 +228,7 @@ SCOPE = Section(
             "round may edit; when set, every other workspace file is protected too (an "
             "operator inside a repository: its folder and related files)",
             (),
-            rule=Rule(_all_patterns, _PATTERNS_MESSAGE.format(key="editable"), "path patterns"),
+            condition=Condition(_all_patterns, _PATTERNS_MESSAGE.format(key="editable"), "path patterns"),
             written=Written.IF_SET,
         ),
     ),

@@ -1,5 +1,7 @@
-"""[target] of project.toml: where jobs run, and [target.slurm], how a Slurm target asks
-for them. Declared like the tables in `sections.py`, which lists them in file order."""
+"""[target] in project.toml: where jobs run (its target kind, and the host and work dir
+of a kind that reaches another machine), what they run there (its mode), and [target.slurm],
+how a Slurm target asks for its jobs. A new target kind adds its keys and their checks here
+(docs/architecture.md §8)."""
 
 from __future__ import annotations
 
@@ -14,9 +16,9 @@ from pto_tui.core.project.schema import (
     STRINGS,
     TABLE,
     Check,
+    Condition,
     Key,
     Range,
-    Rule,
     Section,
     Written,
 )
@@ -42,20 +44,22 @@ def _sbatch_options(options: list[object]) -> bool:
 
 SLURM_KEYS = (
     Key("partition", STRING, "sbatch --partition; empty: the cluster's default", SlurmSettings.partition,
-        rule=Rule(lambda v: bool(_NAME.match(v)), "invalid partition {value!r}", "a partition name")),
+        condition=Condition(lambda v: bool(_NAME.match(v)), "invalid partition {value!r}",
+                            "a partition name")),
     Key("gres", STRING, "sbatch --gres of a step that needs an NPU, e.g. npu:1 (Ascend "
         "clusters name the resource npu; some count davinci cards)", SlurmSettings.gres,
-        rule=Rule(lambda v: bool(_GRES.match(v)), "invalid gres {value!r}; expected name[:type]:count, "
-                  "e.g. npu:1", "name[:type]:count")),
+        condition=Condition(lambda v: bool(_GRES.match(v)),
+                            "invalid gres {value!r}; expected name[:type]:count, e.g. npu:1",
+                            "name[:type]:count")),
     Key("time_limit", STRING, "sbatch --time of each job: minutes, H:M:S or D-H:M:S; empty: the "
         "partition's default", SlurmSettings.time_limit,
-        rule=Rule(lambda v: not v or bool(_TIME.match(v)), "invalid time_limit {value!r}; expected "
+        condition=Condition(lambda v: not v or bool(_TIME.match(v)), "invalid time_limit {value!r}; expected "
                   "minutes, H:M:S or D-H:M:S", "minutes, H:M:S or D-H:M:S")),
     Key("account", STRING, "sbatch --account", SlurmSettings.account,
-        rule=Rule(lambda v: bool(_NAME.match(v)), "invalid account {value!r}", "an account name")),
+        condition=Condition(lambda v: bool(_NAME.match(v)), "invalid account {value!r}", "an account name")),
     Key("options", STRINGS, "further sbatch options, one argument each, e.g. [\"--qos=high\"]",
         SlurmSettings.options,
-        rule=Rule(_sbatch_options, "options must be sbatch options (each a string starting with -)",
+        condition=Condition(_sbatch_options, "options must be sbatch options (each a string starting with -)",
                   "sbatch options")),
     Key("build", STRING, "where builds run: on the login node, or in a job of their own (no NPU asked)",
         SlurmSettings.build, choices=SLURM_BUILD_PLACES,
@@ -107,7 +111,8 @@ TARGET = Section(
             "the NPUs of this host `explore` measures candidates on at once, e.g. [0, 1, 2, 3] "
             "(empty: npu_id alone; a slurm target asks Slurm for each instead)",
             Target.npu_ids,
-            rule=Rule(_npu_ids, "npu_ids must list distinct NPU numbers, 0 or more", "distinct NPU numbers"),
+            condition=Condition(_npu_ids, "npu_ids must list distinct NPU numbers, 0 or more",
+                                "distinct NPU numbers"),
             written=Written.IF_SET,
         ),
         Key(

@@ -28,19 +28,15 @@ from pto_tui.core.project.sections import (
     COMMANDS,
     COSTMODEL,
     DECLARED_COMMANDS,
-    DISCIPLINE,
     EFFECTIVE_COMMANDS,
     FILE_HEADER,
-    LIMITS,
     OPERATOR,
-    PHASES,
     SCHEMA_KEY,
-    SCOPE,
-    TARGET,
-    TOLERANCES,
     TUNABLE_KEYS,
     TUNABLES,
 )
+from pto_tui.core.project.sections_campaign import DISCIPLINE, LIMITS, PHASES, SCOPE, TOLERANCES
+from pto_tui.core.project.sections_target import TARGET
 
 
 def new_project_document(

@@ -377,24 +377,3 @@ def _note_suspect(latest: dict[int, LogEntry], number: int, why: str) -> None:
         latest[number] = LogEntry(known.number, known.event, known.sha256, known.verdict,
                                   known.median_us, known.record, known.hashes, known.seq,
                                   known.line, why)
-
-
-def differences(logged: dict[str, Any], found: dict[str, Any], limit: int = 6) -> list[str]:
-    """What differs between the record as logged and as found, key by key (dotted)."""
-    out: list[str] = []
-    _compare("", logged, found, out)
-    return out[:limit] + ([f"and {len(out) - limit} more"] if len(out) > limit else [])
-
-
-def _compare(prefix: str, old: Any, new: Any, out: list[str]) -> None:
-    if isinstance(old, dict) and isinstance(new, dict):
-        for key in sorted(set(old) | set(new), key=str):
-            _compare(f"{prefix}{key}.", old.get(key), new.get(key), out)
-        return
-    if old != new:
-        out.append(f"{prefix.rstrip('.')}: {_short(old)} as closed, now {_short(new)}")
-
-
-def _short(value: Any) -> str:
-    text = "none" if value is None else repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"

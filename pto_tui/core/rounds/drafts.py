@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError
-from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.project.layout import ProjectLayout, round_name
 
 # form name -> how a person calls it
 FORMS: dict[str, str] = {"pre-edit": "Pre-Edit", "post-run": "Post-Run", "amend": "Amend"}
@@ -33,7 +33,7 @@ class Draft:
 
     def describe(self) -> str:
         """e.g. "the Post-Run draft of iter-004"."""
-        of = "the next round" if self.round is None else f"iter-{self.round:03d}"
+        of = "the next round" if self.round is None else round_name(self.round)
         return f"the {FORMS.get(self.form, self.form)} draft of {of}"
 
 
@@ -44,7 +44,7 @@ def drafts_dir(layout: ProjectLayout) -> Path:
 def draft_path(layout: ProjectLayout, form: str, number: int | None) -> Path:
     if form not in FORMS:
         raise ValueError(f"no form {form!r}")
-    name = form if number is None else f"{form}-iter-{number:03d}"
+    name = form if number is None else f"{form}-{round_name(number)}"
     return drafts_dir(layout) / f"{name}.json"
 
 

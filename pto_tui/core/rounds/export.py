@@ -158,6 +158,7 @@ def to_json(
     by the C encoder: an indented 1,000-round table takes several times as long)."""
     encode = _CELL_JSON.encode
     head = {
+        "schema_version": 1,  # docs/json/export.schema.json's
         "schema": JSON_SCHEMA,
         "operator": operator,
         "case": case,
@@ -348,12 +349,24 @@ def markdown_reproducibility(rows: Sequence[ExportRow]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_markdown(rows: Sequence[ExportRow], operator: str = "", case: str = "") -> str:
+def to_markdown(
+    rows: Sequence[ExportRow],
+    operator: str = "",
+    case: str = "",
+    records: Sequence[Round] | None = None,
+    torch: TorchBaseline | None = None,
+) -> str:
+    """The round table and the reproducibility table; given the records, also the torch_npu
+    baseline and every field of every round (`export_details`)."""
     title = f"# Rounds of {operator}" if operator else "# Rounds"
     lines = [title, ""]
     if case:
         lines += [f"Case: {case}", ""]
     lines += [markdown_table(rows), "## Reproducibility", "", markdown_reproducibility(rows)]
+    if records is not None:
+        from pto_tui.core.rounds.export_details import details_markdown
+
+        lines += [details_markdown(records, torch)]
     return "\n".join(lines)
 
 
@@ -364,11 +377,12 @@ def render_export(
     operator: str = "",
     case: str = "",
     torch: TorchBaseline | None = None,
+    records: Sequence[Round] | None = None,
 ) -> str:
     if fmt == "csv":
         return to_csv(rows)
     if fmt == "json":
         return to_json(rows, operator, case, torch)
     if fmt == "md":
-        return to_markdown(rows, operator, case)
+        return to_markdown(rows, operator, case, records, torch)
     raise InputError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,20 @@ def file_hash(path: Path) -> str:
         return ""
 
 
+_NAMED_CELL = re.compile(r"^\|\s*iter[-_ ]?0*(\d+)\s*\|", re.IGNORECASE)
+
+
+def folded_row(row: str) -> str:
+    """An ITERATIONS.md row, spacing aside and its Iter cell as a number (`| iter-003 |` is
+    `| 3 |`): what a row is compared and hashed as."""
+    folded = " ".join(row.split())
+    return _NAMED_CELL.sub(lambda m: f"| {m.group(1)} |", folded, count=1)
+
+
 def row_hash(row: str) -> str:
-    """An ITERATIONS.md row, spacing aside (as rows_differing compares them)."""
-    return sha256_text(" ".join(row.split()))
+    """An ITERATIONS.md row, spacing and the Iter cell's style aside (as rows_differing
+    compares them)."""
+    return sha256_text(folded_row(row))
 
 
 def torch_hash(torch: dict[str, Any] | None) -> str:

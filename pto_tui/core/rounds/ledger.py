@@ -28,7 +28,7 @@ from pto_tui.core.rounds.closed_log import LOG_NAME, TORCH_EVENT, ClosedLog, Log
 from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, sha256_text, torch_hash
 from pto_tui.core.rounds.history import advanced, compare, read_anchor, write_anchor
 from pto_tui.core.rounds.ledger_markdown import MarkdownFiles
-from pto_tui.core.rounds.numbering import Stamp, folder_number, numbering_gaps, stray_numbers
+from pto_tui.core.rounds.numbering import Stamp, folder_number, stray_numbers
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import (
@@ -148,8 +148,9 @@ class Ledger(MarkdownFiles):
         round.toml), read in memory from its Markdown and its ITERATIONS.md row: never
         written, not a tampered round (pto-tui never closed it), its findings as flags."""
         # imported here: only a project with hand-written rounds reads Markdown
+        from pto_tui.core.rounds.markdown_checks import rule_findings
         from pto_tui.core.rounds.markdown_read import parse_iterations_table
-        from pto_tui.core.rounds.markdown_round import round_from_markdown, rule_findings
+        from pto_tui.core.rounds.markdown_round import round_from_markdown
 
         try:
             rows, _problems = parse_iterations_table(self.layout.iterations)
@@ -203,19 +204,6 @@ class Ledger(MarkdownFiles):
     def from_tables(data: dict[str, Any]) -> Round:
         """The record in save_data()'s tables: what parsing its text gives, unparsed."""
         return round_from_dict(data)
-
-    def load_all(self) -> tuple[list[Round], LedgerProblems]:
-        problems = LedgerProblems()
-        rounds: list[Round] = []
-        numbers = self.round_numbers()
-        problems.missing = numbering_gaps(numbers)
-        problems.unreadable += self.stray_problems()
-        for number in numbers:
-            try:
-                rounds.append(self.load(number))
-            except InputError as error:
-                problems.unreadable.append(error.render())
-        return rounds, problems
 
     # -------------------------------------------------------------- writing
 

@@ -13,6 +13,7 @@ from pto_tui.core.atomic import atomic_write_text, staged_write_text
 from pto_tui.core.errors import bounded_json, read_text
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.hashes import sha256_text
+from pto_tui.core.rounds.iterations_table import names_rounds, rows_missing
 from pto_tui.core.rounds.records import Round, TorchBaseline
 from pto_tui.core.rounds.render import (
     iterations_row,
@@ -21,7 +22,6 @@ from pto_tui.core.rounds.render import (
     render_iterations,
     render_notes,
     render_patch,
-    rows_missing,
 )
 
 
@@ -78,10 +78,15 @@ class MarkdownFiles:
         return warnings
 
     def _rendered(self) -> dict[str, str]:
+        """The hashes of the files pto-tui last wrote; none known when the file is missing
+        or is not such a table (then a hand edit is assumed, and nothing is overwritten)."""
         try:
-            return bounded_json(read_text(self._rendered_path))
+            known = bounded_json(read_text(self._rendered_path))
         except (FileNotFoundError, ValueError):
             return {}
+        if not isinstance(known, dict) or not all(isinstance(v, str) for v in known.values()):
+            return {}
+        return {str(name): value for name, value in known.items()}
 
     def update_iterations(
         self, record: Round, rounds: Callable[[], list[Round]], baseline: TorchBaseline | None
@@ -136,7 +141,8 @@ class MarkdownFiles:
                 if not missing:
                     return []
                 text = current if current.endswith("\n") else current + "\n"
-                text += "".join(iterations_row(r) + "\n" for r in missing)
+                named = names_rounds(current)  # appended rows read like the hand-written ones
+                text += "".join(iterations_row(r, named) + "\n" for r in missing)
                 atomic_write_text(path, text)
                 return [
                     f"{path} was edited by hand; appended {len(missing)} row(s) and kept the rest"

@@ -101,7 +101,10 @@ def _environment_to_dict(env: EnvironmentNotes) -> dict[str, Any]:
     }
 
 
-def round_to_dict(record: Round) -> dict[str, Any]:
+def round_to_dict(record: Round, *, complete: bool = False) -> dict[str, Any]:
+    """The record as round.toml's tables (empty values left out: TOML has no null); with
+    `complete`, every field, an empty one as its empty value or null (the JSON outputs,
+    docs/json/round.schema.json)."""
     data: dict[str, Any] = {
         "number": record.number,
         "status": record.status,
@@ -110,6 +113,7 @@ def round_to_dict(record: Round) -> dict[str, Any]:
         "closed_at": record.closed_at,
         "title": record.title,
         "imported": record.imported or None,
+        "as_written": dict(record.as_written),
         "notes_sha": record.notes_sha,
         "base_snapshot": record.base_snapshot,
         "snapshot": record.snapshot,
@@ -136,6 +140,8 @@ def round_to_dict(record: Round) -> dict[str, Any]:
         data["environment"] = _environment_to_dict(record.environment)
     if record.environment_attempts:
         data["environment_attempts"] = [_environment_to_dict(e) for e in record.environment_attempts]
+    if complete:
+        return _completed(data, record)
     # checklist items with ticked=False must survive: keep the checklist table as is
     checklist = data["pre_edit"].pop("checklist")
     cleaned = _drop_empty(data)
@@ -144,6 +150,22 @@ def round_to_dict(record: Round) -> dict[str, Any]:
     if record.environment is not None:
         cleaned.setdefault("environment", {})["passed"] = record.environment.passed
     return cleaned
+
+
+def _completed(data: dict[str, Any], record: Round) -> dict[str, Any]:
+    """round_to_dict's data with every field: booleans as booleans, no environment as null."""
+    data["imported"] = record.imported
+    data["held_for_review"] = record.held_for_review
+    data.setdefault("environment", None)
+    data.setdefault("environment_attempts", [])
+    for change in data["changes"]["parameters"]:
+        change.setdefault("old", None)  # a parameter the round set that had no value before
+    for env in (data["environment"], *data["environment_attempts"]):
+        if env is not None:
+            env.setdefault("at", "")
+            env.setdefault("declared_by", "")
+            env.setdefault("declared_reason", "")
+    return data
 
 
 def _pre_edit_from_dict(pre_data: dict[str, Any]) -> PreEdit:
@@ -271,6 +293,7 @@ def round_from_dict(data: dict[str, Any]) -> Round:
             Amendment(**{k: str(v) for k, v in a.items()}) for a in data.get("amendments", [])
         ],
         imported=bool(data.get("imported", False)),
+        as_written={str(k): str(v) for k, v in data.get("as_written", {}).items()},
         notes_sha=str(data.get("notes_sha", "")),
         protected_hashes={str(k): str(v) for k, v in data.get("protected_hashes", {}).items()},
         tolerances={str(k): _finite(v, f"tolerances.{k}") for k, v in data.get("tolerances", {}).items()},

@@ -139,6 +139,7 @@ class TorchBaseline:
     warmup: int = 0
     runs: int = 0
     measured_at: str = ""
+    note: str = ""  # an imported section's text as written by hand (pto-tui writes none)
 
 
 @dataclass
@@ -193,6 +194,10 @@ class Round:
     environment_attempts: list[EnvironmentNotes] = field(default_factory=list)  # earlier ones, oldest first
     amendments: list[Amendment] = field(default_factory=list)
     imported: bool = False  # read from hand-written Markdown
+    # an imported round's words pto-tui keeps verbatim beside the fields it read from them
+    # (the Post-Run performance line, the row's result word, prose in files.txt, a label or
+    # section no field takes), by where they stood: nothing the Markdown said is lost
+    as_written: dict[str, str] = field(default_factory=dict)
     notes_sha: str = ""  # sha256 of the notes.md pto-tui last wrote ("" = never wrote it)
     # protected files' hashes this round accepted (baseline, or a declared bug fix)
     protected_hashes: dict[str, str] = field(default_factory=dict)
@@ -302,7 +307,8 @@ def copy_record(value: T) -> T:
     """A deep copy of a record (dataclasses, lists, dicts, scalars, enums), as
     copy.deepcopy makes it but at half the cost: the read model hands a copy of every
     round to each read, and a thousand rounds are 130,000 objects."""
-    return _copy(value)
+    copied: T = _copy(value)
+    return copied
 
 
 def _copy(value: Any) -> Any:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.project.modes import CYCLES, recorded_mode
@@ -81,13 +80,15 @@ def timing_text(us: float | None, simulated: bool, unit: str | None = None, samp
     return f"{text} (sim)" if simulated and us is not None and sample_unit != CYCLES else text
 
 
-def iterations_row(record: Round) -> str:
+def iterations_row(record: Round, named: bool = False) -> str:
+    """The round's ITERATIONS.md row; `named`: its Iter cell as people write it (iter-003),
+    for a hand-written table whose rows do so."""
     m = record.measurement
     result = "baseline" if record.is_baseline else (verdict_label(record) or "open")
     if record.flags:
         result += " (flagged)"
     cells = [
-        str(record.number),
+        round_name(record.number) if named else str(record.number),
         record.short_hypothesis(),
         changes_summary(record),
         format_duration(m.reference_median_us),
@@ -355,40 +356,3 @@ def render_notes(record: Round) -> str:
             lines.append(f"- attempt {n}{when}: {outcome}{problems}")
     lines += ["", "## Analysis", "", record.analysis.strip(), "", "## Next", "", record.next.strip(), ""]
     return "\n".join(lines)
-
-
-# the Iter cell of a round row: "3" as pto-tui writes it, "iter-003" as people often do
-_ITER_CELL = re.compile(r"^(?:iter[-_ ]?)?(\d+)$", re.IGNORECASE)
-
-
-def table_rows(text: str) -> dict[int, str]:
-    """Round number -> its row (whitespace folded), of every table row naming a round."""
-    rows: dict[int, str] = {}
-    for line in text.splitlines():
-        if not line.strip().startswith("|"):
-            continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        match = _ITER_CELL.match(cells[0]) if cells else None
-        if match:
-            rows[int(match.group(1))] = " ".join(line.split())
-    return rows
-
-
-def rows_missing(existing_text: str, rounds: Iterable[Round]) -> list[Round]:
-    """Closed rounds that have no row yet in a (hand-edited) ITERATIONS.md."""
-    present = set(table_rows(existing_text))
-    return [r for r in rounds if r.is_closed and r.number not in present]
-
-
-def rows_differing(existing_text: str, rounds: Iterable[Round]) -> list[int]:
-    """Closed rounds (pto-tui's own, not imported) whose row in ITERATIONS.md is not the row
-    their record renders: a row edited by hand, which the records overrule."""
-    rows = table_rows(existing_text)
-    return [
-        r.number
-        for r in rounds
-        if r.is_closed
-        and not r.imported
-        and r.number in rows
-        and rows[r.number] != " ".join(iterations_row(r).split())
-    ]

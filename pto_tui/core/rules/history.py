@@ -59,8 +59,12 @@ def tampered_findings(record: Round) -> list[Finding]:
 
 
 def environment_rewrite_findings(baseline: Round | None) -> list[Finding]:
-    """iter-000's environment notes may be recorded again until the baseline closes it."""
+    """iter-000's environment notes may be recorded again until the baseline closes it; an
+    iter-000 closed without a passed environment round (imported from Markdown, whose
+    notes are no probe) takes attempts until one passes, each kept."""
     if baseline is None or not baseline.is_closed or baseline.environment is None:
+        return []
+    if not baseline.environment.passed:
         return []
     return [
         HONEST_HISTORY.finding(

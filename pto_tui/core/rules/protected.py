@@ -62,7 +62,8 @@ def protected_findings(changed: Sequence[str], bug_fix: str) -> list[Finding]:
             "protected file(s) changed: "
             + ", ".join(changed)
             + " (benchmark, harness, test logic, thresholds or workload); "
-            "only a declared bug fix with a reason may change them"
+            "only a declared bug fix with a reason may change them",
+            files=tuple(f"workspace/{path}" for path in changed),
         )
     ]
 

@@ -40,6 +40,7 @@ class Finding:
     rule: str
     message: str
     hint: str = ""
+    files: tuple[str, ...] = ()  # the files it is about (workspace-relative), when it names some
 
     def render(self) -> str:
         return f"[{self.rule}] {self.message}"
@@ -60,13 +61,13 @@ class Rule:
     mcp: str = ""
     tui: str = ""
 
-    def finding(self, message: str, hint: str = "") -> Finding:
-        return Finding(self.id, message, hint)
+    def finding(self, message: str, hint: str = "", files: tuple[str, ...] = ()) -> Finding:
+        return Finding(self.id, message, hint, files)
 
-    def finding_with_fix(self, message: str, hint: str = "") -> Finding:
+    def finding_with_fix(self, message: str, hint: str = "", files: tuple[str, ...] = ()) -> Finding:
         """A finding whose message ends with the command-line piece that answers it, in
         parentheses: each other front end shows its own piece there (`for_front`)."""
-        return Finding(self.id, f"{message} ({self.cli})" if self.cli else message, hint)
+        return Finding(self.id, f"{message} ({self.cli})" if self.cli else message, hint, files)
 
     def piece(self, front: str) -> str:
         """What answers the rule in front end `front` ("cli", "mcp" or "tui"), "" if none."""
@@ -79,9 +80,17 @@ class Rule:
 
 
 def refuse(findings: Sequence[Finding], *, file: str | Path | None = None) -> None:
-    """Raise the first finding as a RuleViolation, the others listed after it; nothing
-    when there is none. `file`: the file the refusal is about, when it is one."""
+    """Raise the first finding as a RuleViolation, the others listed after it (and each
+    one kept, with its files, for the front ends that show them apart); nothing when there
+    is none. `file`: the file the refusal is about, else the first one a finding names."""
     if findings:
         first = findings[0]
         rest = "".join(f"\n  also [{f.rule}] {f.message}" for f in findings[1:])
-        raise RuleViolation(first.rule, first.message + rest, file=file, hint=first.hint or None)
+        named = next((f.files[0] for f in findings if f.files), None)
+        raise RuleViolation(
+            first.rule,
+            first.message + rest,
+            file=file if file is not None else named,
+            hint=first.hint or None,
+            findings=[(f.rule, f.message, f.hint, f.files) for f in findings],
+        )

@@ -7,6 +7,7 @@ import shlex
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual.app import App, ComposeResult, SuspendNotSupported
@@ -38,7 +39,7 @@ def workspace_files(root: Path) -> list[Path]:
     return files
 
 
-def open_in_editor(app: App[object], path: Path) -> bool:
+def open_in_editor(app: App[Any], path: Path) -> bool:
     """Run $EDITOR on path with the app suspended; False when suspending is impossible."""
     try:
         with app.suspend():

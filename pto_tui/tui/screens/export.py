@@ -37,7 +37,7 @@ def write_export(campaign: Campaign, fmt: str) -> Path:
     torch = campaign.torch_baseline()
     config = campaign.config
     text = render_export(fmt, export_rows(rounds, torch), operator=config.operator.name,
-                         case=case_text(config.case, config.operator), torch=torch)
+                         case=case_text(config.case, config.operator), torch=torch, records=rounds)
     path = export_path(campaign, fmt)
     atomic_write_text(path, text)
     return path

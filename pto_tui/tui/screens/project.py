@@ -19,14 +19,12 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Input, Static, TextArea
 
 from pto_tui.core.errors import PtoError
-from pto_tui.core.operators.case_strings import case_text
-from pto_tui.core.project.modes import mode_spec
 from pto_tui.tui.compact import make_compact
 from pto_tui.tui.disk_watch import DiskChanged, reload_changed
-from pto_tui.tui.format import duration, iter_name, speed
 from pto_tui.tui.forms import goes_nowhere, in_form
 from pto_tui.tui.keys import PANE_COUNT
 from pto_tui.tui.messages import AttachEvidence, OpenRound, ProjectChanged, RunLoopStep, ShowPane
+from pto_tui.tui.screens.project_summary import side_text, topbar_text
 from pto_tui.tui.session import LoadedProject, Session
 from pto_tui.tui.typed_app import pto_app
 from pto_tui.tui.widgets.pane import ProjectPane
@@ -202,19 +200,7 @@ class ProjectScreen(Screen[None]):
                         exclusive=True, exit_on_error=False)
 
     def _draw_topbar(self) -> None:
-        config = self.session.campaign.config
-        # one row whatever the width: what must be seen first, the case (the longest
-        # part) last, cut with an ellipsis
-        text = Text(no_wrap=True, overflow="ellipsis")
-        if self.session.read_only:
-            text.append("READ-ONLY (the folder is not writable) · ", style="bold red")
-        if config.target.simulated:
-            perf_sim = mode_spec(config.target.mode).perf_sim
-            what = "CYCLES (perf_sim)" if perf_sim else "SIMULATED timings (cpu-sim)"
-            text.append(f"{what} · ", style="bold")
-        text.append(config.operator.name, style="bold")
-        text.append(f" · {config.operator.kind.value} · {config.target.label}"
-                    f" · {case_text(config.case, config.operator) or 'no case'}")
+        text = topbar_text(self.session.campaign.config, read_only=self.session.read_only)
         self.query_one("#topbar", Static).update(text)
 
     def _draw_tabs(self) -> None:
@@ -226,30 +212,7 @@ class ProjectScreen(Screen[None]):
         self.query_one("#tabs", Static).update(text)
 
     def _draw_side(self, loaded: LoadedProject) -> None:
-        st = loaded.status
-        text = Text()
-        text.append("Frontier\n", style="bold")
-        text.append(f" {iter_name(st.frontier_round)} {duration(st.frontier_us, st.sample_unit)}\n")
-        if st.simulated:
-            text.append(f" simulated ({st.target_mode.value})\n", style="bold")
-        text.append(f" {speed(st.speedup_vs_initial)} vs initial\n")
-        text.append(f" {speed(st.speedup_vs_torch)} vs torch_npu\n\n")
-        text.append("Verdicts\n", style="bold")
-        for verdict, count in st.counts.items():
-            text.append(f" {verdict:<13}{count:>3}\n")
-        text.append("\n")
-        text.append("Environment ", style="bold")
-        text.append("passed\n" if st.environment_passed else "NOT passed\n",
-                    style="green" if st.environment_passed else "bold red")
-        if st.open_round is not None:
-            text.append(f"Open round {iter_name(st.open_round)}\n", style="magenta")
-        if st.three_round_rule:
-            text.append("\nThree-round rule applies\n", style="bold yellow")
-        if st.recent_failures:
-            text.append("\nRecent failures\n", style="bold")
-            for number, hypothesis, _reason in st.recent_failures[:3]:
-                text.append(f" {iter_name(number)} {hypothesis[:24]}\n", style="dim")
-        self.query_one("#side", Static).update(text)
+        self.query_one("#side", Static).update(side_text(loaded.status))
 
     # ------------------------------------------------------------ panes
 

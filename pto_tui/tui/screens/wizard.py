@@ -19,7 +19,8 @@ from textual.widgets.option_list import Option
 
 from pto_tui.core.campaign.project_arguments import ProjectArguments
 from pto_tui.core.errors import PtoError
-from pto_tui.core.operators.scan import Candidate, classify, scan
+from pto_tui.core.operators.candidate import Candidate
+from pto_tui.core.operators.scan import classify, scan
 from pto_tui.core.project.modes import DEFAULT_MODE, chosen_modes, mode_spec
 from pto_tui.core.vocabulary import OperatorKind, TargetMode
 from pto_tui.tui.compact import make_compact

@@ -8,6 +8,7 @@ iter-000 baseline in the Run pane (4), where their logs stream live.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rich.console import Group
 from rich.table import Table
@@ -60,8 +61,8 @@ class ContextPane(VerticalScroll, ProjectPane):
         Binding("k", "scroll_up", "Up", show=False, id="context.up"),
     ]
 
-    def __init__(self, session: Session, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, session: Session, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.session = session
         self.connection = "not checked (t to test)"
         self.probe_jobs: dict[str, JobRecord] = {}  # the job of each check listed
@@ -178,7 +179,7 @@ class ContextPane(VerticalScroll, ProjectPane):
                 target, JobSpec(command="true", name="connection test", timeout=30)
             )
             record = await job.wait()
-        except Exception as error:  # noqa: BLE001 - shown to the person, not hidden
+        except Exception as error:
             self.connection = f"failed: {error}"
         else:
             ok = record.state.value == "succeeded"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -76,8 +77,8 @@ class QueryInput(Input):
         Binding("down", "history(1)", "Newer", show=False, id="costmodel.newer"),
     ]
 
-    def __init__(self, history: list[str], **kwargs: object) -> None:
-        super().__init__(suggester=QuerySuggester(), **kwargs)  # type: ignore[arg-type]
+    def __init__(self, history: list[str], **kwargs: Any) -> None:
+        super().__init__(suggester=QuerySuggester(), **kwargs)
         self.history = history
         self.position = len(history)
         self._recalled = ""  # the text ↑/↓ put in: any other text starts from the newest
@@ -132,8 +133,8 @@ class CostmodelPane(Vertical, ProjectPane, can_focus=True):
         Binding("i", "focus_prompt", "Prompt", id="costmodel.prompt"),
     ]
 
-    def __init__(self, session: Session, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, session: Session, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.session = session
         self.results: list[CycleResult] = []
         self.sort_column = ""

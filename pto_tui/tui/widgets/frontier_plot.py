@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual.widgets import Static
@@ -81,8 +82,8 @@ def plot_text(points: list[PlotPoint], width: int, height: int) -> Text:
 class FrontierPlot(Static):
     """Re-draws itself at its own size."""
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.points: list[PlotPoint] = []
 
     def set_points(self, points: list[PlotPoint]) -> None:

@@ -109,8 +109,8 @@ class LeftRunningNotice(Static):
     """Above the loop, hidden when nothing was left: the jobs left running that the pane
     re-attached to and still follows, and the open round's run that did not finish."""
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.seen: set[str] = set()  # ids of jobs left running: each is re-attached once
         self.following: dict[str, JobRecord] = {}  # those of them still running
 

@@ -4,6 +4,7 @@ before the round closes (docs/workflow.md §15). Shown only while a round awaits
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -41,8 +42,8 @@ class PostRunForm(Vertical):
     """enter in Analysis goes to Next; enter in Next (or ctrl+s) is the pane's: it closes.
     What is typed is kept as the round's Post-Run draft until it closes."""
 
-    def __init__(self, session: Session, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, session: Session, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         # the round measured here, open until its Post-Run is written (its verdict shown
         # until then is a preview)
         self.awaiting: Round | None = None

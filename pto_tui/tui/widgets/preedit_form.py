@@ -6,6 +6,8 @@ the rounds already loaded, so typing never touches the disk.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -99,8 +101,8 @@ class PreEditForm(VerticalScroll, can_focus=False):
             super().__init__()
             self.scope = scope
 
-    def __init__(self, session: Session, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, session: Session, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.add_class(FORM)
         self.loaded: LoadedProject | None = None
         self.phases: tuple[str, ...] = ()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -46,8 +46,8 @@ class RoundPane(Vertical, ProjectPane):
         Binding("ctrl+n", "explore", "Explore the ranking", show=False, id="round.explore"),
     ]
 
-    def __init__(self, session: Session, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, session: Session, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.session = session
         self.last_closed: Round | None = None
         self.writing = ""  # the campaign call being written now (off the event loop)
@@ -59,7 +59,7 @@ class RoundPane(Vertical, ProjectPane):
             yield OpenRoundView(id="openround")
 
     @property
-    def campaign(self):  # noqa: ANN201
+    def campaign(self):
         return self.session.campaign
 
     def focus_default(self) -> None:
@@ -274,11 +274,11 @@ class RoundPane(Vertical, ProjectPane):
         def revert(path: Path) -> bool:
             return self.campaign.snapshots.restore_file(base, path.relative_to(workspace).as_posix())
 
-        def picked(path: object) -> None:
+        def picked(path: Path | None) -> None:
             if path is None:
                 return
-            if not open_in_editor(self.app, path):  # type: ignore[arg-type]
-                self.app.push_screen(TextEditor(path))  # type: ignore[arg-type]
+            if not open_in_editor(self.app, path):
+                self.app.push_screen(TextEditor(path))
 
         name = iter_name(open_round.number) if open_round is not None else ""
         self.app.push_screen(FilePicker(root, protected, revert if base else None, name), picked)

@@ -89,8 +89,8 @@ class RoundsPane(Vertical, ProjectPane):
         Binding("escape", "clear_filter", "Clear filter", show=False, id="rounds.clear"),
     ]
 
-    def __init__(self, session: Session, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, session: Session, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.session = session
         self.sort_index = 0
         self.descending = False

@@ -80,8 +80,8 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
                 id="run.discard"),
     ]
 
-    def __init__(self, session: Session, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, session: Session, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.session = session
         self.worker: Worker[None] | None = None
         self.running = ""  # the loop step running now

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 # The script runs from its own folder, where its sibling modules are importable; the type
 # checker reads the folder as part of the pto_tui package.
