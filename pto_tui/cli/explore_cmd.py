@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_prefill_arg(s)
     s.add_argument("--justify", default="", help="justification when a value is a high-risk change")
     s.add_argument("--based-on", type=int, default=None, help="base round (default: the frontier)")
-    s.add_argument("--phase", default=None)
+    s.add_argument("--phase", default=None, help="the phase the rounds fall in (default: the current one)")
     s.add_argument("--slots", type=int, default=None,
                    help="run at most this many rounds at once (default: every NPU of [target] npu_ids)")
     s.add_argument("--continue", dest="resume", action="store_true",
