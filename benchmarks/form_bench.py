@@ -47,11 +47,15 @@ def p95(values: list[float]) -> float:
 
 
 async def until(pilot, condition, timeout: float = 60.0) -> None:
+    """Poll `condition` cheaply. Not with pilot.pause(): each one waits on every widget of
+    the screen (a message to each), work of the measuring loop itself that a burst's keys
+    would queue behind."""
+    del pilot
     deadline = time.perf_counter() + timeout
     while not condition():
         if time.perf_counter() > deadline:
             raise RuntimeError("the app never got there")
-        await pilot.pause(0.01)
+        await asyncio.sleep(0.005)
 
 
 def burst_keys(count: int) -> list[str]:
@@ -85,15 +89,16 @@ async def bench_burst(root: Path, count: int) -> dict[str, float]:
                       init=False)
         keys = burst_keys(count)
         printable = sum(key != "tab" for key in keys)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for key in keys:
             app.post_message(events.Key(key, "\t" if key == "tab" else key))
         await until(pilot, lambda: len(landed) >= printable, timeout=300)
-        whole = time.perf_counter() - start
+        whole, cpu = time.perf_counter() - start, time.process_time() - cpu
         await pilot.press("4", "x")
     steps = [b - a for a, b in zip([start, *landed], landed, strict=False)]
     return {"keys": len(keys), "p95_ms": p95(steps) * 1000,
-            "median_ms": statistics.median(steps) * 1000, "whole_s": whole}
+            "median_ms": statistics.median(steps) * 1000, "whole_s": whole,
+            "cpu_ms": cpu / len(keys) * 1000}
 
 
 async def bench_amend(root: Path, repeat: int = 5) -> dict[str, float]:
@@ -101,21 +106,24 @@ async def bench_amend(root: Path, repeat: int = 5) -> dict[str, float]:
 
     app = PtoApp(root)
     times: list[float] = []
+    cpus: list[float] = []
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.session is not None and app.session.loaded is not None)
         await pilot.pause(0.5)
         await pilot.press("j", "enter")
         await until(pilot, lambda: isinstance(app.screen, RoundScreen))
         for _ in range(repeat):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             await pilot.press("a")
             await until(pilot, lambda: isinstance(app.screen, AmendScreen)
                         and app.focused is not None and app.focused.id == "amend-value")
             await pilot.pause()  # the frame that shows it
             times.append(time.perf_counter() - start)
+            cpus.append(time.process_time() - cpu)
             await pilot.press("escape")
             await until(pilot, lambda: isinstance(app.screen, RoundScreen))
-    return {"median_ms": statistics.median(times) * 1000, "worst_ms": max(times) * 1000}
+    return {"median_ms": statistics.median(times) * 1000, "worst_ms": max(times) * 1000,
+            "cpu_ms": statistics.median(cpus) * 1000, "cpu_worst_ms": max(cpus) * 1000}
 
 
 def verdict(ok: bool) -> str:
@@ -130,6 +138,12 @@ def report(burst: dict[str, float], amend: dict[str, float], rounds: int) -> lis
           f"p95 {burst['p95_ms']:.1f} ms   goal: p95 <= {KEY_GOAL_MS:.0f} ms   {verdict(key_ok)}")
     print(f"Amend opens at {rounds} rounds: median {amend['median_ms']:.0f} ms, worst "
           f"{amend['worst_ms']:.0f} ms   goal: <= {AMEND_GOAL_MS:.0f} ms   {verdict(amend_ok)}")
+    # the goals are times a person waits; on a busy machine most of that is other
+    # processes' turn: the app's own work is its CPU time, shown beside
+    load = os.getloadavg()[0]
+    print(f"  the app's own work (CPU time): {burst['cpu_ms']:.1f} ms a key; Amend "
+          f"{amend['cpu_ms']:.0f} ms, worst {amend['cpu_worst_ms']:.0f} ms   "
+          f"(load average {load:.1f} on {os.cpu_count()} CPUs)")
     return [key_ok, amend_ok]
 
 

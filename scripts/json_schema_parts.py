@@ -20,7 +20,7 @@ from pto_tui.core.vocabulary import (  # noqa: E402
     TargetMode,
     Verdict,
 )
-from pto_tui.jobs.model import JobState  # noqa: E402
+from pto_tui.jobs.model import ENDED, JobState  # noqa: E402
 
 Schema = dict[str, Any]
 SCALAR = ["string", "number", "boolean"]  # a parameter's value (integers are numbers)
@@ -303,8 +303,9 @@ JOB = obj("a job's record (.pto-tui/jobs/ID/record.json)", {
     "command": s("the command run"),
     "target": s("where it ran (local, ssh:ALIAS)"),
     "state": enum([state.value for state in JobState], "its state"),
-    "shown_state": enum([*(state.value for state in JobState), "re-attachable"],
-                        "the state to show: a job whose pto-tui is gone is lost, or re-attachable"),
+    "shown_state": enum([*(state.value for state in JobState), "re-attachable", ENDED],
+                        "the state to show: a job whose pto-tui is gone is lost, re-attachable, "
+                        "or ended on its target (its output collected when it is re-attached)"),
     "name": s("what it was for (iter-003 build, exec (MCP), ...)"),
     "cwd": s("the folder it ran in"),
     "env": table({"type": "string"}, "the environment variables it was given"),
@@ -326,6 +327,9 @@ JOB = obj("a job's record (.pto-tui/jobs/ID/record.json)", {
     "timeout": null(n("the seconds it may run (a step's limit, [limits]); null: no limit")),
     "internal": b("pto-tui's own bookkeeping (a clock read, a listing of result files), not a step "
                   "a person ran; `jobs` lists it only with --all"),
+    "notes": table({"type": "string"}, "what the step noted as it submitted the job, for whoever "
+                   "takes its outcome later (a resumed run): e.g. report_before, the result file's "
+                   "size and SHA-256 before the run"),
     "scheduler_id": s("a Slurm batch job's id (\"\": not one)"),
     "scheduler_state": s("its Slurm state as last seen (PENDING, RUNNING, COMPLETED, NODE_FAIL, ...)"),
     "scheduler_reason": s("Slurm's reason for it (Resources, Priority, NodeDown; \"\": none)"),

@@ -38,6 +38,15 @@ from json_schema_parts import (
 DOCS = REPO / "docs" / "json"
 
 
+def _job_listed() -> Schema:
+    """A job as `jobs` lists it: its record, and what its target says of a detached job that
+    ended while no pto-tui followed it."""
+    ended = i("with shown_state ended: the exit status the job recorded on its target (its "
+              "record still says running until its output is collected)")
+    return obj(JOB["description"], {**JOB["properties"], "exit_code_on_target": ended},
+               optional=("exit_code_on_target",))
+
+
 def _status() -> Schema:
     return obj("the campaign at a glance", {
         "operator": s("the operator's name"),
@@ -165,7 +174,7 @@ def _schemas() -> dict[str, Schema]:
                            }), "rounds left open"),
                        })),
         "jobs": top("jobs", "pto-tui jobs --json: the project's jobs, oldest first",
-                    obj("the project's jobs", {"jobs": arr(JOB, "oldest first")}), version=2),
+                    obj("the project's jobs", {"jobs": arr(_job_listed(), "oldest first")}), version=2),
         "exec": top("exec", "the MCP tool exec: a command run on the project's target", obj(
             "the command's outcome (`pto-tui exec` prints its output itself)", {
                 "exit_code": null(i("the command's exit code (null: it did not finish); the result "

@@ -119,7 +119,11 @@ class Interleave:
             m.frontier_samples_us, m.frontier_round = [], self.number
         started = False
         while (frontiers_turn := self._turn(plan, m, candidate.site)) is not None:
-            if not started:  # built and warmed only when a run is due (not for a full journal)
+            # built and warmed only when a run is due (not for a full journal), and after a
+            # run an earlier run left (adopted): the warm-ups would overwrite its results
+            step = (f"frontier {plan.step(len(m.frontier_samples_us))}" if frontiers_turn
+                    else plan.step(len(m.samples_us)))
+            if not started and not candidate.site.adopts(step):
                 await self.ready()
                 say(candidate.site, f"interleaved runs: the frontier {self.name} and this round "
                     "alternate on the same target, the frontier first")

@@ -12,12 +12,13 @@ it (the same gates: workload fingerprint, protected files, risk justification).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Container, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from pto_tui.backends.interleave import interleaved_frontier
 from pto_tui.backends.kinds.registry import backend_for
+from pto_tui.backends.left_run import left_running
 from pto_tui.backends.loop import case_flops, measure, pin_to_baseline, run_plan, undecided_after
 from pto_tui.backends.sample_journal import SampleJournal
 from pto_tui.backends.site import (
@@ -34,7 +35,7 @@ from pto_tui.core.errors import PtoError
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import Round
 from pto_tui.jobs.logfile import read_log
-from pto_tui.jobs.model import JobRecord, JobState, job_name, list_records
+from pto_tui.jobs.model import JobRecord, job_name, list_records
 from pto_tui.jobs.runner import JobRunner
 
 
@@ -57,16 +58,6 @@ def adoptable(records: Iterable[JobRecord], kept: JobRecord, label: str,
     return found
 
 
-def left_running(records: Iterable[JobRecord], label: str, since: float,
-                 followed: Container[str]) -> JobRecord | None:
-    """The newest job of the round's run left running (submitted after the journal's last
-    step ended) that this runner does not follow, None when there is none. No other pto-tui
-    follows it: resuming writes the round, and the project's writer lock is held."""
-    found = [r for r in records if r.name.startswith(f"{label} ") and r.detached
-             and r.state is JobState.RUNNING and r.submitted_at >= since and r.id not in followed]
-    return max(found, key=lambda r: r.submitted_at, default=None)
-
-
 class ResumingSite(OperatorSite):
     """An operator site whose steps named in `adopt` take that job's outcome, not a new run."""
 
@@ -78,6 +69,10 @@ class ResumingSite(OperatorSite):
         if record is None:
             return await super().run(step, command, quiet=quiet, **options)
         return await self._adopted(step, record, (lambda _e: None) if quiet else self.on_event)
+
+    def adopts(self, step: str) -> bool:
+        name = job_name(self.label, step)
+        return any(key == name or key.startswith(f"{name}: ") for key in self.adopt)
 
     async def _adopted(self, step: str, record: JobRecord, emit: EventSink) -> StepOutput:
         output = StepOutput(record=record)

@@ -115,18 +115,21 @@ async def benchmark_runs(
     keep: Callable[[Measurement], None],
 ) -> None:
     """The timed runs not yet in `m`, each kept as it ends, after the plan's warm-up runs
-    (again on a resumed run: the target is cold); a failed run clears them."""
+    (again on a resumed run: the target is cold); a failed run clears them. A run whose job
+    an earlier run left (adopted) is taken before the warm-ups: they would overwrite the
+    result files it left (a tile-lib run's build/report.csv)."""
     warmed = plan.warmup == 0
     while more_runs(plan, m, lambda text: say(backend.site, text)):
-        if not warmed:
-            for index in range(plan.warmup):
-                outcome = await one_run(backend, warm_up_step(index, plan), parameters)
-                if not take_warm_up(outcome, index, m):
+        index = len(m.samples_us)
+        step = plan.step(index)
+        if not warmed and not backend.site.adopts(step):
+            for warm in range(plan.warmup):
+                outcome = await one_run(backend, warm_up_step(warm, plan), parameters)
+                if not take_warm_up(outcome, warm, m):
                     return
             warmed = True
-        index = len(m.samples_us)
         backend.site.last_placement = ""
-        if not take_run(await one_run(backend, plan.step(index), parameters), index, m):
+        if not take_run(await one_run(backend, step, parameters), index, m):
             return
         note_placement(m, backend.site.last_placement)
         keep(m)

@@ -35,10 +35,17 @@ class SampleJournal:
 
     @classmethod
     def begin(cls, layout: ProjectLayout, number: int, planned: int) -> SampleJournal:
+        """A new run's journal, written at once (nothing measured yet): the run is known to
+        have begun, and when, so a job it leaves running is told from an older run's."""
         path = layout.state_dir / FOLDER / f"{round_name(number)}.json"
-        if path.exists():  # an earlier run that did not finish: keep its samples
-            path.rename(path.with_name(f"{path.stem}.{time.strftime('%Y%m%dT%H%M%S')}.json"))
-        return cls(path, number, planned)
+        if path.exists():  # an earlier run that did not finish: keep what it measured
+            if read_kept(path, number).measurement in (None, Measurement()):
+                path.unlink(missing_ok=True)
+            else:
+                path.rename(path.with_name(f"{path.stem}.{time.strftime('%Y%m%dT%H%M%S')}.json"))
+        journal = cls(path, number, planned)
+        journal.write(Measurement())
+        return journal
 
     @classmethod
     def resume(cls, layout: ProjectLayout, number: int, planned: int) -> tuple[SampleJournal, Kept]:
@@ -95,7 +102,8 @@ def read_kept(path: Path, number: int) -> Kept:
 
 
 def unfinished(layout: ProjectLayout) -> list[dict[str, Any]]:
-    """Journals of runs that did not finish: round, samples so far, planned runs, file."""
+    """Journals of runs that did not finish: round, samples so far, planned runs, file, and
+    when the last step of the run ended (written_at)."""
     folder = layout.state_dir / FOLDER
     found = []
     for path in sorted(folder.glob("iter-*.json")) if folder.is_dir() else []:
@@ -103,9 +111,11 @@ def unfinished(layout: ProjectLayout) -> list[dict[str, Any]]:
             data = bounded_json(read_text(path))
             samples = list(data["measurement"]["samples_us"])
             found.append({"round": int(data["round"]), "samples_us": samples,
-                          "planned_runs": int(data["planned_runs"]), "file": str(path)})
+                          "planned_runs": int(data["planned_runs"]), "file": str(path),
+                          "written_at": float(data["written_at"])})
         except (OSError, InputError, ValueError, KeyError, TypeError):
-            found.append({"round": None, "samples_us": [], "planned_runs": 0, "file": str(path)})
+            found.append({"round": None, "samples_us": [], "planned_runs": 0, "file": str(path),
+                          "written_at": 0.0})
     return found
 
 

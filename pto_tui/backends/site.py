@@ -156,6 +156,12 @@ class OperatorSite:
         self.round_number = number
         self.label = label or round_name(number)
 
+    def adopts(self, step: str) -> bool:
+        """Whether `step` takes the outcome of a job an earlier run left (never here: see
+        ResumingSite)."""
+        del step
+        return False
+
     def elsewhere(self, workspace: Path, work_dir: str) -> OperatorSite:
         """This site (same target, runner, events and label) for another copy of the
         workspace, `workspace`, uploaded to `work_dir` on the target; "" runs a local target
@@ -207,12 +213,15 @@ class OperatorSite:
         timeout: float | None = None,
         extra_env: Mapping[str, str] | None = None,
         quiet: bool = False,
+        notes: Mapping[str, str] | None = None,
         env_setup: bool = True,
         needs: str = "",
     ) -> StepOutput:
         """Run one command in the operator folder on the target, following its output.
         `needs`: what the step needs of a scheduler (NEEDS_NPU, NEEDS_BUILD: a Slurm target
         runs it as a batch job; jobs/model.py).
+        `notes` go into the job's record (JobSpec.notes): the output's record has them, also
+        when the job is one an earlier run left (adopted).
 
         A cancelled, timed-out or lost job raises StepInterrupted; a command that ran and
         failed is returned (its exit code is in the record)."""
@@ -226,6 +235,7 @@ class OperatorSite:
             timeout=timeout,
             name=job_name(self.label, step),
             round_number=self.round_number,
+            notes=dict(notes or {}),
             internal=quiet,
             env_setup=env_setup,
             needs=needs,

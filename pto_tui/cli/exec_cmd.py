@@ -19,7 +19,7 @@ from pto_tui.core.project.run_claim import workspace_upload_lock
 from pto_tui.jobs.connect import scan_host_key
 from pto_tui.jobs.hostkeys import app_known_hosts, trust_host_key
 from pto_tui.jobs.job import Job
-from pto_tui.jobs.model import JobRecord, JobSpec, JobState, job_id_for, list_records, shown_state
+from pto_tui.jobs.model import ENDED, JobRecord, JobSpec, JobState, job_id_for, list_records, shown_state
 from pto_tui.jobs.runner import JobRunner
 from pto_tui.jobs.targets import target_kind
 
@@ -220,26 +220,49 @@ async def _attach(runner: JobRunner, target: Target, job_id: str) -> int:
 
 
 def jobs_handler(args: argparse.Namespace) -> int:
-    layout, _project = load_project_file(args)
+    layout, project = load_project_file(args)
     records = [r for r in list_records(layout.jobs_dir) if args.all_jobs or not r.internal]
+    ended = _ended_on_target(layout.jobs_dir, project.config.target, records)
     if args.json:
-        print_json({"jobs": [{**record.to_json(), "shown_state": shown_state(record)} for record in records]},
-                   schema="jobs")
+        print_json({"jobs": [{**record.to_json(), "shown_state": shown_state(record, record.id in ended),
+                              **({"exit_code_on_target": ended[record.id]} if record.id in ended else {})}
+                             for record in records]}, schema="jobs")
         return 0
     if not records:
         print("no jobs yet")
         return 0
     for record in records:
+        code = ended.get(record.id, record.exit_code)
         outcome = (
-            f"exit {record.exit_code}" if record.exit_code is not None
+            f"exit {code}" if code is not None
             else f"SIG{record.signal}" if record.signal else ""
         )
         detached = " detached" if record.detached else ""
         step = f"{record.name}: " if record.name else ""
         slurm = f" slurm job {record.scheduler_id}" if record.scheduler_id else ""
-        print(f"{record.id}  {shown_state(record):<13} {outcome:<8} {record.target}{detached}{slurm}  "
-              f"{step}{record.command}")
+        print(f"{record.id}  {shown_state(record, record.id in ended):<13} {outcome:<8} "
+              f"{record.target}{detached}{slurm}  {step}{record.command}")
+    if ended:
+        print(f"{ENDED}: finished while no pto-tui followed it; opening the project (or "
+              "`pto-tui attach ID`) collects its output and records its round's step")
     return 0
+
+
+def _ended_on_target(jobs_dir: Path, target: Target, records: list[JobRecord]) -> dict[str, int]:
+    """The detached jobs whose pto-tui is gone that have ended on the project's target
+    (asked there, bounded: {} when it does not answer), so none is shown still running."""
+    left = [r for r in records if shown_state(r) == "re-attachable"]
+    if not left:
+        return {}
+
+    async def ask() -> dict[str, int]:
+        runner = JobRunner(jobs_dir)
+        try:
+            return await runner.ended_unfollowed(target, left)
+        finally:
+            await runner.close()
+
+    return asyncio.run(ask())
 
 
 def trust_handler(args: argparse.Namespace) -> int:

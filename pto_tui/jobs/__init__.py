@@ -6,7 +6,14 @@ executor, job control and probes in TARGET_KINDS (targets.py). What sync may wri
 delete in a target's work dir: work_dir.py.
 """
 
-from pto_tui.jobs.errors import (
+import warnings
+
+# asyncssh imports the DSA key classes, which newer `cryptography` releases mark deprecated
+# on import: five lines on stderr of every command that runs a job, about key types
+# pto-tui never offers. Only that warning from asyncssh is silenced.
+warnings.filterwarnings("ignore", message="DSA is deprecated", module=r"asyncssh(\.|$)")
+
+from pto_tui.jobs.errors import (  # noqa: E402  after the filter: asyncssh comes through here
     AuthFailed,
     FetchError,
     HostKeyChanged,
@@ -15,7 +22,7 @@ from pto_tui.jobs.errors import (
     SyncError,
     UnknownHostKey,
 )
-from pto_tui.jobs.model import JobRecord, JobSpec, JobState, LogLine
+from pto_tui.jobs.model import JobRecord, JobSpec, JobState, LogLine  # noqa: E402
 
 __all__ = [
     "AuthFailed",

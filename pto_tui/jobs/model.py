@@ -54,6 +54,9 @@ class JobSpec:
     name: str = ""
     fetch: tuple[str, ...] = ()  # result files to fetch back after a run (relative to cwd)
     round_number: int | None = None  # the round the job runs a step of (None: no round's)
+    # what the step noted as it submitted the job, kept in its record for whoever takes
+    # the job's outcome later (a resumed run): e.g. its result file's state before the run
+    notes: Mapping[str, str] = field(default_factory=dict)
     # pto-tui's own bookkeeping on the target (a clock read, a listing of result files),
     # not a step a person ran: `jobs` lists it only with --all
     internal: bool = False
@@ -124,6 +127,7 @@ class JobRecord:
     orphan: bool = False  # lost, and what may survive of it on the target not yet killed
     round_number: int | None = None  # the round the job ran a step of (None: no round's)
     timeout: float | None = None  # the seconds it may run (JobSpec.timeout), None: no limit
+    notes: Mapping[str, str] = field(default_factory=dict)  # JobSpec.notes
     internal: bool = False  # JobSpec.internal: bookkeeping, not a step a person ran
     # a job a scheduler runs (Slurm): its id there, its state and reason as last seen
     # ("PENDING", "Resources"), when it was queued there, and where it ran (node, NPU)
@@ -137,6 +141,7 @@ class JobRecord:
     def __post_init__(self) -> None:
         # a frozen record must not share a dict someone else may mutate
         object.__setattr__(self, "env", MappingProxyType(dict(self.env)))
+        object.__setattr__(self, "notes", MappingProxyType(dict(self.notes)))
 
     def evolve(self, **changes: Any) -> JobRecord:
         return replace(self, **changes)
@@ -166,6 +171,7 @@ class JobRecord:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["state"] = self.state.value
         data["env"] = dict(self.env)
+        data["notes"] = dict(self.notes)
         data["fetched"] = list(self.fetched)
         return data
 
@@ -197,14 +203,19 @@ def named_round(name: str) -> int | None:
     return int(digits)
 
 
-def process_start(pid: int) -> str:
-    """When process `pid` started (clock ticks since boot, from /proc), "" when unknown."""
+def _stat_fields(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name ([] when unknown)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
-        return ""
+        return []
     # the command name (field 2) may hold spaces: count fields after its closing ')'
-    fields_after = stat.rsplit(")", 1)[-1].split()
+    return stat.rsplit(")", 1)[-1].split()
+
+
+def process_start(pid: int) -> str:
+    """When process `pid` started (clock ticks since boot, from /proc), "" when unknown."""
+    fields_after = _stat_fields(pid)
     return fields_after[19] if len(fields_after) > 19 else ""
 
 
@@ -224,17 +235,26 @@ def client_alive(record: JobRecord) -> bool:
         return False
     except PermissionError:
         return True
-    started = process_start(record.client_pid)
+    fields_after = _stat_fields(record.client_pid)
+    if fields_after[:1] == ["Z"]:  # ended, not yet reaped (an init that reaps late)
+        return False
+    started = fields_after[19] if len(fields_after) > 19 else ""
     return not (record.client_start and started and started != record.client_start)
 
 
-def shown_state(record: JobRecord) -> str:
+ENDED = "ended"  # shown: a detached job ended on its target while no pto-tui followed it
+
+
+def shown_state(record: JobRecord, ended_on_target: bool = False) -> str:
     """The state to show: a job whose pto-tui is gone is never "running" forever. A
-    detached one can be followed again; an attached one is lost (the next job on its
-    target kills what is left of it)."""
+    detached one can be followed again, or has ended there (`ended_on_target`, as its
+    target says: its output is collected when it is re-attached); an attached one is lost
+    (the next job on its target kills what is left of it)."""
     if record.state.is_final or client_alive(record):
         return record.state.value
-    return "re-attachable" if record.detached else JobState.LOST.value
+    if not record.detached:
+        return JobState.LOST.value
+    return ENDED if ended_on_target else "re-attachable"
 
 
 RECORD_FILE = "record.json"

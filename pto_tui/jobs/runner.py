@@ -11,12 +11,13 @@ close (docs/remote.md §5: asyncssh's own timeouts leave the remote command runn
 from __future__ import annotations
 
 import asyncio
+import shlex
 import time
 from collections.abc import Coroutine, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pto_tui.core.errors import InputError
+from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.config import Target
 from pto_tui.core.workspace.files import DEFAULT_EXCLUDES
 from pto_tui.jobs import shell
@@ -91,6 +92,7 @@ class JobRunner:
             target=target.label,
             name=spec.name,
             round_number=spec.round_number,
+            notes=dict(spec.notes),
             timeout=spec.timeout,
             internal=spec.internal,
             cwd=cwd,
@@ -129,6 +131,28 @@ class JobRunner:
         resume_at: dict[OutStream, int] = {"stdout": offsets["stdout"], "stderr": offsets["stderr"]}
         job = self._job(target, spec, record, resume_at)
         return self._start(job, job.reattach_flow(job.job_dir / "fetched"))
+
+    async def ended_unfollowed(self, target: Target, records: Iterable[JobRecord]) -> dict[str, int]:
+        """Of the detached jobs on `target` that no pto-tui follows (their records still say
+        running), those that ended there, with the exit status each recorded: their output
+        is collected when they are re-attached. One small command for all of them; {} when
+        the target does not answer in time."""
+        left = [r for r in records if r.detached and r.target == target.label
+                and not r.state.is_final and r.remote_dir]
+        if not left:
+            return {}
+        script = "; ".join(f"echo {shlex.quote(r.id)} $({shell.status_script(r.remote_dir)})"
+                           for r in left)
+        try:
+            result = await asyncio.wait_for(self.executor(target).run(script), HELPER_TIMEOUT)
+        except (PtoError, TimeoutError, OSError):
+            return {}
+        ended: dict[str, int] = {}
+        for line in result.stdout.decode(errors="replace").splitlines():
+            fields = line.split()
+            if len(fields) >= 3 and fields[2].lstrip("-").isdigit():
+                ended[fields[0]] = int(fields[2])
+        return ended
 
     async def reap_orphans(self, target: Target) -> list[JobRecord]:
         """Kill what jobs of a pto-tui that is gone left running on `target` (once per

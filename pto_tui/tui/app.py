@@ -7,9 +7,6 @@ offers is a core call. `run(args)` is what `pto-tui` (no sub-command) calls.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import signal
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -24,6 +21,7 @@ from textual.worker import Worker, WorkerState
 
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.layout import find_project_root
+from pto_tui.tui import gc_pauses, hangup
 from pto_tui.tui.actions import EVERYWHERE, run_action, screen_actions
 from pto_tui.tui.forms import TypingGuard
 from pto_tui.tui.keygate import KeyGate
@@ -78,9 +76,7 @@ class PtoApp(WorkbenchApp):
 
     def on_mount(self) -> None:
         # outside the main thread (tests) the handler cannot be set: the default applies
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            asyncio.get_running_loop().add_signal_handler(
-                signal.SIGHUP, partial(self.call_later, self._hangup))
+        hangup.install(self._keep_jobs, self._hangup)
         for problem in self.keymap_problems:
             self.notify(problem, title="keys.toml", severity="warning")
         if self.keys_from_file:  # in a thread: it imports every screen's module
@@ -100,8 +96,8 @@ class PtoApp(WorkbenchApp):
                                   timeout=15)
 
     def on_unmount(self) -> None:
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
+        hangup.uninstall()
+        gc_pauses.release()
 
     # ------------------------------------------------------------ projects
 
@@ -196,8 +192,13 @@ class PtoApp(WorkbenchApp):
                 return screen.run_pane()
         return None
 
+    def _keep_jobs(self) -> None:
+        if self.session is not None:
+            self.session.keep_jobs(True)
+
     def _hangup(self) -> None:
-        """The terminal went away (a dropped SSH session): jobs keep running, then exit."""
+        """The terminal went away (a dropped SSH session): jobs keep running, drafts are
+        kept, then the app exits (tui/hangup.py)."""
         self.run_worker(self.finish_leaving(KEEP, self._exit_now), group="leave",
                         exclusive=True, exit_on_error=False)
 

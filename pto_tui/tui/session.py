@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pto_tui.backends.left_run import left_running
 from pto_tui.backends.sample_journal import unfinished
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError
-from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.project.layout import ProjectLayout, round_name
 from pto_tui.core.rounds.drafts import Draft, list_drafts
 from pto_tui.core.rounds.records import Round
 from pto_tui.jobs.model import JobRecord, JobState, list_records
@@ -99,16 +100,34 @@ class Session:
 
     def left_running(self) -> list[JobRecord]:
         """Detached jobs of this project still running that this app does not follow
-        (kept running when pto-tui last closed): the Run pane re-attaches to them."""
+        (kept running when pto-tui last closed): the Run pane re-attaches to them. Also the
+        open round's step whose job ended while no pto-tui followed it (after its run's
+        journal was last written): the run goes on from its outcome."""
         if self.read_only or self.loaded is None:
             return []
         ours: set[str] = set() if self._runner is None else set(self._runner.jobs)
-        return [job for job in self.loaded.jobs
+        left = [job for job in self.loaded.jobs
                 if job.detached and job.state is JobState.RUNNING and job.id not in ours]
+        ended = self._ended_step_of_open_round(ours)
+        return left if ended is None or ended in left else [*left, ended]
+
+    def _ended_step_of_open_round(self, ours: set[str]) -> JobRecord | None:
+        loaded = self.loaded
+        if loaded is None or loaded.open_round is None:
+            return None
+        label = round_name(loaded.open_round.number)
+        journal = next((j for j in loaded.journals
+                        if Path(j["file"]).name == f"{label}.json"), None)
+        if journal is None or not journal.get("written_at"):
+            return None
+        found = left_running(loaded.jobs, label, float(journal["written_at"]), ours)
+        return found if found is not None and found.state.is_final else None
 
     def keep_jobs(self, keep: bool) -> None:
-        """Whether leaving the app lets running jobs go on (True) or stops them."""
-        self.runner().keeping = keep
+        """Whether leaving the app lets running jobs go on (True) or stops them (no runner
+        yet: no job either)."""
+        if self._runner is not None:
+            self._runner.keeping = keep
 
     async def flush_drafts(self) -> list[Draft]:
         """Every form's pending draft written; the project's drafts then."""

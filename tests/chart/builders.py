@@ -132,7 +132,7 @@ def open_round(number: int) -> Round:
 
 def many_rounds(count: int, kept_every: int = 3) -> list[Round]:
     """Baseline + `count` rounds, a kept round (each a little faster) every `kept_every`:
-    far more kept rounds than one axis can show."""
+    far more kept rounds than a short campaign's axis shows."""
     rounds = [baseline(1000.0)]
     best = 1000.0
     for n in range(1, count + 1):

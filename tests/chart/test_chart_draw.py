@@ -15,15 +15,17 @@ from matplotlib.figure import Figure
 
 from pto_tui.core.errors import InputError
 from pto_tui.core.rounds.records import Round, TorchBaseline
-from pto_tui.core.summary.chart import draw, write_chart
+from pto_tui.core.summary.chart import DPI, draw, figure_width, write_chart
 from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text, find_chart_fonts
-from pto_tui.core.summary.chart_model import MAX_SLOTS, build_model
+from pto_tui.core.summary.chart_model import build_model
 from pto_tui.core.summary.chart_style import (
     COLOURS,
     FRONTIER_COLOUR,
     SPEEDUP_COLOUR,
     TORCH_COLOUR,
+    WIDE_AXIS,
 )
+from pto_tui.core.vocabulary import Verdict
 from tests.chart.builders import (
     PHASES,
     TORCH,
@@ -301,16 +303,24 @@ def test_bold_text_never_asks_for_a_missing_bold_face(plain_fonts: ChartFonts) -
     assert plain_fonts.bold("anything")["fontweight"] == "bold"
 
 
-def test_a_thousand_rounds_fold_to_a_bounded_axis(plain_fonts: ChartFonts, tmp_path: Path) -> None:
-    """333 kept rounds do not each get a slot: the baseline, the milestones and the final
-    best stay, the rest fold; the picture is as wide as a short campaign's."""
-    rounds = many_rounds(1000)
+def test_every_kept_round_of_a_long_campaign_has_its_slot(plain_fonts: ChartFonts,
+                                                            tmp_path: Path) -> None:
+    """300 rounds, 75 of them kept (the workflow: every kept round on the axis): each kept
+    round has a slot of its own, only the runs of other rounds between them fold, every
+    round stands in exactly one group; the picture widens with its slots (narrower ones
+    past WIDE_AXIS, their labels on their side, their bars unlabelled)."""
+    rounds = many_rounds(300, kept_every=4)
     model = build_model(rounds, TORCH, PHASES, "fa")
-    assert len(model.slots) <= MAX_SLOTS
-    shown = {s.shown for s in model.slots}
-    assert {0, model.best.number, *model.milestones} <= shown
+    kept = [r.number for r in rounds if r.verdict is Verdict.KEPT]
+    own = {s.shown for s in model.slots if s.covers == (s.shown,)}
+    assert len(kept) == 75 and set(kept) <= own
+    assert not any(set(s.covers) & set(kept) for s in model.slots if s.folded)
+    assert {0, model.best.number, *model.milestones} <= own
     groups = {s.covers for s in model.slots}  # the two slots of one folded run share it
     covered = [n for covers in groups for n in covers]
-    assert sorted(covered) == list(range(1001))  # every round in exactly one group
+    assert sorted(covered) == list(range(301))  # every round in exactly one group
+    assert len(model.slots) > WIDE_AXIS
     result = write_chart(rounds, TORCH, PHASES, "fa", tmp_path / "c.png", fonts=plain_fonts)
-    assert png_size(result.png)[0] < 3000
+    assert png_size(result.png)[0] == pytest.approx(figure_width(len(model.slots)) * DPI, abs=2)
+    fig = draw(model, plain_fonts)
+    assert find(fig, f"bar-{kept[-1]}") and not find(fig, f"bar-label-{kept[-1]}")

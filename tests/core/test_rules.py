@@ -62,6 +62,16 @@ def test_tile_knobs_are_found_by_what_the_kernel_does_with_them() -> None:
                        "def run(x, step=WIDE):\n    return [x[i : i + step] for i in range(0, 9, step)]\n"}
     assert tile_knobs(renamed, ["MY_KNOB"]) == {"MY_KNOB"}
     assert tile_knobs({"k.py": 'N = tuned_int("MY_KNOB", 4)\nprint(N)\n'}, ["MY_KNOB"]) == set()
+    # a PTO-DSL operator's tile buffers shaped by a config field read from a knob, and the
+    # demo tile-lib's head-dim step (kFaHeadUnroll: `d0 += kFaHeadUnroll`)
+    pto_dsl = {"kernel.py": (
+        "@dataclass\nclass Cfg:\n    base_m: int\n    base_k: int\n    cores: int\n"
+        'cfg = Cfg(base_m=tuned_int("X_BASE_M", 64), base_k=tuned_int("X_BASE_K", 32),\n'
+        '          cores=tuned_int("X_CORES", 8))\n'
+        'a = pto.TileBufType(shape=[cfg.base_m, cfg.base_k], dtype=f16, memory_space="LEFT")\n'
+        "launch(blocks=cfg.cores)\n")}
+    assert tile_knobs(pto_dsl, ["X_BASE_M", "X_BASE_K", "X_CORES"]) == {"X_BASE_M", "X_BASE_K"}
+    assert tile_knobs(tilelib, ["kFaHeadUnroll"]) == {"kFaHeadUnroll"}
     # a bigger tile is high risk by its use; the name pattern (BLOCK_[MNK]) misses BLOCK_Q
     assert parameter_risks([("DEMO_ATTN_BLOCK_Q", 64, 128)]) == []
     found = parameter_risks([("DEMO_ATTN_BLOCK_Q", 64, 128)], {"DEMO_ATTN_BLOCK_Q"})

@@ -8,7 +8,9 @@ from pto_tui.core.reports.parsers import (
     TILELIB_CSV_HEADER,
     ReportError,
     count_csv_rows,
+    file_state,
     parse_tilelib_output,
+    rows_after_state,
     rows_of_this_run,
     sample_row,
 )
@@ -37,6 +39,22 @@ def test_a_replaced_file_is_all_this_runs() -> None:
     before = csv_text(row(A, "1.0"), row(A, "1.5"))
     rows = rows_of_this_run(before, csv_text(row(A, "2.0")), "report.csv")
     assert [r.duration_us for r in rows] == [2.0]
+
+
+def test_the_rows_after_a_state_kept_before_the_run() -> None:
+    """A run resumed later knows the file only by its state before the run (kept in the
+    job's record), read after more runs may have appended: the rows after that text."""
+    before = csv_text(row(A, "1.0"))
+    after = before + row(A, "2.0") + "\n"
+    state = file_state(before)
+    assert [r.duration_us for r in rows_after_state(state, after, "r")] == [2.0]
+    assert [r.duration_us for r in rows_after_state(file_state(None), after, "r")] == [1.0, 2.0]
+    assert file_state("") == ""
+    # replaced since (a new build folder): its text no longer starts the file, all rows new
+    assert [r.duration_us for r in rows_after_state(state, csv_text(row(A, "3.0")), "r")] == [3.0]
+    longer = csv_text(row(A, "9.0"), row(A, "4.0"))  # as long as before, other text
+    assert [r.duration_us for r in rows_after_state(state, longer, "r")] == [9.0, 4.0]
+    assert [r.duration_us for r in rows_after_state("garbled", after, "r")] == [1.0, 2.0]
 
 
 def test_repeated_header_is_no_data_row() -> None:

@@ -15,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from pto_tui.core.project.config import Target
+from pto_tui.core.vocabulary import TargetKind
 from pto_tui.jobs.model import JobSpec, JobState, load_record, shown_state
 from pto_tui.jobs.runner import JobRunner
 from tests.jobs.conftest import Place, quick_pool
@@ -103,6 +104,47 @@ async def test_a_detached_job_of_a_killed_client_is_left_to_reattach(place: Plac
     finally:
         await runner.close()
         kill_leftovers(marker)
+
+
+async def test_a_detached_job_that_ends_unfollowed_is_shown_ended_then_collected(
+        place: Place, tmp_path: Path) -> None:
+    """Its client killed, the job runs to its own end with nobody following it: the target
+    says it ended and with what status (never "running"), its record still says running
+    until a runner re-attaches, which collects its whole output and its exit code."""
+    log_dir = tmp_path / "jobs"
+    marker = unique_seconds()
+    job_id = await client_killed_while_running(place.target, log_dir, marker, "detached")
+    runner = JobRunner(log_dir, pool=quick_pool())
+    try:
+        record = load_record(log_dir / job_id)
+        assert record is not None
+        assert await runner.ended_unfollowed(place.target, [record]) == {}  # still running
+        assert shown_state(record) == "re-attachable"
+        end_the_sleep(marker)  # its command ends (killed: its shell exits 137)
+        assert await wait_until(lambda: not live_processes(marker), 10)
+        ended: dict[str, int] = {}
+        for _try in range(50):  # the job's shell writes its rc as the command ends
+            ended = await runner.ended_unfollowed(place.target, [record])
+            if ended:
+                break
+            await asyncio.sleep(0.1)
+        assert ended == {job_id: 137}, ended
+        assert shown_state(record, ended_on_target=True) == "ended"
+        elsewhere = Target(kind=TargetKind.SSH, host="another-host")
+        assert await runner.ended_unfollowed(elsewhere, [record]) == {}  # not asked there
+        collected = await asyncio.wait_for((await runner.reattach(place.target, job_id)).wait(), 30)
+        assert (collected.state, collected.exit_code) == (JobState.FAILED, 137)
+    finally:
+        await runner.close()
+        kill_leftovers(marker)
+
+
+def end_the_sleep(marker: str) -> None:
+    """Kill the job's command alone (`sleep MARKER`), not the shell that records its end."""
+    for pid in live_processes(marker):
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].endswith(b"sleep"):
+                os.kill(pid, signal.SIGKILL)
 
 
 def kill_leftovers(marker: str) -> None:

@@ -102,6 +102,8 @@ async def test_post_run_typed_after_a_run_is_on_a_60x20_screen(demo_root: Path) 
             await loaded(pilot)
             await pilot.press("4", "r")
             await run_finished(pilot, app)
+            # the verdict is in the pane: no notice over the Post-Run form as well
+            assert not [n for n in app._notifications if n.title == "verdict"]
             await pilot.press("a", *"analysis in view")
             await pilot.pause()
             assert visible(app, "analysis in view"), "\n".join(screen_text(app))

@@ -14,7 +14,7 @@ from pto_tui.tui.widgets.log_pane import LogPane
 from pto_tui.tui.widgets.log_store import STDERR, STDOUT
 from pto_tui.tui.widgets.log_view import LogView
 from tests.tui.keys import loaded, wait_for
-from tests.tui.text import static_text
+from tests.tui.text import screen_text, static_text
 
 
 async def test_cancel_a_running_job_from_the_log_pane(fresh_root: Path) -> None:
@@ -93,4 +93,31 @@ async def test_a_commands_output_reaches_the_log_whole_and_in_order(fresh_root: 
         out = [text for stream, text in lines if stream == STDOUT]
         assert out == [str(i) for i in range(1, 30001)]
         assert (STDERR, "bad") in lines
-        assert view.following and view.scroll_offset.y == view.max_scroll_y > 0  # at the end
+        assert view.following
+        # at the end, once the last lines' scroll has come (a frame after they are drawn)
+        await wait_for(pilot, lambda: view.scroll_offset.y == view.max_scroll_y > 0)
+
+
+async def test_a_log_whose_pane_is_hidden_is_stored_and_shown_when_the_pane_is(
+        fresh_root: Path) -> None:
+    """While another pane is shown the Run pane's log keeps every line but is not laid out
+    again (that would cost each key typed meanwhile a layout of the screen); shown again,
+    it is on its newest lines."""
+    app = PtoApp(fresh_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        command = "for i in $(seq 1 400); do echo line-$i; sleep 0.005; done"
+        await pilot.press("4", "exclamation_mark", *command, "enter")
+        view = app.screen.query_one(LogView)
+        await wait_for(pilot, lambda: len(view.store) > 20)
+        await pilot.press("escape", "2")
+        assert view.hidden()
+        drawn = view.virtual_size.height
+        await wait_for(pilot, lambda: view.source_done, timeout=60)
+        await pilot.pause(0.5)  # flushes came and went
+        assert any(view.store.line(i) == "line-400" for i in range(len(view.store)))
+        assert view.virtual_size.height == drawn  # stored, not laid out
+        await pilot.press("4")
+        await wait_for(pilot, lambda: view.virtual_size.height == len(view.store))
+        await pilot.pause()
+        assert any("line-400" in row for row in screen_text(app)), screen_text(app)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from pto_tui.core.project.config import operator_folder
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.jobs.model import JobRecord, JobState, list_records
 from pto_tui.tui.app import PtoApp
+from pto_tui.tui.screens.measure_again import MeasureAgainScreen
 from tests.core.helpers import cli_json
 from tests.tui.keys import loaded, wait_for
 from tests.tui.projects import run
@@ -228,3 +231,65 @@ async def test_round_run_resume_headless_adopts_the_job_left_running(
         assert len(step_jobs(counting_root, "iter-001 build")) == 1
     finally:
         kill_left_over(counting_root)
+
+
+async def test_a_kept_run_that_ended_while_closed_is_taken_on_opening(
+        counting_root: Path) -> None:
+    """The kept run ends while the app is closed and `pto-tui attach` follows it to its end
+    (its record: succeeded): opening the project takes its outcome into the round's run,
+    as for a job still running; it is not run again."""
+    root = counting_root
+    start_scripted_round(root, 0)
+    try:
+        kept = await leave_keeping_the_second_run(root)
+        attached = await asyncio.to_thread(
+            subprocess.run, [sys.executable, "-m", "pto_tui.cli.main", "--project", str(root),
+                             "attach", kept.id], capture_output=True, text=True, timeout=120)
+        assert attached.returncode == 0, attached.stderr
+        [ended] = step_jobs(root, kept.name)
+        assert ended.state is JobState.SUCCEEDED
+
+        again = PtoApp(root)
+        async with again.run_test(size=(80, 24)) as pilot:
+            await loaded(pilot)
+            await pilot.press("4")
+            await wait_for(pilot, lambda: len(read(root, 1).measurement.samples_us) == REPEATS,
+                           timeout=RUN_TIMEOUT)
+            pane = run_pane(again)
+            await wait_for(pilot, lambda: pane.worker is not None and pane.worker.is_finished)
+        assert bench_runs(root) == REPEATS  # its run taken from its log, not run again
+        assert [r.id for r in step_jobs(root, kept.name)] == [kept.id]
+        assert not (root / ".pto-tui" / "measuring" / "iter-001.json").exists()
+    finally:
+        kill_left_over(root)
+
+
+async def test_r_on_a_round_measured_already_asks_what_it_replaces(counting_root: Path) -> None:
+    root = counting_root
+    start_scripted_round(root, 0)
+    run("--project", str(root), "round", "measure", "--build", "ok", "--correctness", "pass",
+        "--samples", "100,101,99")
+    app = PtoApp(root)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(pilot)
+            await pilot.press("4", "r")
+            await wait_for(pilot, lambda: isinstance(app.screen, MeasureAgainScreen))
+            question = static_text(app.screen.query_one("#again-text"))
+            assert "iter-001 was measured already: 3 samples, median 100.0 us" in question
+            assert "its measurement replaces this one" in question
+            await pilot.press("escape")  # kept: nothing runs
+            await wait_for(pilot, lambda: not isinstance(app.screen, MeasureAgainScreen))
+            await pilot.pause(0.5)
+            assert not step_jobs(root, "iter-001 build")
+            await pilot.press("r", "y")  # measured again: it starts from the build
+            await wait_for(pilot, lambda: bool(step_jobs(root, "iter-001 build")),
+                           timeout=RUN_TIMEOUT)
+            await pilot.press("x")
+            pane = run_pane(app)
+            await wait_for(pilot, lambda: pane.worker is not None and pane.worker.is_finished,
+                           timeout=RUN_TIMEOUT)
+        # replaced only once a run ends: the cancelled one left the measurement as it was
+        assert read(root, 1).measurement.samples_us == [100.0, 101.0, 99.0]
+    finally:
+        kill_left_over(root)

@@ -15,7 +15,9 @@ from textual.widgets import OptionList, Static
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.tui.app import PtoApp
 from pto_tui.tui.screens.compare import CompareScreen
+from pto_tui.tui.screens.document import DocumentScreen
 from pto_tui.tui.screens.editor import FilePicker, TextEditor
+from pto_tui.tui.screens.job_log import JobLogScreen
 from pto_tui.tui.screens.project import ProjectScreen
 from pto_tui.tui.screens.round_detail import RoundScreen
 from pto_tui.tui.widgets.costmodel_pane import QueryInput
@@ -62,6 +64,13 @@ async def test_j_and_k_move_in_the_logs_tab_and_the_file_picker(demo_root: Path)
         assert first is not None and first >= 1
         await pilot.press("k")
         assert logs.highlighted == first - 1
+        # enter opens what the cursor is on (the list has the keys once its tab is shown)
+        chosen = str(logs.get_option_at_index(logs.highlighted).id)
+        await pilot.press("enter")
+        opened = JobLogScreen if chosen.startswith("job:") else DocumentScreen
+        await wait_for(pilot, lambda: isinstance(app.screen, opened))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, RoundScreen))
         await pilot.press("escape")
     start_scripted_round(demo_root, 2)  # an open round: e edits
     app = PtoApp(demo_root)

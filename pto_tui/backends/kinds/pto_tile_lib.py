@@ -34,14 +34,17 @@ from pto_tui.core.project.modes import mode_spec
 from pto_tui.core.reports.fields import tflops_from
 from pto_tui.core.reports.parsers import (
     ReportError,
+    file_state,
     parse_report_csv,
     parse_tilelib_output,
-    rows_of_this_run,
+    rows_after_state,
     sample_row,
 )
 from pto_tui.core.vocabulary import OperatorKind, TargetMode
 from pto_tui.jobs.model import NEEDS_NPU
 from pto_tui.jobs.probes import Probe
+
+REPORT_BEFORE = "report_before"  # the job record's note: report.csv's state before the run
 
 
 class TileLibBackend(Backend):
@@ -112,10 +115,13 @@ class TileLibBackend(Backend):
             cases, under = self._cases()
         except CaseStringError as error:
             return BenchOutcome(problem=error.render())
-        before = await site.read_text(csv_rel, f"{step}: read report.csv")
+        before = file_state(await site.read_text(csv_rel, f"{step}: read report.csv"))
         command = site.render(site.config.commands.benchmark, parameters)
+        # the file's state before the run goes into the job's record: a run resumed later
+        # (this job adopted) tells the job's rows by it, not by the file as it is by then
         out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK),
-                             needs=NEEDS_NPU)
+                             notes={REPORT_BEFORE: before}, needs=NEEDS_NPU)
+        before = out.record.notes.get(REPORT_BEFORE, before)
         correct, problem = tilelib_verdict(out, len(cases) if cases else None)
         if not correct:
             return BenchOutcome(correct=correct, problem=problem)
@@ -124,7 +130,7 @@ class TileLibBackend(Backend):
             return BenchOutcome(correct=True, problem=f"{csv_rel} was not written")
         expected = [case.name for case in cases] if cases else None
         try:
-            rows = rows_of_this_run(before, after, csv_rel)
+            rows = rows_after_state(before, after, csv_rel)
             row = sample_row(rows, expected, under, csv_rel)
         except ReportError as error:
             return BenchOutcome(correct=True, problem=error.render(), report=csv_rel)

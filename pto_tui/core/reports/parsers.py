@@ -8,6 +8,7 @@ silent pass.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import re
@@ -168,6 +169,25 @@ def rows_of_this_run(before: str | None, after: str, source: str) -> list[CsvRow
     old = before or ""
     skip = count_csv_rows(old) if old.strip() and after.startswith(old) else 0
     return parse_report_csv(after, source, skip_rows=skip)
+
+
+def file_state(text: str | None) -> str:
+    """A result file's state before a run, small enough to keep in the run's job record (a
+    run resumed later reads the file only after it): its length and the SHA-256 of its text;
+    "" when it is absent or empty."""
+    if not text:
+        return ""
+    return f"{len(text)}:{hashlib.sha256(text.encode()).hexdigest()}"
+
+
+def rows_after_state(state: str, after: str, source: str) -> list[CsvRow]:
+    """rows_of_this_run when what is known of the file before the run is its state
+    (file_state): the rows after that text when the file still starts with it, else all."""
+    length, _, digest = state.partition(":")
+    before = after[: int(length)] if length.isdigit() else None
+    if before is not None and hashlib.sha256(before.encode()).hexdigest() == digest:
+        return rows_of_this_run(before, after, source)
+    return rows_of_this_run(None, after, source)
 
 
 def sample_row(rows: list[CsvRow], expected: list[str] | None, under: str, source: str) -> CsvRow:

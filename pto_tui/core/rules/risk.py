@@ -75,6 +75,8 @@ _TILE_USES = (
     r"\brange\([^()\n]*,[^()\n]*,\s*{n}\s*\)",  # a loop's step: range(0, seq, N)
     r"\+=\s*{n}\b",  # a C++ loop's step: i += N
     r"\b\w*Tile\w*\s*<[^;{{}}>]*\b{n}\b",  # a tile type's extent: Tile<..., N, ...>
+    # a PTO-DSL tile or view type's shape: pto.TileBufType(shape=[N, K], ...)
+    r"\b\w*(?:Tile|Tensor)\w*\(\s*shape\s*=\s*\[[^\]\n]*\b{n}\b",
     r"\b(?:zeros|empty|ones|full)\(\s*\(?[^()\n]*\b{n}\b",  # an array shaped by N
     r"std::(?:vector|array)<[^>]*>\s+\w+\s*[({{][^;]*\b{n}\b",  # a buffer sized by N
 )

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullLocator
 
 from pto_tui.core.atomic import atomic_write_bytes
 from pto_tui.core.errors import InputError
@@ -39,6 +40,7 @@ from pto_tui.core.summary.chart_duration import duration_panel
 from pto_tui.core.summary.chart_fonts import ChartFonts, clean_text, find_chart_fonts
 from pto_tui.core.summary.chart_model import ChartModel, build_model
 from pto_tui.core.summary.chart_speedup import speedup_panel
+from pto_tui.core.summary.chart_style import WIDE_AXIS
 
 if TYPE_CHECKING:
     from pto_tui.core.campaign.campaign import Campaign
@@ -62,17 +64,24 @@ def _wrap(text: str, width_in: float, fontsize: float) -> str:
     return "\n".join(textwrap.wrap(text, chars)) or text
 
 
+def figure_width(slots: int) -> float:
+    """Inches: room for every slot (each kept round has one), narrower past WIDE_AXIS."""
+    return max(11.0, 0.62 * min(slots, WIDE_AXIS) + 0.3 * max(0, slots - WIDE_AXIS) + 5.0)
+
+
 def draw(model: ChartModel, fonts: ChartFonts | None = None) -> Figure:
     """The two-panel figure of a chart model (Agg canvas attached, nothing saved)."""
     fonts = fonts or find_chart_fonts()
     n = len(model.slots)
     folded = any(s.folded for s in model.slots)
-    fig = Figure(figsize=(max(11.0, 0.62 * n + 5.0), 10.0), dpi=DPI)
+    fig = Figure(figsize=(figure_width(n), 10.0), dpi=DPI)
     FigureCanvasAgg(fig)
-    top_ax, bottom_ax = fig.subplots(
-        2, 1, sharex=True, gridspec_kw={"height_ratios": [1.15, 1.0], "hspace": 0.08}
-    )
-    fig.subplots_adjust(left=0.07, right=0.98, top=0.855, bottom=0.21 if folded else 0.17)
+    # not a shared x axis: the top panel would make a tick (a few ms each) for every slot
+    # too, only to hide its labels; it takes the bottom panel's limits instead
+    top_ax, bottom_ax = fig.subplots(2, 1, gridspec_kw={"height_ratios": [1.15, 1.0], "hspace": 0.08})
+    width = fig.get_figwidth()  # margins of a wide figure in inches, not its fractions
+    fig.subplots_adjust(left=min(0.07, 0.8 / width), right=max(0.98, 1 - 0.25 / width), top=0.855,
+                        bottom=0.21 if folded else 0.17)
     operator = clean_text(model.operator, fonts, fallback="operator")
     title = f"{operator}: PTO optimisation summary"
     if model.sample_unit == CYCLES:
@@ -93,6 +102,8 @@ def draw(model: ChartModel, fonts: ChartFonts | None = None) -> Figure:
     )
     speedup_panel(top_ax, model, fonts)
     duration_panel(bottom_ax, model, fonts)
+    top_ax.set_xlim(bottom_ax.get_xlim())
+    top_ax.xaxis.set_major_locator(NullLocator())
     # footer and conclusion hang from fixed tops so wrapped lines never overlap
     fig.text(
         0.5,

@@ -26,6 +26,7 @@ from pto_tui.core.summary.chart_style import (
     KEPT,
     NEUTRAL,
     TORCH_COLOUR,
+    WIDE_AXIS,
 )
 
 if TYPE_CHECKING:
@@ -68,25 +69,31 @@ def _duration_limits(ax: Axes, model: ChartModel, shown: Sequence[ChartRound]) -
 
 def _bars(ax: Axes, model: ChartModel, shown: Sequence[ChartRound], floor: float) -> None:
     """A bar per measured round in its verdict's colour (hatched when inconclusive or
-    unverified), valued on top."""
+    unverified), valued on top while the axis has room for the values (each kept round
+    has its slot: past WIDE_AXIS slots the axis is read for them). One call for all bars."""
+    measured = [(i, r) for i, r in enumerate(shown) if r.median_us is not None]
+    if not measured:
+        return
+    heights = [(r.median_us or 0.0) / model.units.scale for _i, r in measured]
+    hatches = [HATCHES.get(r.verdict) for _i, r in measured]
+    edges = [COLOURS[r.verdict] for _i, r in measured]
+    bars = ax.bar(
+        [i for i, _r in measured],
+        [height - floor for height in heights],
+        width=0.62,
+        bottom=floor,
+        color=["white" if hatch else edge for hatch, edge in zip(hatches, edges, strict=True)],
+        edgecolor=edges,
+        linewidth=1.0,
+        zorder=3,
+    )
     rotate = len(shown) > 14
-    for i, r in enumerate(shown):
-        if r.median_us is None:
-            continue
-        height = r.median_us / model.units.scale
-        hatch = HATCHES.get(r.verdict)
-        (bar,) = ax.bar(
-            [i],
-            [height - floor],
-            width=0.62,
-            bottom=floor,
-            color="white" if hatch else COLOURS[r.verdict],
-            edgecolor=COLOURS[r.verdict],
-            hatch=hatch,
-            linewidth=1.0,
-            zorder=3,
-        )
+    for bar, hatch, height, (i, r) in zip(bars, hatches, heights, measured, strict=True):
         bar.set_gid(f"bar-{r.number}")
+        if hatch:
+            bar.set_hatch(hatch)
+        if len(shown) > WIDE_AXIS:
+            continue
         ax.annotate(
             format_value(height),
             xy=(i, height),
@@ -180,7 +187,9 @@ def _duration_legend(ax: Axes, model: ChartModel, shown: Sequence[ChartRound], f
 def _round_axis(ax: Axes, model: ChartModel, fonts: ChartFonts) -> None:
     """One tick per slot; folded slots' ticks in grey italics, the folded count in the label."""
     ax.set_xticks(range(len(model.slots)))
-    ax.set_xticklabels([s.label for s in model.slots])
+    narrow = len(model.slots) > WIDE_AXIS  # 0.3 in a slot: labels on their side, one line
+    ax.set_xticklabels([s.label.replace("\n", " ") if narrow else s.label for s in model.slots],
+                       rotation=90 if narrow else 0)
     ax.tick_params(axis="x", labelsize=8 if len(model.slots) <= 14 else 7)
     ax.tick_params(labelfontfamily=list(fonts.families))
     for tick, slot in zip(ax.get_xticklabels(), model.slots, strict=True):

@@ -14,11 +14,12 @@ Pure functions over round records, so every choice is testable on its own:
 - milestones: kept rounds that lower the frontier, the biggest gains when there are
   many;
 - the x axis: with more than FOLD_ABOVE charted rounds only the key rounds get their
-  own slot (baseline, every kept round, the final best; when that is still more than
-  MAX_SLOTS, only the baseline, the milestones and the final best); every run of other rounds
-  (neutral / failure / inconclusive) of MIN_FOLD_RUN or more is folded into one or two
-  representatives: the first failure of the run (the typical failure) and the fastest
-  correct round of the run (the near miss), each labelled with the run it stands for;
+  own slot (baseline, every kept round, the final best: always, however many, as the
+  workflow asks); every run of other rounds (neutral / failure / inconclusive) of
+  MIN_FOLD_RUN or more (2 or more when the axis would still be wider than MAX_SLOTS) is
+  folded into one or two representatives: the first failure of the run (the typical
+  failure) and the fastest correct round of the run (the near miss), each labelled with
+  the run it stands for. The figure widens with the kept rounds (chart.py);
 - units: us, or ms when the largest duration is 10 ms or more (as format_duration);
 - log scale on the duration panel when the largest / smallest duration exceeds
   LOG_RATIO: beyond that the fastest bars would be too short to read on a linear axis.
@@ -41,7 +42,7 @@ from pto_tui.core.vocabulary import Verdict
 BASELINE = "baseline"
 FOLD_ABOVE = 10  # docs/workflow.md §19: more than 10 rounds -> only key rounds on the axis
 MIN_FOLD_RUN = 3  # shorter runs stay unfolded (folding 2 rounds into 2 saves nothing)
-MAX_SLOTS = 24  # if still wider than this, runs of 2 are folded too
+MAX_SLOTS = 24  # if wider than this, runs of 2 are folded too (kept rounds never are)
 MAX_MILESTONES = 6  # labels beyond this overlap; the biggest gains are labelled
 
 
@@ -257,11 +258,6 @@ def axis_slots(rounds: Sequence[ChartRound], fold_above: int = FOLD_ABOVE) -> li
     key = {r.number for r in rounds if r.is_key} | {best}
     slots = _slots(rounds, MIN_FOLD_RUN, key)
     if len(slots) > MAX_SLOTS:
-        slots = _slots(rounds, 2, key)
-    if len(slots) > MAX_SLOTS:
-        # too many kept rounds for one axis: only the milestones stay key rounds, so the
-        # width is bounded however many rounds there are
-        key = {rounds[0].number, best, *milestones(rounds)}
         slots = _slots(rounds, 2, key)
     return slots
 

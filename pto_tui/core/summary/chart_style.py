@@ -33,3 +33,7 @@ SPEEDUP_COLOUR = "#2ca02c"
 FRONTIER_COLOUR = "#ff7f0e"
 TORCH_COLOUR = "#8e44ad"  # purple
 PHASE_COLOURS = ("#eef3fb", "#eefaf0", "#fdf6e7", "#f7eefa", "#eef8f8", "#faf0ee")
+
+# the first this many slots of the x axis are drawn 0.62 in wide, those beyond (many kept
+# rounds: each has its own) 0.3 in, with their labels on their side
+WIDE_AXIS = 40

@@ -22,6 +22,7 @@ from pto_tui.core.errors import PtoError
 from pto_tui.tui.compact import make_compact
 from pto_tui.tui.disk_watch import DiskChanged, reload_changed
 from pto_tui.tui.forms import goes_nowhere, in_form
+from pto_tui.tui.gc_pauses import settle_after_load
 from pto_tui.tui.keys import PANE_COUNT
 from pto_tui.tui.messages import AttachEvidence, OpenRound, ProjectChanged, RunLoopStep, ShowPane
 from pto_tui.tui.screens.project_summary import side_text, topbar_text
@@ -35,10 +36,7 @@ if TYPE_CHECKING:
 
 # (id, tab title): the digit of a pane is its position
 PANES: tuple[tuple[str, str], ...] = (
-    ("context", "Context"),
-    ("rounds", "Rounds"),
-    ("round", "Round"),
-    ("run", "Run"),
+    ("context", "Context"), ("rounds", "Rounds"), ("round", "Round"), ("run", "Run"),
     ("costmodel", "Costmodel"),
 )
 
@@ -155,6 +153,7 @@ class ProjectScreen(Screen[None]):
             make_compact(pane)
             if self.session.loaded is not None:
                 pane.loaded = self.session.loaded
+        settle_after_load()  # the project is loaded and every pane built
 
     def on_mount(self) -> None:
         make_compact(self)

@@ -31,7 +31,7 @@ from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.reruns import reruns_of
 from pto_tui.core.vocabulary import Verdict
 from pto_tui.jobs.model import JobRecord, list_records
-from pto_tui.tui.compact import make_compact
+from pto_tui.tui.compact import compact_input
 from pto_tui.tui.drafts import DraftKeeper, form_values, set_form_values
 from pto_tui.tui.format import iter_name, round_duration, verdict_text
 from pto_tui.tui.forms import FORM
@@ -71,15 +71,14 @@ class AmendScreen(ModalScreen[tuple[str, str, str] | None]):
                               "ctrl+s saves, esc cancels)", style="bold"))
             yield Label("Field", classes="field")
             yield Select([(name, name) for name in AMENDABLE], value="analysis", id="amend-field",
-                         allow_blank=False)
+                         allow_blank=False, compact=True)
             yield Label("New value (verdict: " + ", ".join(v.value for v in Verdict) + ")",
                         classes="field")
-            yield Input(id="amend-value", placeholder="the corrected text or verdict")
+            yield compact_input(id="amend-value", placeholder="the corrected text or verdict")
             yield Label("Why (required)", classes="field")
-            yield Input(id="amend-why", placeholder="the reason for the amendment")
+            yield compact_input(id="amend-why", placeholder="the reason for the amendment")
 
     def on_mount(self) -> None:
-        make_compact(self)
         kept = self.draft.read()
         if kept is not None:
             set_form_values(self, kept.fields)
@@ -187,6 +186,8 @@ class RoundScreen(Screen[bool]):
 
     def action_tab(self, name: str) -> None:
         self.query_one(TabbedContent).active = name
+        if name == "logs":  # j/k move its cursor and enter opens what it is on
+            self.query_one("#round-logs", OptionList).focus()
 
     def action_scroll(self, where: str) -> None:
         """j/k: the notes and the patch scroll; in the logs the cursor moves."""

@@ -88,8 +88,12 @@ def left_over_text(loaded: LoadedProject | None, following: list[JobRecord],
     round run that did not finish, with the key that acts on each. None: nothing left."""
     text = Text()
     for record in following:
-        text.append(f"job {record.name or record.id} ({record.id}) still running on "
-                    f"{record.target}: re-attached", style="cyan")
+        name = f"job {record.name or record.id} ({record.id})"
+        if record.state.is_final:  # ended while nobody followed it: its outcome is taken
+            text.append(f"{name} ended while pto-tui was closed ({record.state.value}): "
+                        "its result goes into the round's run\n", style="cyan")
+            continue
+        text.append(f"{name} still running on {record.target}: re-attached", style="cyan")
         text.append(" (x stops it)\n", style="dim")
     journal = unfinished_of_open_round(loaded)
     if journal is not None and not running and loaded is not None and loaded.open_round is not None:

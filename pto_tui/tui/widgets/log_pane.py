@@ -116,7 +116,8 @@ class LogPane(Vertical):
         if errors:
             text.append(f" {errors} err (e)", style="red")
         text.append(f" │ {self.title}", style="bold")
-        self.query_one("#log-header", Static).update(text)
+        # one row whatever it says (app.tcss): no layout of the screen for a new count
+        self.query_one("#log-header", Static).update(text, layout=False)
 
     def on_log_view_search_asked(self, event: LogView.SearchAsked) -> None:
         event.stop()

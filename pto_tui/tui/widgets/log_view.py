@@ -102,6 +102,13 @@ class LogView(ScrollView, can_focus=True):
     def on_mount(self) -> None:
         self.set_interval(FLUSH_INTERVAL, self.flush, name="log-flush")
 
+    def hidden(self) -> bool:
+        """Whether the view or a container of it is not displayed (a pane not shown)."""
+        return any(not node.display for node in self.ancestors_with_self)
+
+    def on_show(self) -> None:
+        self.flush()  # what arrived while hidden
+
     def on_resize(self) -> None:
         if self.following:  # the pane grew or shrank (a run began): still the newest lines
             self._to_end()
@@ -186,9 +193,12 @@ class LogView(ScrollView, can_focus=True):
         return True
 
     def flush(self) -> None:
-        """Store what is pending and redraw once (when anything arrived since the last)."""
+        """Store what is pending and redraw once (when anything arrived since the last).
+        Not while the view is hidden (its pane not shown): a new size lays the whole
+        screen out again, five times a second, under the keys typed in another pane; it is
+        redrawn when shown."""
         self.store_pending()
-        if not self._stored:
+        if not self._stored or self.hidden():
             return
         self._stored = False
         self.virtual_size = Size(self.store.width, len(self.store))

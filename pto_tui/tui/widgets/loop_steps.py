@@ -58,6 +58,15 @@ def open_group_of(loaded: LoadedProject) -> list[Round]:
     return [r for r in open_rounds if r.group == newest]
 
 
+def measured_already(step: str, loaded: LoadedProject | None) -> Round | None:
+    """The open round when the step is its run and a run of it ended and was recorded (no
+    run of it left unfinished): running it again replaces that measurement."""
+    record = loaded.open_round if loaded is not None and step == "round" else None
+    if record is None or not record.measurement.build or unfinished_of_open_round(loaded):
+        return None
+    return record
+
+
 def step_title(step: str, loaded: LoadedProject | None) -> str:
     """The step as a run of it is titled: "iter-004 round" for the open round."""
     if step == "round" and loaded is not None and loaded.open_round is not None:

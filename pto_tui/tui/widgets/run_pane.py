@@ -33,6 +33,7 @@ from pto_tui.core.rounds.records import EnvironmentNotes, Round, TorchBaseline
 from pto_tui.jobs.model import JobRecord
 from pto_tui.tui.format import error_text, iter_name
 from pto_tui.tui.messages import ProjectChanged
+from pto_tui.tui.screens.measure_again import MeasureAgainScreen
 from pto_tui.tui.session import LoadedProject, Session
 from pto_tui.tui.typed_app import pto_app
 from pto_tui.tui.widgets.any_command import CommandBox, run_any_command
@@ -46,6 +47,7 @@ from pto_tui.tui.widgets.log_pane import LogPane
 from pto_tui.tui.widgets.loop_steps import (
     LOOP_STEPS,
     loop_service,
+    measured_already,
     run_hint,
     step_blocker,
     step_line,
@@ -102,17 +104,17 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
 
     def show_loaded(self, loaded: LoadedProject) -> None:
         self._draw()
-        # jobs kept running when pto-tui last closed
+        # jobs kept running when pto-tui last closed (or a step of the open round's run
+        # that ended while it was closed)
         for record in self.left_notice.not_seen(self.session.left_running()):
             if kept_step_of_round(record, loaded) and not self.running:
                 # a step of the open round's run: the run goes on from it, and is recorded
                 self.worker = self.run_worker(self._run("round", kept=record), group="loop",
                                               exit_on_error=False)
-            else:
+            elif not record.state.is_final:
                 self.follow_left_running(record)
-        measured = loaded.open_round
-        if measured is not None and measured.measurement.build and not self.running \
-                and self.post_run.awaiting is None and unfinished_of_open_round(loaded) is None:
+        measured = measured_already("round", loaded)
+        if measured is not None and not self.running and self.post_run.awaiting is None:
             self.await_post_run(measured.number)  # measured before: its Post-Run is next
 
     @work(exclusive=True, group="post-run-ask", exit_on_error=False)
@@ -187,7 +189,15 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         if reason:
             self.app.notify(f"{LOOP_STEPS[step][1]}: {reason}", title="not now", severity="warning")
             return
+        measured = measured_already(step, self.loaded)
+        if measured is not None:  # measuring again replaces what it recorded: asked first
+            self.app.push_screen(MeasureAgainScreen(measured), self._measure_again)
+            return
         self.worker = self.run_worker(self._run(step), group="loop", exit_on_error=False)
+
+    def _measure_again(self, yes: bool | None) -> None:
+        if yes and not (self.worker is not None and self.worker.is_running):
+            self.worker = self.run_worker(self._run("round"), group="loop", exit_on_error=False)
 
     def _title(self, step: str) -> str:
         return step_title(step, self.loaded)
@@ -286,6 +296,8 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         record = await asyncio.to_thread(self.session.campaign.preview, measured.number)
         self._show_verdict(round_verdict_text(record, before))
         self.post_run.ask_for(record)
+        if self.display:  # shown here already: a notice would cover the Post-Run form
+            return
         verdict = record.effective_verdict()
         self.app.notify(f"{iter_name(record.number)}: {verdict.value if verdict else '-'} - "
                         f"{record.verdict_reason}", title="verdict", timeout=10)
