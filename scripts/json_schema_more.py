@@ -111,6 +111,16 @@ _REVIEWED = obj("a round that changed a ranked knob", {
 _ERROR_TYPES = ["rule_violation", "input_error", "config_error", "locked", "outside_roots",
                 "exec_disabled", "error"]
 
+_PREDICTED = obj("[target] predict: perf_sim's change beside the measured one", {
+    "round": i("the round"), "against": i("the round compared with"),
+    "cycles_before": null(i("perf_sim's cycles of the reference's configuration")),
+    "cycles_after": null(i("perf_sim's cycles of the round's")),
+    "predicted_change": null(n("cycles_after / cycles_before - 1 (negative: fewer cycles)")),
+    "measured_change": null(n("the medians' change, after / before - 1 (negative: faster)")),
+    "agrees": null(b("both point the same way (null: either missing or exactly zero)")),
+    "missing": null(s("why a side has no perf_sim cycles")),
+})
+
 
 def _mcp_result() -> Schema:
     finding = obj("one finding of a refusal", {
@@ -251,13 +261,24 @@ MORE: dict[str, Any] = {
             "evidence": s("the ranking in words, for the Pre-Edit evidence"),
         }), "one per knob"),
     })),
-    "suggest-review": top("suggest-review", "pto-tui suggest --review --json", obj(
+    "suggest-review": top("suggest-review", "pto-tui suggest --review --json; the MCP tool "
+                          "suggest_review", obj(
         "predicted against measured", {"review": arr(obj("one knob", {
             "knob": s("the knob"),
             "verdict": enum(["held", "did not hold", "mixed", "no prediction"], "the guidance"),
             "held": i("rounds where it held"), "judged": i("rounds judged"),
             "rounds": arr(_REVIEWED, "the rounds that changed it"),
-        }), "one per knob")})),
+        }), "one per knob"),
+            "perf_sim": null(obj("[target] predict: each closed round's perf_sim change against the "
+                                 "measured one, both against the round it was based on (null in a "
+                                 "project without predictions)", {
+                "agreed": i("judged rounds whose measured change went the predicted way"),
+                "judged": i("rounds with a change on both sides (neither missing nor zero)"),
+                "rounds": arr(_PREDICTED, "one per closed round after the baseline"),
+            })),
+            "costmodel_problem": s("why the costmodel did not review the knobs while perf_sim's "
+                                   "predictions were (absent otherwise)"),
+        }, optional=("costmodel_problem",))),
     "diff": top("diff", "pto-tui diff N [--against previous|frontier|M] --json; the MCP tool diff", obj(
         "what changed in a round", {
             "round": i("the round"), "against": i("the round compared with"),
@@ -281,6 +302,7 @@ MORE: dict[str, Any] = {
             "tflops_delta": _RATIO | {"description": "the change"},
             "patch": s("the round's patch.diff"), "patch_against": null(i("the round it is taken against")),
             "verdict": s("the round's verdict"), "verdict_reason": s("its reason"),
+            "prediction": null(_PREDICTED),
         }), version=2),
     "verdict": {
         **top("verdict", "pto-tui verdict --samples A --frontier B --json (one object); --pairs FILE "

@@ -191,7 +191,12 @@ _MEASUREMENT = obj("build, correctness and benchmark", {
         "name": s("the pipe (Cube, Vector, MTE2, ...)"),
         "busy_cycles": i("its busy cycles, summed over its units"),
         "share": n("its share of those units' active cycles"),
-    }), "a perf-sim round: each pipe's busy cycles and share; empty otherwise"),
+    }), "a perf-sim round: each pipe's busy cycles and share; with [target] predict, the "
+        "prediction's; empty otherwise"),
+    "predicted_cycles": null(i("[target] predict: perf_sim's cycles of the round's configuration, "
+                               "beside its samples, never one of them (null: no prediction)")),
+    "prediction_problem": s("[target] predict: why the round has no prediction (\"\": none, or not "
+                            "predicting)"),
     "placements": strings("where each timed run ran, when a scheduler said (a slurm target: "
                           "\"node17 npu 3\"), one per sample; empty otherwise"),
 })
@@ -296,6 +301,11 @@ EXPORT_ROW = obj("one round of the round table", {
     "frontier_round": null(i("[discipline] interleave: the round those runs are of")),
     "unverified": b("the history (runs/closed.log) does not vouch for its verdict: counted apart"),
     "unit": enum(["us", "cycles"], "what median_us, samples_us and frontier_samples_us count"),
+    "predicted_cycles": null(i("[target] predict: perf_sim's cycles of the round's configuration")),
+    "predicted_change": null(n("[target] predict: their change against the round it was based on "
+                               "(after / before - 1)")),
+    "measured_change": null(n("[target] predict: the medians' change against the same round, "
+                              "beside predicted_change")),
 })
 
 JOB = obj("a job's record (.pto-tui/jobs/ID/record.json)", {

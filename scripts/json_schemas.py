@@ -55,6 +55,8 @@ def _status() -> Schema:
         "target": s("where jobs run (local, ssh:ALIAS)"),
         "target_mode": enum(["npu", "cpu-sim", "perf-sim", "demo"], "what the target runs"),
         "simulated": b("the target's timings come from a CPU simulation"),
+        "predict": enum(["", "perf-sim"], "[target] predict: \"perf-sim\" when each round also records "
+                        "perf_sim's cycles of its configuration"),
         "unit": enum(["us", "cycles"], "what baseline_us and frontier_us count (speedup_vs_torch is "
                      "null for cycles)"),
         "environment_passed": b("the environment round passed: tuning may start"),

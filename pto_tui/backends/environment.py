@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pto_tui.backends.environment_checks import (
     BUILD_STEP,
+    FIRST_PREDICTION,
     FIRST_RESULT_STEP,
     FULL_BUILD,
     JOB_LABEL,
@@ -20,15 +21,17 @@ from pto_tui.backends.environment_checks import (
     probe_step,
     problem_line,
 )
+from pto_tui.backends.kinds.backend import Backend
 from pto_tui.backends.kinds.registry import backend_for, runtime_kind
 from pto_tui.backends.loop import case_flops, site_for
+from pto_tui.backends.probes import driver_probes
 from pto_tui.backends.runs import HeldFinish, benchmark_step, build_step
 from pto_tui.backends.site import EventSink, OperatorSite, StepInterrupted, StepTimedOut
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.opening import check_environment_may_run
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.operators.script_imports import command_scripts, third_party_imports
-from pto_tui.core.project.config import ProjectConfig, operator_folder
+from pto_tui.core.project.config import ProjectConfig, Scalar, operator_folder
 from pto_tui.core.rounds.records import EnvironmentNotes
 from pto_tui.jobs.probes import ENV_SETUP, Probe
 from pto_tui.jobs.runner import JobRunner
@@ -40,13 +43,16 @@ PROBE_TIMEOUT = 120.0
 def probes_for(config: ProjectConfig, operator: Path | None = None) -> list[Probe]:
     """The probes of the operator kind's toolchain in the target's mode (a demo operator
     checks the CPU toolchain instead of Bisheng, CANN and the NPU; a cpu-sim target the
-    compiler its build uses, said so in the probe names), then the third-party Python
+    compiler its build uses, said so in the probe names; the perf_sim driver's compiler
+    where the target predicts with it), then the third-party Python
     modules the operator's scripts import (read from its folder in the local workspace)."""
     kind, mode = config.operator.kind, config.target.mode
     toolchain = runtime_kind(kind).probes.get(mode)
     if toolchain is None:  # project.toml refuses such a mode: never reached from a project
         raise InputError(f"{kind.value} operators do not run in mode {mode.value!r}", key="target.mode")
     probes = toolchain(config.target)
+    if config.target.predict:  # each round also builds and runs the perf_sim driver
+        probes += driver_probes(config.target)
     if operator is not None:
         probes += _module_probes(config, operator)
     return probes
@@ -148,5 +154,19 @@ async def _first_result(campaign: Campaign, site: OperatorSite, notes: Environme
     notes.probes[ONE_VALID_RESULT] = valid
     if valid:
         notes.first_valid_result = f"{site.target.label}:{site.subdir}/{outcome.report}"
+        await _first_prediction(backend, parameters, notes)
     elif outcome.problem:
         notes.problems.append(problem_line(FIRST_RESULT_STEP, outcome.problem))
+
+
+async def _first_prediction(backend: Backend, parameters: dict[str, Scalar], notes: EnvironmentNotes) -> None:
+    """A target that predicts ([target] predict): the driver built alongside gives its
+    cycles once, or the round says why every round would go without a prediction."""
+    prediction = await backend.predict(parameters)
+    if prediction is None:
+        return
+    notes.probes[FIRST_PREDICTION] = prediction.cycles is not None
+    if prediction.cycles is None:
+        notes.problems.append(problem_line(FIRST_PREDICTION, prediction.problem))
+    else:
+        notes.versions[FIRST_PREDICTION] = f"{prediction.cycles} cycles"

@@ -21,11 +21,16 @@ WORK_DIR_EXISTS = "work dir exists"
 # ...and after them
 FULL_BUILD = "full build"
 ONE_VALID_RESULT = "one valid result"
+# a target that predicts ([target] predict): the perf_sim driver built alongside counted cycles
+FIRST_PREDICTION = "perf_sim prediction"
 
 BUILD_STEP = "build"
 FIRST_RESULT_STEP = "first result"
-# the checks that are not probes: the step whose job stands for each
-CHECK_STEPS = {FULL_BUILD: BUILD_STEP, ONE_VALID_RESULT: FIRST_RESULT_STEP}
+# the checks that are not probes: the step whose job stands for each (the prediction's job
+# runs as a step of that name)
+CHECK_STEPS = {
+    FULL_BUILD: BUILD_STEP, ONE_VALID_RESULT: FIRST_RESULT_STEP, FIRST_PREDICTION: FIRST_PREDICTION,
+}
 
 # keys of EnvironmentNotes.versions that are not a tool's name
 TARGET_VERSION = REACHABLE.version_of  # what the reachable target said of itself
@@ -62,6 +67,6 @@ def check_evidence(check: str, notes: EnvironmentNotes) -> str:
         return notes.build_outcome
     if check == ONE_VALID_RESULT:
         return notes.first_valid_result
-    key = {TARGET_REACHABLE: TARGET_VERSION, WORKSPACE_UPLOADED: SYNC_VERSION}.get(
-        check, check.split(" ")[0])
+    key = {TARGET_REACHABLE: TARGET_VERSION, WORKSPACE_UPLOADED: SYNC_VERSION,
+           FIRST_PREDICTION: FIRST_PREDICTION}.get(check, check.split(" ")[0])
     return notes.versions.get(key, "ok")

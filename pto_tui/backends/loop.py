@@ -1,8 +1,9 @@
 """The measured part of the loop (docs/workflow.md §8, §9): baseline and rounds, end to end.
 
 A round run: record the changes (files and diff as they are now) -> sync -> build ->
-correctness -> only then the benchmark, repeated per the project's discipline ->
-verdict -> records. After the minimum of runs, a round measures on while its verdict is
+correctness -> only then the benchmark, repeated per the project's discipline -> (with
+[target] predict) one perf_sim run of the same build, its cycles recorded beside the
+measurement -> verdict -> records. After the minimum of runs, a round measures on while its verdict is
 undecided, up to the discipline's max_repeats; with `interleave` on, in pairs with runs of
 the frontier's own build on the same target (`interleave.py`). A step past its limit
 ([limits]) is stopped and fails the round ("build timed out after 1800 s"). A cancelled or
@@ -20,7 +21,7 @@ from typing import TypeVar
 from pto_tui.backends.interleave import Interleave, interleaved_frontier
 from pto_tui.backends.kinds.backend import Backend
 from pto_tui.backends.kinds.registry import backend_for
-from pto_tui.backends.runs import HeldFinish, RunPlan, benchmark_runs, build_step
+from pto_tui.backends.runs import HeldFinish, RunPlan, benchmark_runs, build_step, prediction_step
 from pto_tui.backends.sample_journal import SampleJournal
 from pto_tui.backends.site import EventSink, OperatorSite, StepTimedOut
 from pto_tui.core.campaign.campaign import Campaign
@@ -30,6 +31,7 @@ from pto_tui.core.operators.case_strings import workload_shape
 from pto_tui.core.project.config import CaseConfig, OperatorConfig, ProjectConfig, Scalar
 from pto_tui.core.project.modes import mode_spec
 from pto_tui.core.reports.parsers import attention_flops
+from pto_tui.core.rounds.prediction import predicts
 from pto_tui.core.rounds.records import Measurement, Round
 from pto_tui.jobs.runner import JobRunner
 
@@ -84,7 +86,9 @@ async def measure(
     so_far: Measurement | None = None,
     frontier: Interleave | None = None,
 ) -> Measurement:
-    """Build, correctness, then the plan's benchmark runs; stops at the first failure.
+    """Build, correctness, then the plan's benchmark runs; stops at the first failure. A
+    measured round of a project that predicts ([target] predict) then runs the perf_sim
+    driver once for its prediction (a prediction that fails is recorded, never fails it).
     `journal` is given the measurement so far as each step ends. `so_far` is what a run
     of the same round that pto-tui left had measured (its journal): the build, correctness
     and benchmark runs it holds are not run again. With `frontier` the benchmark runs
@@ -116,6 +120,9 @@ async def measure(
         await benchmark_runs(backend, parameters, plan, m, keep)
     else:
         await frontier.runs(backend, parameters, plan, m, keep)
+    if m.samples_us and not m.problem and not predicts(m):
+        await prediction_step(backend, parameters, m)
+        keep(m)
     return m
 
 

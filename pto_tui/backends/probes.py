@@ -49,10 +49,15 @@ _COMPILE_23 = _COMPILE.replace("-std=c++20", "-std=c++23")
 def perf_sim_probes(target: Target) -> list[Probe]:
     """A perf-sim target: the CPU-simulation toolchain (correctness), and the compiler of
     the perf_sim driver."""
+    return [*cpu_sim_probes(target), *driver_probes(target)]
+
+
+def driver_probes(target: Target) -> list[Probe]:
+    """The compiler of the perf_sim driver (a perf-sim target's, or one that predicts with
+    it: [target] predict)."""
     compiler = shlex.quote(target.perf_sim_compiler)
     name = target.perf_sim_compiler
     return [
-        *cpu_sim_probes(target),
         Probe(f"{name} (perf_sim driver)", f"{compiler} --version", name,
               checks=f"{name} is on PATH and runs",
               fix="install g++ 12 or newer, or set [target] perf_sim_compiler"),

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from pto_tui.backends.kinds.backend import Backend, BenchOutcome
+from pto_tui.backends.kinds.perf_sim import PREDICTION_STEP
 from pto_tui.backends.site import OperatorSite, StepEvent, StepTimedOut
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.reports.fields import tflops_at_median
@@ -194,6 +195,23 @@ async def build_step(
         return await backend.build(parameters, step)
     except StepTimedOut as error:
         return False, error.render()
+
+
+async def prediction_step(backend: Backend, parameters: dict[str, Scalar], m: Measurement) -> None:
+    """perf_sim's cycles of the configuration just measured, into `m` beside its samples
+    ([target] predict; nothing when the backend does not predict). A prediction that fails
+    says why in `m.prediction_problem` and leaves the measurement as it was."""
+    prediction = await backend.predict(parameters)
+    if prediction is None:
+        return
+    if prediction.cycles is None:
+        m.prediction_problem = prediction.problem or "no perf_sim cycles"
+        say(backend.site, f"perf_sim prediction: none ({m.prediction_problem})", PREDICTION_STEP)
+        return
+    m.predicted_cycles, m.prediction_problem = prediction.cycles, ""
+    if prediction.pipes:
+        m.pipes = list(prediction.pipes)
+    say(backend.site, f"perf_sim prediction: {prediction.cycles} cycles", PREDICTION_STEP)
 
 
 def warm_up_step(index: int, plan: RunPlan) -> str:

@@ -9,6 +9,7 @@ from pto_tui.cli.common import add_json_flag, open_campaign, print_json
 from pto_tui.core.campaign.what_changed import PREVIOUS, DurationDelta, RoundDiff, Side, round_diff
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.durations import format_durations
+from pto_tui.core.rounds.prediction import change_line
 from pto_tui.core.rounds.render import format_tflops
 
 _HOW = {
@@ -69,6 +70,8 @@ def render(diff: RoundDiff) -> str:
     lines += [f"  {p.name}: {p.before} -> {p.after}" for p in diff.parameters]
     if diff.duration is not None:
         lines += _duration_lines(diff.duration)
+    if diff.prediction is not None:
+        lines.append(change_line(diff.prediction))
     if diff.tflops_before is not None or diff.tflops_after is not None:
         shown = [format_tflops(t) for t in (diff.tflops_before, diff.tflops_after)]
         delta = f" ({diff.tflops_delta:+.1%})" if diff.tflops_delta is not None else ""

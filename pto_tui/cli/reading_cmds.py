@@ -15,6 +15,7 @@ from pto_tui.core.project.layout import round_name
 from pto_tui.core.project.modes import CYCLES
 from pto_tui.core.rounds.durations import duration_in, duration_unit
 from pto_tui.core.rounds.export import export_rows
+from pto_tui.core.rounds.prediction import PREDICTED_COLUMN, PREDICTED_NOTE, change_pair
 from pto_tui.core.rounds.records import verdict_label, verdict_rule_of
 from pto_tui.core.rounds.render import SIMULATED_NOTE, timing_text
 from pto_tui.core.rounds.render_cycles import CYCLES_NOTE
@@ -41,7 +42,7 @@ def _speed(value: float | None) -> str:
 
 
 def print_status(console: Printer, st: CampaignStatus) -> None:
-    target = f"{st.target} ({st.target_mode})"
+    target = f"{st.target} ({st.target_mode}" + (f", predicted by {st.predict})" if st.predict else ")")
     console.print(f"[bold]{st.operator}[/] ({st.kind})  case: {st.case}  target: {target}")
     if st.sample_unit == CYCLES:
         console.print(f"[bold]samples: cycles (perf_sim)[/] - {CYCLES_NOTE}")
@@ -143,7 +144,11 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     simulated = any(row.simulated for row in rows)
     cycles = any(row.unit == CYCLES for row in rows)
     pto = "PTO (cycles)" if cycles else "PTO (sim)" if simulated else "PTO"
-    table = Table("Iter", "Phase", "Hypothesis", "Verdict", pto, "vs initial", "vs torch", box=None)
+    predicted = any(row.predicted_cycles is not None for row in rows)  # [target] predict
+    columns = ["Iter", "Phase", "Hypothesis", "Verdict", pto, "vs initial", "vs torch"]
+    table = Table(*columns, box=None)
+    if predicted:
+        table.add_column(PREDICTED_COLUMN, no_wrap=True)
     labels = {r.number: verdict_label(r) for r in rounds}
     unit = duration_unit([row.median_us for row in rows], CYCLES if cycles else "")  # one unit for the column
     for row in rows:
@@ -157,11 +162,14 @@ def cmd_rounds(args: argparse.Namespace) -> int:
             timing_text(row.median_us, row.simulated, unit, CYCLES if row.unit == CYCLES else ""),
             _speed(row.speedup_vs_initial),
             _speed(row.speedup_vs_torch),
+            *([change_pair(row.predicted_change, row.measured_change)] if predicted else []),
         )
     console = make_console()
     console.print(table)
     if simulated:
         console.print(CYCLES_NOTE if cycles else SIMULATED_NOTE)
+    if predicted:
+        console.print(PREDICTED_NOTE)
     for missing in st.problems.missing:
         console.print(f"missing on disk: runs/{round_name(missing)}")
     print_tampered(console, st)

@@ -24,7 +24,7 @@ from pto_tui.core.operators.candidate import Candidate
 from pto_tui.core.operators.case_strings import case_text
 from pto_tui.core.operators.scan import ScanResult, scan
 from pto_tui.core.project.config import parse_scalar
-from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, chosen_modes, mode_spec
+from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, PREDICTOR, chosen_modes, mode_spec
 from pto_tui.core.vocabulary import OperatorKind
 
 NEW_DESCRIPTION = (
@@ -120,6 +120,14 @@ def add_target_args(p: argparse.ArgumentParser) -> None:
         help="compile and link flags of a cpu-sim build (write it with =), "
         'e.g. --cxx-flags="-stdlib=libc++ -fexperimental-library"',
     )
+    p.add_argument(
+        "--predict",
+        choices=[PREDICTOR],
+        default="",
+        help=f"{PREDICTOR}: an npu or cpu-sim project also records, for each round, the cycles "
+        "pto-isa's perf_sim cycle model counts for its configuration beside its measurement "
+        "([target] predict)",
+    )
 
 
 def _print_candidate(console: Console, c: Candidate) -> None:
@@ -178,6 +186,7 @@ def _arguments(args: argparse.Namespace) -> ProjectArguments:
         mode=args.mode,
         compiler=args.compiler,
         cxx_flags=args.cxx_flags,
+        predict=args.predict,
         pto_isa=args.pto_isa,
         costmodel_tool=args.costmodel_tool,
         requirements=args.requirements,
@@ -224,6 +233,9 @@ def _print_plan(console: Console, spec: NewProject) -> None:
     name = f"{spec.case.name}: " if spec.case.name else ""
     console.print(f"  case: {name}{case_text(spec.case, spec.operator)}", markup=False)
     console.print(f"  tunables: {', '.join(t.name for t in spec.tunables) or 'none found'}")
+    if spec.target.predict:
+        console.print(f"  predict: {spec.target.predict} (each round also records perf_sim's cycles of its "
+                      "configuration beside its timings)", markup=False)
     if spec.case.knobs:
         knobs = ", ".join(f"{k}={v}" for k, v in spec.case.knobs.items())
         console.print(f"  workload (shape) knobs, not tunable: {knobs}")

@@ -8,9 +8,13 @@ import sys
 
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import load_project_file, open_campaign, print_json
+from pto_tui.core import payloads
 from pto_tui.core.cycles.review import review_text
+from pto_tui.core.errors import PtoError
 from pto_tui.core.project.config import ProjectConfig
 from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.rounds.prediction import prediction_review
+from pto_tui.core.rounds.prediction import review_text as prediction_text
 from pto_tui.core.rounds.records import PreEdit
 from pto_tui.costmodel import CostmodelCache, make_engine
 from pto_tui.costmodel.engine import Engine
@@ -64,19 +68,34 @@ def apply_suggestion(args: argparse.Namespace, pre: PreEdit) -> str:
     return f"{pick.knob} {pick.current} -> {pick.value} (costmodel)"
 
 
+def _review(args: argparse.Namespace, layout: ProjectLayout, config: ProjectConfig) -> int:
+    """Predicted against measured: perf_sim's recorded predictions ([target] predict), then
+    the costmodel's per ranked knob; a project with predictions shows them even when the
+    costmodel cannot rank its knobs (saying why)."""
+    with open_campaign(args, write=False) as campaign:
+        rounds = campaign.rounds()
+    predicted = prediction_review(rounds)
+    try:
+        engine, cache = _engine(args, layout, config, args.no_cache)
+        reviews, problem = asyncio.run(review_rounds(layout.workspace, config, rounds, engine, cache)), ""
+    except PtoError as error:
+        if not predicted:
+            raise
+        reviews, problem = [], error.render()
+    if args.json:
+        print_json(payloads.suggest_review(reviews, predicted, problem), schema="suggest-review")
+        return 0
+    sys.stdout.write(prediction_text(predicted))
+    sys.stdout.write(f"costmodel: no review: {problem}\n" if problem else review_text(reviews))
+    return 0
+
+
 def run_suggest(args: argparse.Namespace) -> int:
     layout, project = load_project_file(args)
     config = project.config
-    engine, cache = _engine(args, layout, config, args.no_cache)
     if args.review:
-        with open_campaign(args, write=False) as campaign:
-            rounds = campaign.rounds()
-        reviews = asyncio.run(review_rounds(layout.workspace, config, rounds, engine, cache))
-        if args.json:
-            print_json({"review": [k.to_dict() for k in reviews]}, schema="suggest-review")
-        else:
-            sys.stdout.write(review_text(reviews))
-        return 0
+        return _review(args, layout, config)
+    engine, cache = _engine(args, layout, config, args.no_cache)
     found = asyncio.run(suggest(layout.workspace, config, engine, cache, args.knob))
     if args.json:
         print_json({"suggestions": [s.to_dict() for s in found]}, schema="suggest")

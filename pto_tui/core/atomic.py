@@ -7,11 +7,37 @@ folder (the rename into place costs the same either way)."""
 
 from __future__ import annotations
 
+import contextvars
 import errno
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pto_tui.core.errors import disk_full
+
+# set inside synced_once(): writes skip their own fsync, one sync at the end covers them
+_DEFERRED = contextvars.ContextVar("deferred_sync", default=False)
+
+
+@contextmanager
+def synced_once() -> Iterator[None]:
+    """Writes made inside are atomic as ever (a reader sees the old file or the new one)
+    but not flushed to disk one by one: one sync at the end makes them durable together.
+    For a write of thousands of files at once (an import), where each fsync costs more
+    than its write; whatever a crash before the end loses, the import writes again."""
+    token = _DEFERRED.set(True)
+    try:
+        yield
+    finally:
+        _DEFERRED.reset(token)
+        os.sync()
+
+
+def flush_to_disk(fd: int) -> None:
+    """fsync, unless inside synced_once()."""
+    if not _DEFERRED.get():
+        os.fsync(fd)
 
 
 def atomic_write_bytes(path: Path, data: bytes, scratch: Path | None = None) -> None:
@@ -31,7 +57,7 @@ def atomic_write_bytes(path: Path, data: bytes, scratch: Path | None = None) -> 
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            flush_to_disk(handle.fileno())
         if path.exists():
             os.chmod(tmp, path.stat().st_mode & 0o7777)
         else:
@@ -65,7 +91,7 @@ def staged_write_text(path: Path, text: str) -> None:
             os.fchmod(fd, 0o644)  # as atomic_write_bytes gives a new file, whatever the umask
             handle.write(text.encode("utf-8"))
             handle.flush()
-            os.fsync(fd)
+            flush_to_disk(fd)
     except OSError as error:
         full = disk_full(error, path)
         if full is not None:

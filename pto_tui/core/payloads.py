@@ -3,15 +3,18 @@ for both (schemas in docs/json/)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pto_tui.core.cycles.results import CycleResult, best_result
+from pto_tui.core.cycles.review import KnobReview
 from pto_tui.core.project.config import Tunable
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import last_writer
 from pto_tui.core.rounds.export import ExportRow, export_rows
+from pto_tui.core.rounds.prediction import PredictedChange, review_summary
 from pto_tui.core.rounds.record_toml import round_to_dict
 from pto_tui.core.rounds.records import Round, verdict_rule_of
 from pto_tui.core.rounds.reruns import reruns_of
@@ -200,4 +203,17 @@ def explore_payload(group: str, knob: str, base: int, slots: int, closed: list[R
         "slots": slots,
         "rounds": [round_json(r) for r in closed],
         "interrupted": [{"round": n, "why": why} for n, why in sorted(interrupted.items())],
+    }
+
+
+def suggest_review(
+    reviews: Sequence[KnobReview], predicted: Sequence[PredictedChange], problem: str = ""
+) -> dict[str, Any]:
+    """`suggest --review`: the costmodel's predictions per ranked knob against the measured
+    rounds, and perf_sim's recorded ones ([target] predict; null in a project without any);
+    `costmodel_problem` says why the knobs were not reviewed when the predictions were."""
+    return {
+        "review": [k.to_dict() for k in reviews],
+        "perf_sim": review_summary(predicted) if predicted else None,
+        **({"costmodel_problem": problem} if problem else {}),
     }

@@ -86,6 +86,8 @@ TOOLS: dict[str, ToolInfo] = {
     "costmodel_query": _reads("Cycles of one PTO instruction (costmodel)", "costmodel"),
     "costmodel_sweep": _reads("Cycles over a grid of tile shapes (costmodel)", "costmodel"),
     "suggest": _reads("Tile knobs ranked by the costmodel", "suggest"),
+    "suggest_review": _reads("Predicted against measured: perf_sim's cycles and the costmodel's",
+                             "suggest-review"),
     "chart": ToolInfo("Draw the summary chart", "chart", idempotent=True),
     "report": ToolInfo("Write the campaign report", "report", idempotent=True),
     "exec": ToolInfo("Run a command on the target (needs --allow-exec)", "exec", destructive=True,

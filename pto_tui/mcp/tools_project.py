@@ -60,6 +60,7 @@ def register(server: MCPServer, projects: Projects) -> None:
         mode: str = DEFAULT_MODE.value,
         compiler: str = "c++",
         cxx_flags: str = "",
+        predict: str = "",
         engine: str = "",
         pto_isa: str = "",
         costmodel_tool: str = "",
@@ -82,7 +83,8 @@ def register(server: MCPServer, projects: Projects) -> None:
             source=source_dir, kind=_kind(kind), name=name or None, case=case, case_spec=case_spec,
             shape=dict(shape or {}), dtype=dtype, causal=causal, options=dict(options or {}),
             target=target, work_dir=work_dir, ssh_config=ssh_config, env_setup=env_setup, npu=npu,
-            mode=mode, compiler=compiler, cxx_flags=cxx_flags, engine=engine, pto_isa=pto_isa,
+            mode=mode, compiler=compiler, cxx_flags=cxx_flags, predict=predict, engine=engine,
+            pto_isa=pto_isa,
             costmodel_tool=costmodel_tool, requirements=requirements, commands=dict(commands or {}),
             related=tuple(related or ()),
         )

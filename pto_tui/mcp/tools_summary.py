@@ -13,13 +13,15 @@ from pto_tui.core import payloads
 from pto_tui.core.cycles.query import Query
 from pto_tui.core.cycles.results import CycleResult, sort_results
 from pto_tui.core.cycles.sweep import expand_sweep
-from pto_tui.core.errors import InputError
+from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.config import CostmodelConfig, ProjectConfig
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout
+from pto_tui.core.rounds.prediction import prediction_review
 from pto_tui.costmodel import CostmodelCache, Progress, default_cache_path, make_engine, run_queries
 from pto_tui.costmodel.engine import Engine
 from pto_tui.costmodel.remote import run_for_project
+from pto_tui.costmodel.review import review_rounds
 from pto_tui.costmodel.service import resolve_settings
 from pto_tui.costmodel.suggest import suggest as suggest_knobs
 from pto_tui.mcp.catalog import Answer, add
@@ -126,6 +128,22 @@ def register(server: MCPServer, projects: Projects) -> None:
         found = await suggest_knobs(layout.workspace, config, made, cache, knob)
         return Answer({"suggestions": [s.to_dict() for s in found]})
 
+    async def suggest_review(project: str = "", engine: str = "", pto_isa: str = "") -> Answer:
+        """Predicted against measured, as `pto-tui suggest --review`: perf_sim's recorded
+        cycles against each round's measured change where the project predicts ([target]
+        predict), and the costmodel's prediction per ranked knob."""
+        with projects.campaign(project, write=False, command="suggest_review") as campaign:
+            rounds = campaign.rounds()
+        predicted = prediction_review(rounds)
+        try:
+            layout, config, made, cache = project_engine(projects, project, engine, pto_isa)
+            reviews, problem = await review_rounds(layout.workspace, config, rounds, made, cache), ""
+        except PtoError as error:
+            if not predicted:
+                raise
+            reviews, problem = [], error.render()
+        return Answer(payloads.suggest_review(reviews, predicted, problem))
+
     def chart(project: str = "", svg: bool = False) -> Answer:
         """Draw the two-panel summary chart (projects/<op>/summary_chart.png)."""
         from pto_tui.core.summary.chart import write_campaign_chart  # matplotlib only here
@@ -142,5 +160,5 @@ def register(server: MCPServer, projects: Projects) -> None:
             result = write_campaign_report(campaign, None)
         return Answer(payloads.report(result))
 
-    for tool in (costmodel_query, costmodel_sweep, suggest, chart, report):
+    for tool in (costmodel_query, costmodel_sweep, suggest, suggest_review, chart, report):
         add(server, tool)

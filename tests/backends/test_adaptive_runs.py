@@ -17,6 +17,7 @@ from pto_tui.backends.kinds.registry import backend_for
 from pto_tui.backends.loop import case_flops, measure, run_plan, run_round, site_for
 from pto_tui.backends.site import StepEvent
 from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.requests import RerunRequest
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.rounds.records import Measurement, Round
 from pto_tui.core.rules.verdict import RULE, decide
@@ -131,6 +132,23 @@ async def test_warm_up_runs_come_first_and_are_not_samples(tmp_path: Path) -> No
     assert steps(events)[1:4] == ["warm-up 1/2", "warm-up 2/2", "benchmark 1/3"]
     with Campaign(root) as campaign:
         assert campaign.round(0).measurement.samples_us == BASELINE
+
+
+async def test_a_rerun_warms_up_before_its_runs_too(tmp_path: Path) -> None:
+    # round 1 undecided at its budget (inconclusive), then its rerun: each measured after
+    # its own warm-up, whose 888 / 777 are no samples
+    same = [250.0, 258.0, 242.0]
+    root, _ = replay_project(tmp_path, [999.0, *BASELINE, 888.0, *same, 777.0, 300.0, 301.0, 299.0],
+                             warmup=1, max_repeats=3)
+    first = await measured_round(root, [])
+    assert first.verdict is Verdict.INCONCLUSIVE and first.measurement.samples_us == same
+    events: list[StepEvent] = []
+    async with open_loop(root) as (campaign, runner):
+        rerun = campaign.rerun_round(RerunRequest(first.number))
+        closed = await run_round(campaign, runner, events.append)
+    assert closed.number == rerun.number == 2 and closed.rerun_of == 1
+    assert steps(events) == ["build", "warm-up 1/1", "benchmark 1/3", "benchmark 2/3", "benchmark 3/3"]
+    assert closed.measurement.samples_us == [300.0, 301.0, 299.0]
 
 
 async def test_a_resumed_run_warms_up_again_and_a_full_one_does_not(tmp_path: Path) -> None:

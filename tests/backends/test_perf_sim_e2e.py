@@ -164,3 +164,34 @@ def test_a_perf_sim_campaign_over_ssh(
     remote = ssh_target.work_dir / "kernel" / OP / "build-perf_sim"
     assert (remote / "perf_sim_driver").is_file() and (remote / "perf_sim_include").is_dir()
     assert not (root / "workspace" / "kernel" / OP / "build-perf_sim").exists()
+
+
+@NEEDS_TOOLS
+def test_a_gemm_shaped_operator_measured_locally(tmp_path: Path) -> None:
+    """pto-isa's gemm_performance's shape: no case generator, its data written into the
+    operator folder by a generator without arguments, its shape and tiling constants of the
+    host wrapper. A round that edits the K tile is measured as edited: decided at another
+    count; the data the correctness step writes is not a change of the round."""
+    source = tmp_path / "src" / "pto-isa"
+    shutil.copytree(FIXTURE, source)
+    matmul = "kernels/manual/a2a3/matmul_op"
+    assert cli("new", source / matmul, "--mode", "perf-sim", "--compiler", "g++",
+               "--projects-root", tmp_path / "p") == 0
+    root = tmp_path / "p" / "matmul_op"
+    assert cli("--project", root, "env") == 0
+    assert cli("--project", root, "baseline") == 0
+    base = _round(root, 0)["measurement"]
+    assert base["correctness"] == "pass" and base["samples_us"][0] == base["samples_us"][1]
+    folder = root / "workspace/kernel" / matmul
+    assert (folder / "input/x1_gm.bin").is_file() and (folder / "output/golden.bin").is_file()
+    kernel = folder / "matmul_op_kernel.cpp"
+    start = pre_edit_args("a deeper K tile halves the K steps", scope=(f"{matmul}/matmul_op_kernel.cpp",))
+    assert cli("--project", root, "round", "start", *start) == 0
+    text = kernel.read_text()
+    kernel.write_text(text.replace("constexpr uint32_t baseK = 64;", "constexpr uint32_t baseK = 128;"))
+    assert cli("--project", root, "round", "changes") == 0
+    assert cli("--project", root, "round", "run") == 0
+    record = _round(root, 1)
+    assert record["changes"]["files"] == [f"workspace/kernel/{matmul}/matmul_op_kernel.cpp"]
+    runs = record["measurement"]["samples_us"]
+    assert record["verdict"] in ("kept", "neutral") and len(runs) == 2 and runs[0] != base["samples_us"][0]

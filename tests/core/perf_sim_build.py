@@ -16,6 +16,8 @@ import pytest
 from pto_tui.core.operators.perf_sim_build import FLAGS, GENERATE_HEADERS, OVERLAY_DIR
 from pto_tui.core.operators.perf_sim_driver import NoDriver, PerfSimDriver, derive_driver
 from pto_tui.core.operators.pto_isa_tree import GENERATOR_GLOB
+from pto_tui.core.project.file import ProjectFile
+from tests.core.helpers import cli, pre_edit_args
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "perf_sim"
 STANDIN = FIXTURE / "include"
@@ -117,3 +119,27 @@ def build_and_run(root: Path, build: Path, driver: PerfSimDriver) -> Run:
     done = subprocess.run(["./perf_sim_driver"], cwd=build, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     return Run(done.stdout, csv.read_text(encoding="utf-8") if csv.is_file() else None)
+
+
+def predicting_project(base: Path) -> Path:
+    """The stand-in's attn_op in mode cpu-sim predicting with perf_sim (`new --predict
+    perf-sim`, two timed runs a round, no warm-up): the baseline and a TILE_S1 round (128 →
+    64) measured for real (g++, cmake), each with its prediction; the environment round's
+    probes given by hand."""
+    shutil.copytree(FIXTURE, base / "pto-isa")
+    source = base / "pto-isa" / "kernels/manual/common/attn_op"
+    assert cli("new", source, "--projects-root", base / "projects", "--case-spec", "64,128,512",
+               "--mode", "cpu-sim", "--compiler", "g++", "--predict", "perf-sim") == 0
+    root = base / "projects" / "attn_op"
+    project = ProjectFile(root / "project.toml")
+    for key, value in (("repeats", 2), ("max_repeats", 2), ("warmup", 0)):
+        project.set(f"discipline.{key}", value)
+    project.save()
+    assert cli("--project", root, "env", "--declare-environment", "probes given by hand in this test",
+               "--probe", "g++=ok") == 0
+    assert cli("--project", root, "baseline") == 0
+    start = pre_edit_args("a narrower S1 tile", scope=("TILE_S1",))
+    assert cli("--project", root, "round", "start", *start) == 0
+    assert cli("--project", root, "round", "changes", "--set", "TILE_S1=64") == 0
+    assert cli("--project", root, "round", "run") == 0
+    return root

@@ -215,6 +215,49 @@ def test_a_forged_round_with_a_well_linked_line_is_not_the_frontier(
     assert st["unverified_rounds"] == [4]
 
 
+def relinked(text: list[str], start: int) -> list[str]:
+    """Every line from `start` on naming the hash of the line before it again: the forger's
+    whole chain recomputed after an edit."""
+    out = list(text)
+    for i in range(max(start, 1), len(out)):
+        line = json.loads(out[i])
+        line["prev"] = sha(out[i - 1].encode())
+        out[i] = json.dumps(line, sort_keys=True)
+    return out
+
+
+def test_a_verdict_forged_with_the_whole_chain_recomputed_is_named_by_the_anchor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """failure -> kept in round.toml and its line, its hash recomputed and every later
+    line relinked: the chain holds together, its head is not the one anchored."""
+    root = project(tmp_path)
+    path = root / "runs/iter-002/round.toml"
+    before = status(capsys, root)
+    path.write_text(path.read_text().replace('verdict = "neutral"', 'verdict = "kept"'))
+    text = lines(root)
+    at = index_of(text, 2)
+    line = json.loads(text[at])
+    line["verdict"], line["record"]["verdict"] = "kept", "kept"
+    line["sha256"] = sha(path.read_bytes())
+    text[at] = json.dumps(line, sort_keys=True)
+    write_lines(root, relinked(text, at + 1))
+    st = broken(capsys, root, "was rewritten")
+    assert not any("chain is broken" in p for p in st["history"]["problems"])  # it links up
+    assert st["counts"]["kept"] == 0 and st["unverified_rounds"] == [1, 2, 3]
+    assert st["frontier_round"] == before["frontier_round"] == 0
+
+
+def test_reordered_lines_relinked_are_named_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = project(tmp_path)
+    text = lines(root)
+    a, b = index_of(text, 1), index_of(text, 2)
+    text[a], text[b] = text[b], text[a]
+    write_lines(root, relinked(text, min(a, b)))
+    st = broken(capsys, root)
+    assert st["history"]["problems"] and st["counts"]["kept"] == 0 and st["unverified_rounds"]
+
+
 def test_reordered_lines_are_a_broken_chain(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = project(tmp_path)
     text = lines(root)

@@ -109,3 +109,54 @@ def test_a_performance_line_that_disagrees_is_a_conflict(
     report = cli_json(capsys, "import", project)
     assert isinstance(report, dict)
     assert any("PTO time differs" in c for c in report["conflicts"]), report["conflicts"]
+
+
+@pytest.mark.parametrize("dimension", ["9" * 5000, "9" * 20, "0"], ids=["5000 digits", "20 digits", "zero"])
+def test_a_case_dimension_that_is_no_dimension_is_listed_not_taken(
+    project: Path, capsys: pytest.CaptureFixture[str], dimension: str
+) -> None:
+    requirements = project / "TASK_REQUIREMENTS.md"
+    text = requirements.read_text()
+    assert "BNSD=1,16,8192,128" in text
+    requirements.write_text(text.replace("BNSD=1,16,8192,128", f"BNSD=1,{dimension},8192,128"))
+    report = cli_json(capsys, "import", project)
+    assert isinstance(report, dict)
+    line = next(i for i, x in enumerate(text.splitlines(), 1) if "BNSD=" in x)
+    assert any(f"TASK_REQUIREMENTS.md:{line}: BNSD = " in p and "is not a dimension" in p
+               for p in report["problems"]), report["problems"]
+    assert report["imported"] == [0, 1, 2, 3]  # the rounds are read all the same
+    status = cli_json(capsys, "--project", project, "status")
+    assert isinstance(status, dict) and "8192" not in str(status.get("case", ""))
+
+
+def test_an_import_syncs_its_files_once_not_one_by_one(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each fsync costs more than its write: an import of thousands of rounds flushes them
+    together at its end (one sync), its writes atomic as ever; other writes still fsync."""
+    import os
+
+    calls = {"fsync": 0, "sync": 0}
+    real_fsync, real_sync = os.fsync, os.sync
+
+    def fsync(fd: int) -> None:
+        calls["fsync"] += 1
+        real_fsync(fd)
+
+    def sync() -> None:
+        calls["sync"] += 1
+        real_sync()
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "sync", sync)
+    report = cli_json(capsys, "import", project)
+    assert isinstance(report, dict) and report["imported"] == [0, 1, 2, 3]
+    assert calls == {"fsync": 0, "sync": 1}
+    assert cli_json(capsys, "--project", project, "phase", "fine-tune") is not None or True
+    capsys.readouterr()
+    from tests.core.helpers import cli
+
+    assert cli("--project", project, "verify") == 0  # the history the import wrote holds
+    before = calls["fsync"]
+    assert cli("--project", project, "torch-baseline", "--avg", "3210", "--min", "3150", "--max", "3400") == 0
+    assert calls["fsync"] > before and calls["sync"] == 1  # an ordinary write flushes itself

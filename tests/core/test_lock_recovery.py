@@ -17,7 +17,7 @@ import pytest
 
 from pto_tui.core.errors import LockedError
 from pto_tui.core.project.lock import UNREADABLE_GRACE, ProjectLock
-from tests.core.helpers import cli, cli_json, ready_project
+from tests.core.helpers import cli, cli_json, pre_edit_args, ready_project
 
 TAKERS = 4
 TRIALS = 1000
@@ -95,18 +95,25 @@ def small_disk(tmp_path: Path):
 
 
 def _fill(disk: Path, leave: int) -> Path:
-    """Fill the disk until at most `leave` bytes are free; returns the filler file."""
+    """Fill the disk to the last byte, then free `leave` bytes (whole pages of the tmpfs,
+    kept aside first); returns the filler file."""
+    pads = []
+    for n in range(-(-leave // 4096)):
+        pad = disk / f"pad{n}"
+        pad.write_bytes(b"\0" * 4096)
+        pads.append(pad)
     filler = disk / "filler"
-    with filler.open("wb") as handle:
-        chunk = b"\0" * 65536
-        try:
-            while True:
-                handle.write(chunk)
-                handle.flush()
-        except OSError:
-            pass
-    chunk_left = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
-    assert chunk_left <= max(leave, 65536)
+    with filler.open("wb", buffering=0) as handle:
+        for size in (65536, 4096, 1):
+            try:
+                while True:
+                    handle.write(b"\0" * size)
+            except OSError:
+                pass
+    for pad in pads:
+        pad.unlink()
+    stats = os.statvfs(disk)
+    assert stats.f_bavail * stats.f_frsize <= max(leave, 4096)
     return filler
 
 
@@ -131,3 +138,35 @@ def test_a_full_disk_ends_a_write_cleanly_and_the_project_stays_writable(
     record = cli_json(capsys, *p, "show", "0")
     assert isinstance(record, dict)
     assert [a["new"] for a in record["record"]["amendments"]] == ["first", "third"]
+
+
+@pytest.mark.parametrize("free_pages", range(4))
+def test_a_close_on_a_full_disk_leaves_a_history_that_verifies(
+    small_disk: Path, capsys: pytest.CaptureFixture[str], free_pages: int
+) -> None:
+    """Wherever the disk fills during a close (the lock, notes.md, the anchor told first,
+    round.toml, the log line, ITERATIONS.md, project.toml), it ends in one error line, the
+    status still answers, and once space returns the history verifies clean and the round
+    closes (or is closed) once."""
+    root = ready_project(small_disk / "p")
+    p = ("--project", root)
+    assert cli(*p, "round", "start", *pre_edit_args(scope=("TILE_S1",))) == 0
+    justify = "a 128-wide tile halves the unified buffer each stage holds"
+    assert cli(*p, "round", "changes", "--set", "TILE_S1=128", "--justify", justify) == 0
+    assert cli(*p, "round", "measure", "--build", "ok", "--correctness", "pass", "--samples", "80,81,79") == 0
+    filler = _fill(small_disk, leave=4096 * free_pages)
+    capsys.readouterr()
+    close = ("round", "close", "--analysis", "faster", "--next", "go on")
+    code = cli(*p, *close)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and (code == 0 or len(err.strip().splitlines()) == 1), err
+    assert cli(*p, "status") == 0  # a read answers on a full disk
+    filler.unlink()
+    status = cli_json(capsys, *p, "status")
+    assert isinstance(status, dict) and status["tampered_rounds"] == {}, status
+    if status["open_round"] == 1:  # the close did not happen: it does now
+        assert cli(*p, *close) == 0
+    capsys.readouterr()
+    assert cli(*p, "verify") == 0, capsys.readouterr().out
+    counts = cli_json(capsys, *p, "status")
+    assert isinstance(counts, dict) and counts["counts"]["kept"] == 1 and counts["unverified_rounds"] == []

@@ -45,7 +45,7 @@ def test_a_generator_driven_driver_runs_the_case_row_as_the_host_calls_the_wrapp
         "block_rows",
     )
     assert driver.wrapper == "LaunchAttnOp at attn_op_kernel.cpp:71"
-    assert driver.instantiated == "the call at main.cpp:22, expanded from the rows of ATTN_OP_FOR_EACH_CASE"
+    assert driver.instantiated == "the call at main.cpp:26, expanded from the rows of ATTN_OP_FOR_EACH_CASE"
     assert (driver.generated_header, driver.summary_csv) == (
         "generated_cases.h",
         "perf_sim_output/runAttnOp_pipeline_summary.csv",
@@ -160,7 +160,7 @@ def test_a_run_time_switch_that_is_not_a_bool_is_refused() -> None:
     sources = _replace(sources, "QK_PRELOAD, true>();", "QK_PRELOAD, 1>();")
     sources = _replace(sources, "QK_PRELOAD, false>();", "QK_PRELOAD, 0>();")
     reason = refusal(sources, ATTN_CASE)
-    assert "INTERMEDIATE_CHECK of LaunchAttnOp is INTERMEDIATE_CHECK at main.cpp:22" in reason
+    assert "INTERMEDIATE_CHECK of LaunchAttnOp is INTERMEDIATE_CHECK at main.cpp:26" in reason
     assert "chosen at run time: only a bool switch is set (to false)" in reason
 
 

@@ -69,14 +69,32 @@ def test_new_writes_the_cpu_simulation_build_and_correctness_and_the_driver_run(
     assert (include / "a2a3/formula_costmodel/params/formula_params.csv").is_file()
 
 
-def test_an_operator_without_scripts_gets_no_script_steps(
+def test_a_gemm_shaped_operator_generates_its_data_where_its_binary_reads_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """pto-isa's gemm_performance: no case generator, and a data generator that takes no
+    --cases and writes into the folder it runs in, from which the binary reads ../input."""
     code, err = _new(tmp_path, _checkout(tmp_path) / MATMUL, capsys)
     assert code == 0, err
     commands = tomllib.loads((tmp_path / "projects/matmul_op/project.toml").read_text())["commands"]
     assert "generate_cases.py" not in commands["build"]
     assert "cmake -DPTO_CPU_SIM_STANDALONE=ON" in commands["build"]
+    assert commands["correctness"] == (
+        "cd build && (cd .. && python3 scripts/gen_data.py) && ./matmul_op_cpu_sim --cases {case}")
+    text = (tmp_path / "projects/matmul_op/project.toml").read_text()
+    assert "main.cpp:30 reads its data from the operator folder, where gen_data.py runs" in text
+    assert "scripts/gen_data.py takes no --cases" in text
+
+
+def test_an_operator_without_scripts_gets_no_script_steps(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    checkout = _checkout(tmp_path)
+    shutil.rmtree(checkout / MATMUL / "scripts")
+    code, err = _new(tmp_path, checkout / MATMUL, capsys)
+    assert code == 0, err
+    commands = tomllib.loads((tmp_path / "projects/matmul_op/project.toml").read_text())["commands"]
+    assert "generate_cases.py" not in commands["build"]
     assert commands["correctness"] == "cd build && ./matmul_op_cpu_sim --cases {case}"
 
 

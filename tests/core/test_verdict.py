@@ -103,7 +103,8 @@ def test_identical_repeats_are_judged_without_noise() -> None:
     )
     slower = verdict([56068.0, 56068.0], frontier=[44619.0] * 2)
     assert slower.verdict is Verdict.NEUTRAL and slower.settled
-    assert slower.reason == "20.4% slower than the frontier (2 against 2 runs, each set identical: no noise)"
+    assert slower.reason == ("slower than the frontier: takes 25.7% longer (gain -20.4%, "
+                             "2 against 2 runs, each set identical: no noise)")
     same = verdict([44619.0] * 2, frontier=[44619.0] * 5)
     assert (same.verdict, same.gain, same.settled) == (Verdict.NEUTRAL, 0.0, True)
     assert "gain +0.0% (2 against 5 runs, each set identical: no noise) is within the noise" in same.reason
@@ -274,3 +275,13 @@ def test_kept_reason_prints_the_gain_and_bounds() -> None:
         r"gain \+2\.0% \(95% bounds \+2\.0% to \+2\.0%, 3 against 3 runs\) is above the noise floor 2\.0%",
         result.reason,
     ), result.reason
+
+
+def test_a_slower_round_is_said_in_time_taken() -> None:
+    """The gain is frontier time over round time, less 1: a round at -71.7% takes 3.53x
+    as long, which is how its reason says it (not "71.7% slower")."""
+    slow = verdict([353.0, 354.0, 352.0, 353.5, 352.5], frontier=[100.0, 101.0, 99.0, 100.5, 99.5])
+    assert slow.verdict is Verdict.NEUTRAL and slow.gain is not None and slow.gain < -0.7
+    assert slow.reason.startswith("slower than the frontier: takes 3.53x as long (gain -71.7%, 95% bounds")
+    near = verdict([103.0, 104.0, 102.0, 103.5, 102.5], frontier=[100.0, 101.0, 99.0, 100.5, 99.5])
+    assert near.reason.startswith("slower than the frontier: takes 3.0% longer (gain -2.9%, "), near.reason

@@ -85,6 +85,7 @@ async def call_every_tool(tmp_path: Path, root: Path, stub: Path, agent_copy: Pa
         made = await c.ok("new", source=str(tmp_path / "src" / "demo_fa"), case=DEMO_FA_CASE,
                           projects_root=str(tmp_path / "more"))
         await c.ok("suggest", project=made["project"], pto_isa=str(stub))
+        await c.ok("suggest_review", project=made["project"], pto_isa=str(stub))
         await c.ok("env", project=made["project"], probes={"ssh": True},
                    declare_environment="probes given by hand in this test")
         await c.ok("baseline", project=made["project"], measurement=MEASURED)

@@ -66,6 +66,9 @@ async def rounds_drawn(pilot: Pilot) -> None:
     a dialog opened before that freezes the table behind it half laid out."""
     from pto_tui.tui.widgets.rounds_pane import RoundsPane
 
-    pane = pilot.app.screen.query_one(RoundsPane)
+    screen = pilot.app.screen
+    pane = screen.query_one(RoundsPane)
     await wait_for(pilot, lambda: pane.drawn)
+    # the other panes mount after the rows are drawn, and lay the screen out again
+    await wait_for(pilot, lambda: getattr(screen, "panes_mounted", True))
     await pilot.pause()

@@ -24,7 +24,7 @@ SCREENS: dict[str, tuple[str, ...]] = {
 
 def _settled(app: PtoApp) -> bool:
     """The what-changed view has its diff or its reason (the core runs in a thread); the
-    rerun question is up and laid out."""
+    rerun question is laid out."""
     screen = app.screen
     if isinstance(screen, RerunScreen):
         return screen.is_mounted and not screen._dirty_regions
@@ -45,6 +45,12 @@ def test_what_changed_and_rerun_screens(snap_compare, campaign_root: Path, scree
             await pilot.press(key)
             await pilot.pause(0.2)
             await wait_for(pilot, lambda: _settled(pilot.app))
+            # a dialog opened on a screen not yet repainted freezes it behind half drawn
+            await wait_for(pilot, lambda: not pilot.app.screen._dirty_regions)
+        # under load the screen asked for can come up after the first look
+        wanted = RerunScreen if screen == "rerun_question" else WhatChangedScreen
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, wanted)
+                       and _settled(pilot.app))
         await pilot.pause(0.6)
 
     assert snap_compare(PtoApp(campaign_root), terminal_size=size, run_before=run_before)

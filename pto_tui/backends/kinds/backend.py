@@ -36,6 +36,16 @@ class BenchOutcome:
         return not self.problem and self.correct is not None and self.duration_us is not None
 
 
+@dataclass(frozen=True)
+class Prediction:
+    """perf_sim's cycles of a round's configuration, recorded beside its measurement
+    ([target] predict): the count and its pipes, or why there is none."""
+
+    cycles: int | None = None
+    pipes: tuple[PipeBusy, ...] = ()
+    problem: str = ""
+
+
 def exit_text(output_tail: str, code: int | None) -> str:
     """How a command ended, with the last lines of its output."""
     tail = output_tail.strip().splitlines()[-3:]
@@ -88,3 +98,8 @@ class Backend:
 
     async def benchmark(self, step: str, parameters: Mapping[str, Scalar]) -> BenchOutcome:
         raise NotImplementedError
+
+    async def predict(self, parameters: Mapping[str, Scalar]) -> Prediction | None:
+        """perf_sim's cycles of the configuration just measured; None: this backend does not
+        predict (the project's [target] predict is off, or its kind has no predictor)."""
+        return None

@@ -11,14 +11,15 @@ project without a correctness command fails its correctness step."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from pto_tui.backends.environment_checks import FIRST_PREDICTION
 from pto_tui.backends.kinds.backend import BenchOutcome, exit_text
 from pto_tui.backends.site import OperatorSite, StepOutput
 from pto_tui.core.errors import PtoError
 from pto_tui.core.operators.perf_sim_build import (
     DRIVER_MARKER,
-    OUT_DIR,
     Driver,
     HandWritten,
     build_command,
@@ -27,6 +28,7 @@ from pto_tui.core.operators.perf_sim_build import (
 )
 from pto_tui.core.operators.perf_sim_driver import NoDriver
 from pto_tui.core.project.config import Scalar
+from pto_tui.core.project.kinds.pto_tile_lib import PERF_SIM_OUTPUT, PERF_SIM_RUN
 from pto_tui.core.project.limits import BENCHMARK, BUILD
 from pto_tui.core.reports.compiler import error_file, first_compiler_error
 from pto_tui.core.reports.perf_sim import parse_perf_sim_run
@@ -45,19 +47,32 @@ NO_CORRECTNESS = (
 )
 
 
+@dataclass(frozen=True)
+class DriverRun:
+    """How the driver runs: its command (from the operator folder), the folder it writes
+    its summary CSV in, and what its step needs of a scheduler (JobSpec.needs)."""
+
+    command: str
+    output: str
+    needs: str = NEEDS_NPU  # a perf-sim project's benchmark: its NPU step, a Slurm job
+
+
+# the driver's run when it predicts a round's cycles ([target] predict): the perf-sim mode's
+# own benchmark command and results folder; a CPU simulation beside the measurement, run where
+# the build left it (never a Slurm job of its own)
+PREDICTION_RUN = DriverRun(PERF_SIM_RUN, PERF_SIM_OUTPUT, needs="")
+PREDICTION_STEP = FIRST_PREDICTION  # its job's step, in the environment round as in a round
+
+
 def compiler_failure(out: StepOutput) -> str:
     """Why a compile failed: the compiler's first `error:` line, else how the command ended."""
     output = "\n".join(out.stdout + out.stderr)
     return first_compiler_error(output) or exit_text(out.tail(), out.record.exit_code)
 
 
-async def perf_sim_build(
-    site: OperatorSite, parameters: Mapping[str, Scalar], step: str
-) -> tuple[Driver | None, str]:
-    """The driver of the workspace's sources as they are now, and the project's build
-    command (the CPU-simulation build) with the driver built alongside: (driver, "") or
-    (None, why not: the driver's reason, or the first compiler error of whichever build
-    failed)."""
+def derived_driver(site: OperatorSite) -> tuple[Driver | None, str]:
+    """The driver of the workspace's sources as they are now: (driver, "") or (None, why
+    not: the deriver's reason, or a marker key that is wrong)."""
     config = site.config
     try:
         driver = driver_for(site.workspace / site.subdir, case_entry(config.case, config.operator))
@@ -65,26 +80,56 @@ async def perf_sim_build(
         return None, f"perf_sim driver: {error.render()}"
     if isinstance(driver, NoDriver):
         return None, driver.reason
+    return driver, ""
+
+
+async def build_alongside(
+    site: OperatorSite, parameters: Mapping[str, Scalar], step: str, driver: Driver
+) -> tuple[StepOutput, str]:
+    """The project's build command with `driver` built alongside: (the step's output, why
+    the driver did not build: "" when it did). A build that failed prints no DRIVER_MARKER
+    (`build_failed` says so); a driver that failed is quoted by its compiler's first
+    `error:` line, one in pto-isa's own headers said to be the checkout's."""
+    config = site.config
     build = site.render(config.commands.build, parameters)
     command = build_command(build, driver, config.operator.path, config.target.perf_sim_compiler)
     out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BUILD),
                          needs=NEEDS_BUILD)
-    if DRIVER_MARKER not in out.stdout:
+    if build_failed(out) or out.ok:
+        return out, ""
+    own = out.stdout[out.stdout.index(DRIVER_MARKER) + 1:]  # the driver's build, after the marker
+    first = first_compiler_error("\n".join(own))
+    if first and PTO_HEADERS in error_file(first):  # the checkout's headers, whatever the round did
+        return out, f"perf_sim build failed: pto-isa's costmodel headers do not compile here: {first}"
+    return out, "perf_sim build failed: " + (first or exit_text("\n".join(own), out.record.exit_code))
+
+
+def build_failed(out: StepOutput) -> bool:
+    """The project's own build failed (the driver's output follows DRIVER_MARKER only after
+    a build that succeeded)."""
+    return DRIVER_MARKER not in out.stdout
+
+
+async def perf_sim_build(
+    site: OperatorSite, parameters: Mapping[str, Scalar], step: str
+) -> tuple[Driver | None, str]:
+    """A perf-sim build: the driver of the workspace's sources as they are now, and the
+    project's build command (the CPU-simulation build) with the driver built alongside:
+    (driver, "") or (None, why not: the driver's reason, or the first compiler error of
+    whichever build failed)."""
+    driver, why = derived_driver(site)
+    if driver is None:
+        return None, why
+    out, driver_problem = await build_alongside(site, parameters, step, driver)
+    if build_failed(out):
         return None, "build failed (CPU simulation): " + compiler_failure(out)
-    if not out.ok:
-        own = out.stdout[out.stdout.index(DRIVER_MARKER) + 1:]  # the driver's build, after the marker
-        first = first_compiler_error("\n".join(own))
-        if first and PTO_HEADERS in error_file(first):  # the checkout's headers, whatever the round did
-            return None, f"perf_sim build failed: pto-isa's costmodel headers do not compile here: {first}"
-        return None, "perf_sim build failed: " + (first or exit_text("\n".join(own), out.record.exit_code))
-    return driver, ""
+    return (None, driver_problem) if driver_problem else (driver, "")
 
 
-async def summary_csv(site: OperatorSite, step: str, driver: Driver | None) -> str | None:
-    """The pipeline summary CSV a run wrote (relative to the operator folder): the derived
-    driver's by its kernel's name; a hand-written driver's (or one built by a run pto-tui
-    left) the one file of that name in the results folder."""
-    folder = site.config.commands.results or f"{OUT_DIR}/perf_sim_output"
+async def summary_csv(site: OperatorSite, step: str, driver: Driver | None, folder: str) -> str | None:
+    """The pipeline summary CSV a run wrote in `folder` (relative to the operator folder):
+    the derived driver's by its kernel's name; a hand-written driver's (or one built by a
+    run pto-tui left) the one file of that name in the folder."""
     if driver is not None and not isinstance(driver, HandWritten):
         return f"{folder}/{PurePosixPath(driver.summary_csv).name}"
     listing = await site.run(f"{step}: find summary", f"ls -1 {folder} 2>/dev/null; true", quiet=True)
@@ -93,15 +138,19 @@ async def summary_csv(site: OperatorSite, step: str, driver: Driver | None) -> s
 
 
 async def perf_sim_run(
-    site: OperatorSite, step: str, parameters: Mapping[str, Scalar], driver: Driver | None
+    site: OperatorSite, step: str, parameters: Mapping[str, Scalar], driver: Driver | None,
+    run: DriverRun | None = None,
 ) -> BenchOutcome:
-    """One run of the driver (the benchmark command): Total cycles as the sample."""
-    command = site.render(site.config.commands.benchmark, parameters)
+    """One run of the driver: Total cycles as the sample. `run` is the command and its
+    output folder; by default the project's benchmark and results (a perf-sim project's)."""
+    commands = site.config.commands
+    run = run or DriverRun(commands.benchmark, commands.results or PERF_SIM_OUTPUT)
+    command = site.render(run.command, parameters)
     out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK),
-                         needs=NEEDS_NPU)
+                         needs=run.needs)
     if not out.ok:
         return BenchOutcome(problem="perf_sim run failed: " + exit_text(out.tail(), out.record.exit_code))
-    csv = await summary_csv(site, step, driver)
+    csv = await summary_csv(site, step, driver, run.output)
     text = await site.read_text(csv, f"{step}: read summary") if csv else None
     try:
         result = parse_perf_sim_run(

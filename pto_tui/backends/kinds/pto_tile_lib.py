@@ -3,22 +3,29 @@ failed` (its exit code is 0 either way) and appends to report.csv, of which only
 written by this run count: one per case of the case string, the sample being the case
 under tuning's. Its environment round probes Bisheng, CANN and the NPU; on a cpu-sim
 target the compiler of the CPU simulation; on a perf-sim target that and the perf_sim
-driver's compiler (PerfSimBackend, perf_sim.py); for the demo operator g++."""
+driver's compiler (PerfSimBackend, perf_sim.py); for the demo operator g++. With [target]
+predict, an npu or cpu-sim build also builds the perf_sim driver alongside, run once after
+the benchmark runs for the round's predicted cycles (`predict`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pto_tui.backends.kinds.backend import Backend, BenchOutcome, exit_text
+from pto_tui.backends.kinds.backend import Backend, BenchOutcome, Prediction, build_failure, exit_text
 from pto_tui.backends.kinds.perf_sim import (
     NO_CORRECTNESS,
     PERF_SIM_REPORT,
+    PREDICTION_RUN,
+    PREDICTION_STEP,
+    build_alongside,
+    build_failed,
+    derived_driver,
     perf_sim_build,
     perf_sim_run,
 )
 from pto_tui.backends.kinds.spec import KindRuntime
 from pto_tui.backends.probes import CMAKE, PYTHON, cpu_sim_probes, perf_sim_probes
-from pto_tui.backends.site import StepOutput
+from pto_tui.backends.site import StepOutput, StepTimedOut
 from pto_tui.core.operators.case_strings import CaseStringError, ParsedCase, case_under_tuning, parsed_cases
 from pto_tui.core.operators.perf_sim_build import Driver
 from pto_tui.core.operators.tilelib_build import (
@@ -30,7 +37,7 @@ from pto_tui.core.operators.tilelib_build import (
 from pto_tui.core.operators.tilelib_knobs import resolve_knobs
 from pto_tui.core.project.config import ProjectConfig, Scalar, Target
 from pto_tui.core.project.limits import BENCHMARK, CORRECTNESS
-from pto_tui.core.project.modes import mode_spec
+from pto_tui.core.project.modes import PREDICTOR, mode_spec
 from pto_tui.core.reports.fields import tflops_from
 from pto_tui.core.reports.parsers import (
     ReportError,
@@ -60,15 +67,54 @@ class TileLibBackend(Backend):
         cases = parsed_cases(case, self.site.config.operator)
         return cases, case_under_tuning(cases, case.name).name if cases else case.name
 
+    # [target] predict: why this backend's build has no driver to predict with (None: it did
+    # not build one, as a resumed run whose build an earlier run made); the driver it built
+    driver_problem: str | None = None
+    driver: Driver | None = None
+
+    @property
+    def predicting(self) -> bool:
+        return self.site.config.target.predict == PREDICTOR
+
     async def build(self, parameters: Mapping[str, Scalar], step: str = "build") -> tuple[bool, str]:
         try:
             self._cases()  # a case string the operator cannot take fails before a long build
         except CaseStringError as error:
             return False, error.render()
-        ok, problem = await super().build(parameters, step)
+        if self.predicting:
+            ok, problem = await self._build_predicting(parameters, step)
+        else:
+            ok, problem = await super().build(parameters, step)
         if ok:
             problem = await self._knobs_not_reached(parameters)
         return not problem, problem
+
+    async def _build_predicting(self, parameters: Mapping[str, Scalar], step: str) -> tuple[bool, str]:
+        """The project's build with the perf_sim driver of the sources built alongside; a
+        driver that cannot be derived or built leaves the round without a prediction, never
+        fails it (the build is the project's)."""
+        driver, why = derived_driver(self.site)
+        if driver is None:
+            self.driver_problem = why
+            return await super().build(parameters, step)
+        out, self.driver_problem = await build_alongside(self.site, parameters, step, driver)
+        if build_failed(out):
+            return False, "build failed: " + build_failure(out)
+        self.driver = None if self.driver_problem else driver
+        return True, ""
+
+    async def predict(self, parameters: Mapping[str, Scalar]) -> Prediction | None:
+        if not self.predicting:
+            return None
+        if self.driver_problem:
+            return Prediction(problem=self.driver_problem)
+        try:
+            outcome = await perf_sim_run(self.site, PREDICTION_STEP, parameters, self.driver, PREDICTION_RUN)
+        except StepTimedOut as error:
+            return Prediction(problem=error.render())
+        if not outcome.valid or outcome.duration_us is None:
+            return Prediction(problem=outcome.problem or "the perf_sim run gave no cycles")
+        return Prediction(round(outcome.duration_us), outcome.pipes)
 
     async def _knobs_not_reached(self, parameters: Mapping[str, Scalar]) -> str:
         """A knob that the case generator decides must show its value in the header the
@@ -152,8 +198,6 @@ class PerfSimBackend(TileLibBackend):
     cpu-sim, with the perf_sim driver of the sources as they are built alongside (a failure
     of either quoted by the compiler's first error); a benchmark run's sample is the
     driver's Total cycles."""
-
-    driver: Driver | None = None  # the driver this backend built (None: a resumed run's)
 
     async def build(self, parameters: Mapping[str, Scalar], step: str = "build") -> tuple[bool, str]:
         try:

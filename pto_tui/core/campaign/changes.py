@@ -7,7 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from pto_tui.core.campaign.checks import check_integrity, check_open_record, check_workload_reads
+from pto_tui.core.campaign.checks import (
+    check_integrity,
+    check_open_record,
+    check_workload_reads,
+    tunable_file,
+)
 from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.campaign.requests import ChangesRequest
 from pto_tui.core.errors import InputError
@@ -69,8 +74,7 @@ class ChangeRecorder:
         self._check_scope(record, requested)
         self._apply(changes, requested)
         base = record.base_snapshot
-        changes.files = campaign.snapshots.changed_files(base) if base else []
-        diff_text = campaign.snapshots.diff(base) if base else ""
+        changes.files, diff_text = campaign.snapshots.changes(base) if base else ([], "")
         # a kind given earlier (by an agent, a person) stands until another is given
         changes.kind = request.kind or given_kind or self._inferred_kind(changes)
         changes.description = request.description or changes.description
@@ -199,9 +203,7 @@ class ChangeRecorder:
 
     def _tunable_file(self, name: str) -> str:
         """Where a tunable lives, relative to the project root."""
-        config = self.campaign.config
-        where = config.tunables[name].where.split(":")[0]
-        return f"workspace/{project_kind(config.operator.kind).workspace_subdir}/{where}"
+        return tunable_file(self.campaign.config, name)
 
     def _files_not_explained(
         self, base: str, files: list[str], params: dict[str, Scalar], scope: list[str]

@@ -11,7 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from pto_tui.core.campaign.context import CampaignContext
-from pto_tui.core.errors import PtoError
+from pto_tui.core.errors import PtoError, read_utf8
 from pto_tui.core.operators.kinds.registry import source_kind
 from pto_tui.core.operators.workload_reads import (
     CPP_SUFFIXES,
@@ -23,7 +23,8 @@ from pto_tui.core.project.config import ProjectConfig, source_folder, workload_f
 from pto_tui.core.project.kinds.registry import project_kind
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.records import CLOSED, Round
-from pto_tui.core.rules.open_round import open_record_findings
+from pto_tui.core.rounds.render import render_patch
+from pto_tui.core.rules.open_round import changes_recorded_findings, open_record_findings
 from pto_tui.core.rules.protected import (
     discipline_changes,
     discipline_findings,
@@ -174,7 +175,35 @@ def check_open_record(campaign: CampaignContext, record: Round) -> None:
     if record.is_baseline:
         return
     file = f"runs/{round_name(record.number)}/round.toml"
-    refuse(open_record_findings(record, campaign.current_rounds(), campaign.config.tunables, file))
+    config = campaign.config
+    files = {p.name: tunable_file(config, p.name) for p in record.changes.parameters
+             if p.name in config.tunables and config.tunables[p.name].where}
+    refuse(open_record_findings(record, campaign.current_rounds(), config.tunables, file,
+                                phases=config.phases, tunable_files=files))
+
+
+def tunable_file(config: ProjectConfig, name: str) -> str:
+    """Where a tunable lives, relative to the project root."""
+    where = config.tunables[name].where.split(":")[0]
+    return f"workspace/{project_kind(config.operator.kind).workspace_subdir}/{where}"
+
+
+def check_changes_recorded(campaign: CampaignContext, record: Round) -> None:
+    """The workspace holds the changes `round changes` recorded for this open round, and
+    no other: an edit made after it (in scope or not), or never recorded, is refused
+    until recorded, so the patch, the file list and the snapshot the close takes agree and
+    the scope was checked on every change."""
+    base = record.base_snapshot
+    if record.is_baseline or not base:
+        return  # nothing to compare with (rounds from before snapshots)
+    folder = campaign.layout.round_dir(record.number)
+    try:
+        recorded: str | None = read_utf8(folder / "patch.diff")
+    except FileNotFoundError:
+        recorded = None
+    files_now, diff_now = campaign.snapshots.changes(base)
+    refuse(changes_recorded_findings(f"runs/{round_name(record.number)}", record.changes.files,
+                                     files_now, recorded, render_patch(record, diff_now)))
 
 
 def preflight(campaign: CampaignContext, record: Round) -> None:

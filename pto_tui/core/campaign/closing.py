@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pto_tui.core.campaign.checks import (
+    check_changes_recorded,
     check_integrity,
     check_open_record,
+    check_risks_justified,
     discipline_in_force,
     tolerances_in_force,
 )
@@ -41,7 +43,9 @@ class RoundClosing:
         record = campaign.open_record(request.number)
         campaign.check_owner(record.number)
         check_open_record(campaign, record)
-        check_integrity(campaign, record)
+        check_integrity(campaign, record)  # a protected file edited is named as such
+        check_risks_justified(record)
+        check_changes_recorded(campaign, record)
         result = self.decide(record)
         refuse(claimed_verdict_findings(request.claimed, result))
         config = campaign.config

@@ -9,6 +9,7 @@ caller that swaps `campaign.project` for a fresh `ProjectFile` is seen by every 
 from __future__ import annotations
 
 import functools
+import re
 import shutil
 import threading
 from collections.abc import Callable, Iterator
@@ -32,6 +33,9 @@ from pto_tui.core.rules.rule import refuse
 
 if TYPE_CHECKING:
     from pto_tui.core.workspace.snapshots import SnapshotStore
+
+# an unreadable round's problem names its round.toml: which round it is
+_ROUND_FILE_AT = re.compile(r"iter-(\d+)/" + re.escape(ROUND_FILE))
 
 
 def now_text() -> str:
@@ -186,7 +190,12 @@ class CampaignContext:
             # the newest open one, from the newest end (the rounds come in order)
             newest = next((r for r in reversed(rounds) if r.status != CLOSED and r.number != 0), None)
             if newest is None:
-                raise InputError("no open round", hint="start one with `pto-tui round start`")
+                # a round.toml that cannot be read is no open round: say which and why
+                newest_read = max((r.number for r in rounds), default=-1)
+                unreadable = [p for p in self.problems.unreadable
+                              if (m := _ROUND_FILE_AT.search(p)) and int(m.group(1)) > newest_read]
+                why = f" ({unreadable[-1]}; restore the field it names)" if unreadable else ""
+                raise InputError(f"no open round{why}", hint="start one with `pto-tui round start`")
             return copy_record(newest)
         record = self.reads.round(number)
         refuse(closed_round_findings(record))

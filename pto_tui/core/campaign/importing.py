@@ -20,7 +20,7 @@ from pathlib import Path
 
 import tomlkit
 
-from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.atomic import atomic_write_text, synced_once
 from pto_tui.core.campaign.demo import DEMO_DISCIPLINE
 from pto_tui.core.campaign.new_target import parse_target
 from pto_tui.core.campaign.plan import NewProject
@@ -76,7 +76,7 @@ def import_project(root: Path, options: ImportOptions | None = None) -> ImportRe
     write (an agent or the terminal application may be writing too)."""
     options = options or ImportOptions()
     layout = ProjectLayout(root)
-    with ProjectLock(layout.state_dir, command="pto-tui import"):
+    with ProjectLock(layout.state_dir, command="pto-tui import"), synced_once():
         report = ImportReport()
         if _may_write_project(layout, options):
             _write_project(layout, options, report)
@@ -275,7 +275,9 @@ def _with_state(text: str, old: str | None) -> str:
 
 def _report_requirements(layout: ProjectLayout, found: Requirements, report: ImportReport,
                          tunables: list[Tunable]) -> None:
-    if found.case_line is None:
+    if found.case_problem:
+        report.problems.append(f"{layout.requirements}:{found.case_problem.removeprefix('line ')}")
+    elif found.case_line is None:
         report.problems.append(
             f"{layout.requirements}: no case found (e.g. 'Case: BNSD=1,16,8192,128'); fill in [case]"
         )

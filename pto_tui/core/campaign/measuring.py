@@ -4,6 +4,7 @@ when the workload, the protected files or an unjustified risk would make them un
 from __future__ import annotations
 
 from pto_tui.core.campaign.checks import (
+    check_changes_recorded,
     check_integrity,
     check_open_record,
     check_risks_justified,
@@ -27,9 +28,10 @@ def record_measurement(
     refuse(measurement_value_findings(measurement))
     refuse(measurement_findings(measurement.build, measurement.correctness, measurement.samples_us))
     check_open_record(campaign, record)
-    check_integrity(campaign, record)
+    check_integrity(campaign, record)  # a protected file edited is named as such
     check_risks_justified(record)
     measurement.fingerprint = check_workload(campaign)
+    check_changes_recorded(campaign, record)  # last: the checks above name what is wrong
     measurement.target_mode = campaign.config.target.mode.value
     measurement.unit = sample_unit_of(campaign.config.target.mode)  # cycles in perf-sim
     record.measurement = measurement

@@ -1,6 +1,6 @@
 """The target a new project gets: `new --target`'s text (`local`, `ssh:ALIAS`, `slurm`,
-`slurm:ALIAS`), and the target's mode checked against the operator before anything is
-written."""
+`slurm:ALIAS`), and the target's mode (and its predictor, [target] predict) checked against
+the operator before anything is written."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pto_tui.core.operators.candidate import Candidate
 from pto_tui.core.operators.kinds.registry import source_kind
 from pto_tui.core.operators.perf_sim_build import case_entry
 from pto_tui.core.project.config import Target
-from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, mode_spec
+from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, MODES, PREDICTOR, mode_spec
 from pto_tui.core.vocabulary import OperatorKind, TargetKind
 
 
@@ -46,11 +46,21 @@ def answered_target(
 
 
 def check_perf_sim(spec: NewProject) -> None:
-    """A perf-sim target needs pto-isa's perf_sim in the operator's checkout and a driver
-    for the case: refused before anything is written, naming what is missing."""
-    if not mode_spec(spec.target.mode).perf_sim or not spec.source.is_dir():
+    """A perf-sim target, or one that predicts with perf_sim ([target] predict), needs
+    pto-isa's perf_sim in the operator's checkout and a driver for the case: refused before
+    anything is written, naming what is missing."""
+    mode, predict = spec.target.mode, spec.target.predict
+    if predict and predict != PREDICTOR:
+        raise InputError(f"unknown predictor {predict!r}; expected {PREDICTOR}", key="predict")
+    if predict and not mode_spec(mode).predictable:
+        predictable = " and ".join(m.value for m, each in MODES.items() if each.predictable)
+        raise InputError(f"--predict {predict} is for the {predictable} modes, not {mode.value}",
+                         key="predict", hint="leave --predict out")
+    if not (mode_spec(mode).perf_sim or predict) or not spec.source.is_dir():
         return
     entry = case_entry(spec.case, spec.operator)
     problem = source_kind(spec.operator.kind).perf_sim_problem(spec.source, entry)
+    if problem and predict:
+        raise InputError(f"--predict {predict}: {problem}", key="predict", hint="leave --predict out")
     if problem:
         raise InputError(problem, hint="use another --mode (cpu-sim or npu)")

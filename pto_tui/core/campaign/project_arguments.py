@@ -45,6 +45,7 @@ class ProjectArguments:
     mode: str = DEFAULT_MODE.value  # a TargetMode's value: npu | cpu-sim | ...
     compiler: str = "c++"  # the C++ compiler of a cpu-sim build
     cxx_flags: str = ""  # compile and link flags of a cpu-sim build
+    predict: str = ""  # [target] predict: "perf-sim", or "" for none
     engine: str = ""  # the costmodel engine; blank: from pto_isa and costmodel_tool
     pto_isa: str = ""  # a pto-isa checkout (the built-in costmodel engine)
     costmodel_tool: str = ""  # query_pto_cycles.py (the external engine)
@@ -68,6 +69,7 @@ def project_answers(arguments: ProjectArguments) -> ProjectAnswers:
         mode=target_mode(a.mode),
         compiler=a.compiler,
         cxx_flags=a.cxx_flags,
+        predict=a.predict,
     )
     return ProjectAnswers(
         source=a.source,

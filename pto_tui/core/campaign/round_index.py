@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
-from pto_tui.core.errors import read_text, strict_json
+from pto_tui.core.errors import DiskFullError, read_text, strict_json
 from pto_tui.core.rounds.numbering import Stamp
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
@@ -127,5 +127,5 @@ class RoundIndex:
             document = {"version": VERSION, "rounds": rounds, "log": self._log, "sides": self._sides}
             atomic_write_text(self.path, json.dumps(document))
             self._changed = False
-        except OSError:
+        except (OSError, DiskFullError):  # a full disk too: a read command still answers
             pass

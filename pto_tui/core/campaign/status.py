@@ -53,6 +53,7 @@ class CampaignStatus:
     history: dict[str, Any] | None = None
     # what baseline_us and frontier_us count: "" microseconds or CYCLES (a perf-sim target)
     sample_unit: str = ""
+    predict: str = ""  # [target] predict: "perf-sim" when each round records perf_sim's cycles
 
     @property
     def simulated(self) -> bool:
@@ -68,6 +69,7 @@ class CampaignStatus:
             "target_mode": self.target_mode.value,
             "simulated": self.simulated,
             "unit": unit_label(self.sample_unit),
+            "predict": self.predict,
             "environment_passed": self.environment_passed,
             "environment_declared_by": self.environment_declared_by,
             "environment_declared_reason": self.environment_declared_reason,
@@ -198,4 +200,5 @@ def summarize(
         unverified=[r.number for r in rounds if counted_as(r) == UNVERIFIED],
         frontier_passed_over=passed_over(rounds, frontier),
         sample_unit=unit,
+        predict=config.target.predict,
     )

@@ -9,18 +9,19 @@ the chain rewritten) is also `unverified`: counted apart, never the frontier."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from dataclasses import dataclass
 from typing import Any
 
-from pto_tui.core.errors import InputError
+from pto_tui.core.errors import DiskFullError, InputError
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.closed_log import LogEntry
 from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, torch_hash
-from pto_tui.core.rounds.history import Anchor, History, compare, read_anchor, write_anchor
+from pto_tui.core.rounds.history import Anchor, History, compare, read_anchor, settled, write_anchor
 from pto_tui.core.rounds.ledger import Ledger
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
-from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.records import Round, TorchBaseline
 from pto_tui.core.rounds.render import iterations_row
 
 
@@ -159,6 +160,8 @@ def check_history(ledger: Ledger, records: list[Round]) -> tuple[History, bool, 
     log = ledger.closed_log
     root = ledger.layout.root
     anchor, unreadable = read_anchor(root)
+    if anchor is not None and anchor.pending is not None:
+        anchor = complete_pending(ledger, anchor, records)
     notices: list[str] = []
     anchored_before = anchor is not None and anchor.seq >= 0
     log_lost = not log.exists() and (ledger.log_marker.exists() or anchored_before)
@@ -194,6 +197,45 @@ def check_history(ledger: Ledger, records: list[Round]) -> tuple[History, bool, 
     history.problems += [unreadable] if unreadable else []
     history.notices = notices
     return history, log_lost, notices
+
+
+def complete_pending(ledger: Ledger, anchor: Anchor, records: list[Round]) -> Anchor:
+    """An append the anchor was told of and a crash or a full disk cut short (history.py):
+    a close whose round.toml was written but whose line was not gets its line, as pto-tui
+    prepared it, and its ITERATIONS.md row; then the anchor is where the log ends (saved
+    when the disk lets it)."""
+    pending, log = anchor.pending, ledger.closed_log
+    if pending is None:
+        return anchor
+    log.latest()
+    chain = log.chain()
+    if ((chain.head_seq, chain.head) == (anchor.seq, anchor.head)
+            and pending.sha256 and ledger.file_sha(pending.round) == pending.sha256):
+        with contextlib.suppress(DiskFullError):  # then the next read completes it
+            log.append_line(pending.line)
+            log.latest()
+            chain = log.chain()
+            _complete_row(ledger, pending.round, records)
+    ends = {(anchor.seq, anchor.head), (pending.seq, pending.head)}
+    if (chain.head_seq, chain.head) not in ends and log.exists():
+        return anchor  # lines after it too: compare() settles it against the whole chain
+    done = settled(anchor, chain)
+    with contextlib.suppress(DiskFullError, OSError):  # a read still answers
+        write_anchor(ledger.layout.root, done)
+    return done
+
+
+def _complete_row(ledger: Ledger, number: int, records: list[Round]) -> None:
+    """The ITERATIONS.md row of a close completed from the anchor (its close stopped before
+    writing it)."""
+    record = next((r for r in records if r.number == number and r.is_closed), None)
+    state = ledger.torch_state()
+    try:
+        torch = TorchBaseline(**state) if state else None
+    except TypeError:  # a table of other keys, written by hand
+        torch = None
+    if record is not None:
+        ledger.update_iterations(record, lambda: records, torch)
 
 
 def chain_log(ledger: Ledger) -> str:

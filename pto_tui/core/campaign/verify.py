@@ -20,6 +20,7 @@ from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, torch_ha
 from pto_tui.core.rounds.history import compare, read_anchor
 from pto_tui.core.rounds.iterations_table import table_rows
 from pto_tui.core.rounds.ledger import ROUND_FILE, Ledger
+from pto_tui.core.rounds.log_chain import Chain
 from pto_tui.core.rounds.markdown_torch import section_holds
 from pto_tui.core.rounds.records import CLOSED, TorchBaseline
 
@@ -61,7 +62,7 @@ def verify(layout: ProjectLayout) -> Verification:
     result.anchored = anchor is not None
     log_path = ledger.closed_log.path
     if not log_path.is_file():
-        history = compare(closed_log.Chain(), anchor, False)
+        history = compare(Chain(), anchor, False)
         result.breaks += history.problems
         closed = _closed_on_disk(ledger)
         if closed:
@@ -83,6 +84,14 @@ def verify(layout: ProjectLayout) -> Verification:
         )
     if chain.entries == 0 and chain.unchained:
         result.breaks.append("runs/closed.log is from before the chain: a status here chains it")
+    pending = anchor.pending if anchor is not None else None
+    if (anchor is not None and pending is not None and pending.round >= 0
+            and (chain.head_seq, chain.head) == (anchor.seq, anchor.head)
+            and file_hash(layout.round_dir(pending.round) / ROUND_FILE) == pending.sha256):
+        result.breaks.append(
+            f"the close of {round_name(pending.round)} was cut short before its runs/closed.log "
+            "line (a crash or a full disk): a status here completes it"
+        )
     iterations = _text(layout.iterations)
     rows = table_rows(iterations)
     for number, entry in sorted(found.latest.items()):

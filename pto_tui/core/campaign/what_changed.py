@@ -1,5 +1,6 @@
 """What changed in a round against a reference round: parameters, the duration with its
-noise, TFLOPS, and the round's patch (`pto-tui diff`, the TUI's round comparison).
+noise, TFLOPS, perf_sim's predicted change where the project predicts, and the round's
+patch (`pto-tui diff`, the TUI's round comparison).
 
 The reference is the round it was based on (`previous`), the frontier (the best of the
 other rounds, as a verdict closing now would see it), or any round by number. The change
@@ -18,6 +19,7 @@ from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.project.layout import round_name
+from pto_tui.core.rounds.prediction import PredictedChange, predicted_change
 from pto_tui.core.rounds.records import Round, valid_samples
 from pto_tui.core.rules.comparison import compare
 from pto_tui.core.rules.verdict import exact_comparison, judge_exact, judge_gain, sample_stats
@@ -89,9 +91,14 @@ class RoundDiff:
     patch_against: int | None = None  # the round the patch is taken against (its base)
     verdict: str = ""
     verdict_reason: str = ""
+    # [target] predict: perf_sim's predicted change beside the measured one (None: neither
+    # round was measured with a prediction)
+    prediction: PredictedChange | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema_version": 2, **asdict(self)}
+        data = asdict(self)
+        data["prediction"] = self.prediction.to_dict() if self.prediction is not None else None
+        return {"schema_version": 2, **data}
 
 
 def reference_round(rounds: list[Round], record: Round, against: str = PREVIOUS) -> tuple[Round, str]:
@@ -196,6 +203,7 @@ def what_changed(
         patch_against=record.changes.based_on,
         verdict=verdict.value if verdict else "",
         verdict_reason=record.verdict_reason,
+        prediction=predicted_change(record, reference),
     )
 
 

@@ -74,6 +74,8 @@ def tilelib_commands(
         if step in command and not (root / "scripts" / script).is_file():
             said = "; ".join(filter(None, (before, f"operator: no scripts/{script}")))
             out[key] = (command.replace(step, ""), said)
+        elif step in command and script == DATA_SCRIPT and (made := data_step(root)) is not None:
+            out[key] = (command.replace(step, made[0]), "; ".join(filter(None, (before, made[1]))))
     knobs = resolve_knobs(root)
     if not knobs:
         return out
@@ -92,6 +94,11 @@ def tilelib_commands(
     return out
 
 
+DATA_SCRIPT = "gen_data.py"
+# a binary that reads its data from the operator folder, not from build/ where it runs
+_PARENT_DATA = re.compile(r'"\.\./(?:input|output)/')
+
+
 # the command keys whose default may run the operator's binary ({binary}), first the one
 # the benchmark reads
 RUNS_BINARY = ("benchmark", "correctness")
@@ -99,8 +106,33 @@ RUNS_BINARY = ("benchmark", "correctness")
 # neither: its shape and tiling are constants)
 _SCRIPT_STEPS = (
     ("build", " && python3 ../scripts/generate_cases.py --cases {case}", "generate_cases.py"),
-    *((key, "python3 ../scripts/gen_data.py --cases {case} && ", "gen_data.py") for key in RUNS_BINARY),
+    *((key, "python3 ../scripts/gen_data.py --cases {case} && ", DATA_SCRIPT) for key in RUNS_BINARY),
 )
+
+
+def data_step(root: Path) -> tuple[str, str] | None:
+    """The data generator's step as this operator needs it, when not as the default says
+    (`python3 ../scripts/gen_data.py --cases {case}` run in build/, where flash attention's
+    binary reads its data): a generator that takes no --cases gets none, and one whose
+    binary reads `../input/` (pto-isa's gemm_performance) runs from the operator folder, where
+    it writes. (step, origin), or None when the default fits."""
+    text = (root / "scripts" / DATA_SCRIPT).read_text(encoding="utf-8", errors="replace")
+    cases = "--cases" in text
+    reads = next(((source, found) for source in sorted(root.glob("*.cpp"))
+                  if (found := _PARENT_DATA.search(source.read_text(encoding="utf-8", errors="replace")))),
+                 None)
+    if cases and reads is None:
+        return None
+    said = [] if cases else [f"operator: scripts/{DATA_SCRIPT} takes no --cases"]
+    run = f"scripts/{DATA_SCRIPT}" + (" --cases {case}" if cases else "")
+    if reads is None:
+        return f"python3 ../{run} && ", "; ".join(said)
+    source, found = reads
+    text = source.read_text(encoding="utf-8", errors="replace")
+    line = text.count("\n", 0, found.start()) + 1
+    said.append(f"operator: {source.name}:{line} reads its data from the operator folder, where "
+                f"{DATA_SCRIPT} runs")
+    return f"(cd .. && python3 {run}) && ", "; ".join(said)
 
 
 # pto-isa's manual kernels scale their tick counts to time by this factor (20 for the

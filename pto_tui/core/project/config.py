@@ -124,6 +124,9 @@ class Target:
     compiler: str = "c++"  # the C++ compiler of a cpu-sim build ({compiler})
     cxx_flags: str = ""  # compile and link flags of a cpu-sim build ({cxx_flags})
     perf_sim_compiler: str = "g++"  # the C++ compiler of a perf-sim build's perf_sim driver
+    # "perf-sim": each round of an npu or cpu-sim target also records the perf_sim cycles of
+    # its configuration beside its measurement (a prediction, never its sample); "" none
+    predict: str = ""
     # SSH agent forwarding for jobs (off: the NPU host never reaches the user's ssh-agent,
     # whatever ForwardAgent says in the SSH config); X11 forwarding is always off
     forward_agent: bool = False

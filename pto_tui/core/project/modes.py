@@ -23,6 +23,9 @@ DEMO_MODE = TargetMode.DEMO
 # a sample's unit as a measurement records it ([measurement] unit; "" is microseconds)
 MICROSECONDS = ""
 CYCLES = "cycles"
+# [target] predict: the one mode whose cycles a round of another mode may record beside its
+# measurement, as a prediction of it (never a sample)
+PREDICTOR = "perf-sim"
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,8 @@ class ModeSpec:
     sample_unit: str = MICROSECONDS  # MICROSECONDS or CYCLES
     # every run gives the same sample: two equal runs settle it, no warm-up runs
     deterministic: bool = False
+    # a round may also record perf_sim's cycles of its configuration ([target] predict)
+    predictable: bool = False
 
 
 MODES: dict[TargetMode, ModeSpec] = {
@@ -51,6 +56,7 @@ MODES: dict[TargetMode, ModeSpec] = {
         choice="Bisheng, CANN and an NPU",
         help="an Ascend NPU host: probes Bisheng, CANN and npu-smi (PTO-DSL: the pto dialect, "
         "torch_npu, ptoas); timings are NPU timings",
+        predictable=True,
     ),
     TargetMode.CPU_SIM: ModeSpec(
         TargetMode.CPU_SIM,
@@ -66,6 +72,7 @@ MODES: dict[TargetMode, ModeSpec] = {
         timing_note="host wall-clock time of pto-isa's CPU simulation (cpu-sim target): noisy, "
         "not NPU time, not a ranking of variants on the NPU",
         cpu_simulation=True,
+        predictable=True,
     ),
     TargetMode.PERF_SIM: ModeSpec(
         TargetMode.PERF_SIM,

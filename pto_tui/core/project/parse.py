@@ -27,7 +27,7 @@ from pto_tui.core.project.config import (
     Tunable,
 )
 from pto_tui.core.project.kinds.registry import project_kind
-from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, mode_spec
+from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, MODES, PREDICTOR, mode_spec
 from pto_tui.core.project.schema import SCALAR, Check, Entries, Key, Section
 from pto_tui.core.project.sections import OPERATOR, SECTIONS, TOP_LEVEL_KEYS
 from pto_tui.core.vocabulary import OperatorKind, TargetMode
@@ -171,10 +171,30 @@ class _Reader:
                 f"mode {mode.value!r} ({mode_spec(mode).summary}) is not supported yet for {kind.value} "
                 f"operators; use {DEFAULT_MODE.value!r}",
             )
+        self.predictor(target, mode, kind)
         written_commands = data.get("commands", {})
         for key, text in command_texts(spec.commands_for(mode)).items():
             if key not in written_commands:
                 tables["commands"][key] = text
+
+    def predictor(self, target: Mapping[str, Any], mode: TargetMode, kind: OperatorKind) -> None:
+        """[target] predict suits a mode whose samples are not perf_sim's own and a kind whose
+        cycles perf_sim can count."""
+        if not target.get("predict"):
+            return
+        if not mode_spec(mode).predictable:
+            predictable = " and ".join(m.value for m, spec in MODES.items() if spec.predictable)
+            raise self.fail(
+                "target.predict",
+                f"predict = {PREDICTOR!r} is for the {predictable} modes, not {mode.value!r}"
+                + (" (its samples are perf_sim cycles already)" if mode_spec(mode).perf_sim else ""),
+            )
+        if TargetMode(PREDICTOR) not in project_kind(kind).modes:
+            raise self.fail(
+                "target.predict",
+                f"predict = {PREDICTOR!r} is not supported yet for {kind.value} operators "
+                "(pto-isa's perf_sim counts PTO-tile-lib kernels)",
+            )
 
     def section(self, data: Mapping[str, Any], section: Section, kind: OperatorKind | None) -> dict[str, Any]:
         name = section.name

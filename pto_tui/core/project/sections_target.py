@@ -26,6 +26,8 @@ from pto_tui.core.vocabulary import TargetKind, TargetMode
 
 TARGET_KINDS = tuple(kind.value for kind in TargetKind)
 TARGET_MODES = tuple(mode.value for mode in TargetMode)
+PREDICTORS = ("", TargetMode.PERF_SIM.value)  # [target] predict: none, or perf_sim's cycles
+PREDICTOR_ERROR = 'unknown predictor {value!r}; expected perf-sim (or "" for none)'
 
 # sbatch's own forms: a gres is name[:type]:count; a time is minutes, [D-]H:M[:S] or M:S
 _GRES = re.compile(r"^[A-Za-z][\w.-]*(:[\w.-]+)?(:\d+)?$")
@@ -152,6 +154,10 @@ TARGET = Section(
         Key("perf_sim_compiler", STRING, "the C++ compiler of a perf-sim build's perf_sim driver (C++23, "
             "pto-isa's costmodel headers; g++ needs no libc++)", Target.perf_sim_compiler,
             written=Written.IF_SET),
+        Key("predict", STRING, "perf-sim: each round of an npu or cpu-sim target (tile-lib) also records "
+            "the cycles pto-isa's perf_sim counts for its configuration beside its measurement "
+            "(docs/formats.md §14)",
+            Target.predict, choices=PREDICTORS, choice_error=PREDICTOR_ERROR, written=Written.IF_SET),
         Key(
             "forward_agent",
             BOOLEAN,

@@ -18,12 +18,9 @@ What the links cannot show (the whole chain recomputed, lines appended with good
 log cut short or deleted) the anchor shows: pto-tui keeps the chain's head (sequence and
 hash) outside the project, in its home (`core/rounds/history.py`), moved at every append.
 
-What it protects against: anyone who edits only the project folder (runs/, ITERATIONS.md,
-project.toml, .pto-tui/), by hand or by an agent. What it cannot: someone who edits the
-project and the pto-tui home alike (the anchor is a plain file, not a secret key); edits
-made before the first use on a machine without the anchor (the chain is anchored as found
-then, with a notice); and between two reads of `status`, a side file edited with its size
-and modification time kept (status compares stamps; `pto-tui verify` hashes every file).
+What it protects against, and what it cannot, is said in history.py; besides, between two
+reads of `status` a side file edited with its size and modification time kept is not seen
+(status compares stamps; `pto-tui verify` hashes every file).
 
 What a read found can be kept as a summary (`summary` / `seed`: each round's newest line
 without its record, the chain's head, the file's stamp), so a 1,000-round ledger is not
@@ -39,7 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pto_tui.core.errors import bounded_json, read_text
+from pto_tui.core.atomic import flush_to_disk
+from pto_tui.core.errors import bounded_json, disk_full, read_text
+from pto_tui.core.rounds.log_chain import Chain
 
 LOG_NAME = "closed.log"
 TORCH_EVENT = "torch"  # a line recording the torch baseline, not a round
@@ -62,38 +61,15 @@ class LogEntry:
     suspect: str = ""  # why the chain does not vouch for this line ("" when it does)
 
 
-@dataclass
-class Chain:
-    """What the links of the log show."""
+@dataclass(frozen=True)
+class Prepared:
+    """A line ready to append, its place in the chain and its hash."""
 
-    entries: int = 0  # chained lines
-    head_seq: int = -1  # the last chained line's sequence number (-1: no chained line)
-    head: str = ""  # the SHA-256 of the last chained line
-    unchained: int = 0  # lines from before the chain
-    prefix: str = ""  # the SHA-256 of the unchained lines, what the first chained line names
-    breaks: list[str] = field(default_factory=list)  # each naming file and line
-    torch: dict[str, Any] | None = None  # the newest torch baseline logged
-    torch_logged: bool = False  # a torch line (or a chained round line) was read
-    seqs: dict[int, str] = field(default_factory=dict)  # seq -> line hash (not in a summary)
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "entries": self.entries, "head_seq": self.head_seq, "head": self.head,
-            "unchained": self.unchained, "prefix": self.prefix, "breaks": list(self.breaks),
-            "torch": self.torch, "torch_logged": self.torch_logged,
-        }
-
-    @staticmethod
-    def from_summary(data: dict[str, Any]) -> Chain:
-        torch = data["torch"]
-        if torch is not None and not isinstance(torch, dict):
-            raise ValueError("not a torch baseline")
-        return Chain(
-            entries=int(data["entries"]), head_seq=int(data["head_seq"]), head=str(data["head"]),
-            unchained=int(data["unchained"]), prefix=str(data["prefix"]),
-            breaks=[str(b) for b in data["breaks"]], torch=torch,
-            torch_logged=bool(data["torch_logged"]),
-        )
+    entry: LogEntry
+    torch: dict[str, Any] | None
+    line: str
+    seq: int
+    digest: str
 
 
 @dataclass
@@ -130,8 +106,12 @@ class ClosedLog:
     def append(self, entry: LogEntry, torch: dict[str, Any] | None = None) -> tuple[int, str]:
         """One line, appended and flushed to disk: the log is never rewritten. It follows
         the last line of the file (its seq and hash). Returns its (seq, hash)."""
+        return self.write(self.prepare(entry, torch))
+
+    def prepare(self, entry: LogEntry, torch: dict[str, Any] | None = None) -> Prepared:
+        """The line `append` would write now, and its (seq, hash), nothing written: the
+        anchor can name it before it is in the file."""
         self.latest()  # the chain's head (read only when the file changed)
-        chain = self._chain
         data: dict[str, Any] = {
             "round": entry.number,
             "event": entry.event,
@@ -140,19 +120,20 @@ class ClosedLog:
             "median_us": entry.median_us,
             "record": entry.record,
             "hashes": entry.hashes,
-            "seq": chain.head_seq + 1,
+            "seq": self._chain.head_seq + 1,
             "prev": self._last_line_hash,
         }
         if torch is not None or entry.event == TORCH_EVENT:
             data["torch_baseline"] = torch
         line = json.dumps(data, sort_keys=True)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        return Prepared(entry, torch, line, self._chain.head_seq + 1, line_hash(line))
+
+    def write(self, prepared: Prepared) -> tuple[int, str]:
+        """Append a prepared line (the log as it was when prepared)."""
+        entry, torch, chain = prepared.entry, prepared.torch, self._chain
         known = self._stamp is not None and self._stamp == self._stat()
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        seq, digest = chain.head_seq + 1, line_hash(line)
+        self._write_line(prepared.line)
+        seq, digest = prepared.seq, prepared.digest
         if known:  # what was read plus this line: the log is not read again for it
             chain.entries += 1
             chain.head_seq, chain.head = seq, digest
@@ -168,6 +149,26 @@ class ClosedLog:
             self._stamp = self._stat()
             self.version += 1
         return seq, digest
+
+    def append_line(self, line: str) -> None:
+        """A line pto-tui prepared and kept in its anchor, appended as it is (a close the
+        anchor knows but the log missed); the log is read again at the next latest()."""
+        self._write_line(line)
+        self._stamp = None
+
+    def _write_line(self, line: str) -> None:
+        """A line written whole and flushed, or cut back off: a full disk never leaves
+        half a line, which would break the chain."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as handle:
+            size = handle.tell()
+            try:
+                handle.write(line + "\n")
+                handle.flush()
+                flush_to_disk(handle.fileno())
+            except OSError as error:
+                os.truncate(self.path, size)
+                raise disk_full(error, self.path) or error from None
 
     def _stat(self) -> tuple[int, int, int] | None:
         try:

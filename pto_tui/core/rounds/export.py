@@ -27,6 +27,7 @@ from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.project.modes import CYCLES, MICROSECONDS
 from pto_tui.core.rounds.durations import format_duration, unit_label
+from pto_tui.core.rounds.prediction import predicted_change
 from pto_tui.core.rounds.records import Round, TorchBaseline
 from pto_tui.core.rounds.render import changes_summary
 
@@ -83,15 +84,22 @@ class ExportRow:
     unverified: bool = False
     # what median_us, samples_us and frontier_samples_us count: "us" or "cycles" (perf-sim)
     unit: str = "us"
+    # [target] predict: perf_sim's cycles, their change and the medians' (against the round's base)
+    predicted_cycles: int | None = None
+    predicted_change: float | None = None
+    measured_change: float | None = None
 
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ExportRow))
 # columns an export written before they existed lacks (read as their default)
-LATER_COLUMNS = frozenset({"unit"})
+LATER_COLUMNS = frozenset({"unit", "predicted_cycles", "predicted_change", "measured_change"})
 
 
-def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | None) -> ExportRow:
+def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | None,
+               based: Round | None = None) -> ExportRow:
+    """The row of `record`; `based`, the round it was based on, is its predicted change's reference."""
     m = record.measurement
+    change = predicted_change(record, based) if based is not None else None
     median = m.median_us
     torch = None if m.in_cycles else torch  # cycles never compare with torch_npu's microseconds
     verdict = record.effective_verdict()
@@ -135,6 +143,9 @@ def export_row(record: Round, baseline_us: float | None, torch: TorchBaseline | 
         frontier_round=m.frontier_round,
         unverified=record.unverified and record.is_closed,
         unit=unit_label(m.unit),
+        predicted_cycles=m.predicted_cycles,
+        predicted_change=change.predicted if change else None,
+        measured_change=change.measured if change else None,
     )
 
 
@@ -142,7 +153,8 @@ def export_rows(rounds: Sequence[Round], torch: TorchBaseline | None) -> list[Ex
     ordered = sorted(rounds, key=lambda r: r.number)
     base = next((r for r in ordered if r.is_baseline and r.is_closed), None)
     baseline_us = base.measurement.median_us if base else None
-    return [export_row(r, baseline_us, torch) for r in ordered]
+    by_number: dict[int | None, Round] = {r.number: r for r in ordered}
+    return [export_row(r, baseline_us, torch, by_number.get(r.changes.based_on)) for r in ordered]
 
 
 # ---------------------------------------------------------------- JSON

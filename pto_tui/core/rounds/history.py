@@ -15,19 +15,40 @@ machine (no anchor yet) cannot be told from pto-tui's own writes.
 What pto-tui found wrong when it appended (lines after the anchored head, a rewritten
 chain) is kept in the anchor (`foreign`, `rewritten`), so a later append that moves the
 head past them does not make them disappear.
+
+An append is told to the anchor first (`pending`: the line about to be written, in full),
+then written to the log, then the anchor moves to it: a crash or a full disk between any
+two of these leaves a state the next read settles (`settled`; tamper.py completes a close
+whose round.toml was written but whose line was not), never a log line the anchor does not
+know, which would read as added by hand for ever.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.errors import DiskFullError
 from pto_tui.core.paths import app_home
-from pto_tui.core.rounds.closed_log import Chain
+from pto_tui.core.rounds.closed_log import ClosedLog, LogEntry, Prepared
+from pto_tui.core.rounds.log_chain import Chain
+
+
+@dataclass(frozen=True)
+class Pending:
+    """The line pto-tui is about to append: its place, hash and text, and the round.toml
+    hash it logs (a close whose round.toml was written but not its line is completed)."""
+
+    seq: int
+    head: str
+    line: str
+    round: int = -1
+    sha256: str = ""
 
 
 @dataclass
@@ -37,6 +58,7 @@ class Anchor:
     root: str = ""  # the project folder, for a person reading the home
     foreign: list[int] = field(default_factory=list)  # seqs pto-tui did not write
     rewritten: list[str] = field(default_factory=list)  # what was found rewritten or cut
+    pending: Pending | None = None  # an append under way (module docstring)
 
 
 @dataclass
@@ -76,10 +98,14 @@ def read_anchor(root: Path) -> tuple[Anchor | None, str]:
     path = anchor_path(root)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+        pending = data.get("pending")
         return Anchor(
             seq=int(data["seq"]), head=str(data["head"]), root=str(data.get("root", "")),
             foreign=[int(s) for s in data.get("foreign", [])],
             rewritten=[str(s) for s in data.get("rewritten", [])],
+            pending=None if pending is None else Pending(
+                int(pending["seq"]), str(pending["head"]), str(pending["line"]),
+                int(pending.get("round", -1)), str(pending.get("sha256", ""))),
         ), ""
     except FileNotFoundError:
         return None, ""
@@ -93,6 +119,10 @@ def write_anchor(root: Path, anchor: Anchor) -> None:
         "seq": anchor.seq, "head": anchor.head, "root": anchor.root,
         "foreign": sorted(set(anchor.foreign)), "rewritten": list(dict.fromkeys(anchor.rewritten)),
     }
+    if anchor.pending is not None:
+        p = anchor.pending
+        document["pending"] = {"seq": p.seq, "head": p.head, "line": p.line, "round": p.round,
+                               "sha256": p.sha256}
     atomic_write_text(anchor_path(root), json.dumps(document, indent=1) + "\n")
 
 
@@ -103,6 +133,7 @@ def compare(chain: Chain, anchor: Anchor | None, log_exists: bool) -> History:
                       problems=list(chain.breaks))
     if anchor is None:
         return history
+    anchor = settled(anchor, chain)
     history.problems += [f"runs/closed.log: {why}" for why in anchor.rewritten]
     foreign = {s for s in anchor.foreign if s <= chain.head_seq}
     if not log_exists:
@@ -153,3 +184,51 @@ def advanced(anchor: Anchor | None, history: History, seq: int, head: str) -> An
                 f"rewritten or cut short (pto-tui had written up to entry {anchor.seq})"
             )
     return moved
+
+
+def settled(anchor: Anchor, chain: Chain) -> Anchor:
+    """The anchor as its pending append left it: at the pending line when the log holds it
+    (the append happened, the anchor's last move did not), else where it was (pure)."""
+    pending = anchor.pending
+    if pending is None:
+        return anchor
+    reached = (chain.head_seq, chain.head) == (pending.seq, pending.head)
+    if reached or chain.seqs.get(pending.seq) == pending.head:
+        return replace(anchor, seq=pending.seq, head=pending.head, pending=None)
+    return replace(anchor, pending=None)
+
+
+@dataclass(frozen=True)
+class Staged:
+    """An append told to the anchor: the line, and the anchor once it is written."""
+
+    prepared: Prepared
+    moved: Anchor
+
+
+def stage(log: ClosedLog, root: Path, entry: LogEntry, torch: dict[str, Any] | None = None) -> Staged:
+    """The line `entry` makes, told to the anchor as pending before anything is written."""
+    anchor, _unreadable = read_anchor(root)
+    chain = log.chain()
+    base = settled(anchor, chain) if anchor is not None else None
+    if (base is not None and not chain.seqs
+            and (chain.head_seq, chain.head) != (base.seq, base.head)):
+        log.reread()  # the seqs of the chain: which of them pto-tui wrote
+        chain = log.chain()
+        base = settled(anchor, chain) if anchor is not None else None
+    before = compare(chain, base, log.exists())
+    prepared = log.prepare(entry, torch)
+    moved = advanced(base, before, prepared.seq, prepared.digest)
+    held = base or Anchor(chain.head_seq, chain.head)
+    write_anchor(root, replace(moved, seq=held.seq, head=held.head, pending=Pending(
+        prepared.seq, prepared.digest, prepared.line, entry.number, entry.sha256)))
+    return Staged(prepared, moved)
+
+
+def commit(log: ClosedLog, root: Path, staged: Staged) -> tuple[int, str]:
+    """Write a staged line, then move the anchor to it; a full disk at that last step is
+    no failure (the pending line names it, the next read settles it)."""
+    seq, head = log.write(staged.prepared)
+    with contextlib.suppress(DiskFullError):
+        write_anchor(root, staged.moved)
+    return seq, head

@@ -26,7 +26,7 @@ from pto_tui.core.project.layout import MAX_ROUND, MAX_ROUND_GAP, ProjectLayout,
 from pto_tui.core.rounds import toml_text
 from pto_tui.core.rounds.closed_log import LOG_NAME, TORCH_EVENT, ClosedLog, LogEntry
 from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, sha256_text, torch_hash
-from pto_tui.core.rounds.history import advanced, compare, read_anchor, write_anchor
+from pto_tui.core.rounds.history import commit, stage
 from pto_tui.core.rounds.ledger_markdown import MarkdownFiles
 from pto_tui.core.rounds.numbering import Stamp, folder_number, stray_numbers
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
@@ -226,6 +226,9 @@ class Ledger(MarkdownFiles):
         folder = self.layout.round_dir(record.number)
         data = round_to_dict(record)
         text = toml_text.dumps(data)  # tomlkit's bytes, without its cost
+        # a close is told to the anchor before its round.toml is written (history.py)
+        entry = self.close_entry(record, text, data=data) if record.is_closed else None
+        told = stage(self.closed_log, self.layout.root, entry) if entry is not None else None
         if folder.is_dir():
             self._write(folder / ROUND_FILE, text)
         else:  # a new round appears with its record in it, never as an empty folder
@@ -234,8 +237,9 @@ class Ledger(MarkdownFiles):
                 shutil.rmtree(staging, ignore_errors=True)
             staged_write_text(staging / ROUND_FILE, text)
             staging.rename(folder)
-        if record.is_closed:
-            self.log_closed(record, text, data=data)
+        if told is not None:
+            self._begin_log()
+            commit(self.closed_log, self.layout.root, told)
         return text, data
 
     def file_sha(self, number: int) -> str:
@@ -251,31 +255,41 @@ class Ledger(MarkdownFiles):
     ) -> None:
         """Append the closed record to runs/closed.log, unless its newest line is this text
         with these files (`data`: round_to_dict of the record, when the caller has it
-        already). The line carries the hashes of the round's notes.md, patch.diff,
-        files.txt, ITERATIONS.md row and the torch baseline; the anchor moves to it."""
+        already); the anchor moves to it."""
+        entry = self.close_entry(record, text, event, data)
+        if entry is not None:
+            self._begin_log()
+            self._append(entry)
+
+    def close_entry(
+        self, record: Round, text: str, event: str = "", data: dict[str, Any] | None = None
+    ) -> LogEntry | None:
+        """The log line a closed record's save appends, None when its newest line is this
+        text with these files. The line carries the hashes of the round's notes.md,
+        patch.diff, files.txt, ITERATIONS.md row and the torch baseline."""
         known, _problems = self.closed_log.latest()
         sha = sha256_text(text)
         hashes = self.round_hashes(record)
         previous = known.get(record.number)
         if (previous is not None and previous.sha256 == sha and previous.hashes == hashes
                 and not previous.suspect):
-            return
+            return None
+        verdict = record.effective_verdict()
+        return LogEntry(
+            number=record.number,
+            event=event or ("amended" if previous is not None and previous.event != "suspect"
+                            else "closed"),
+            sha256=sha,
+            verdict=verdict.value if verdict else ("baseline" if record.is_baseline else ""),
+            median_us=record.measurement.median_us,
+            record=data if data is not None else round_to_dict(record),
+            hashes=hashes,
+        )
+
+    def _begin_log(self) -> None:
         if not self.closed_log.exists():
             self.log_marker.parent.mkdir(parents=True, exist_ok=True)
             self.log_marker.write_text("runs/closed.log was begun\n", encoding="utf-8")
-        verdict = record.effective_verdict()
-        self._append(
-            LogEntry(
-                number=record.number,
-                event=event or ("amended" if previous is not None and previous.event != "suspect"
-                                else "closed"),
-                sha256=sha,
-                verdict=verdict.value if verdict else ("baseline" if record.is_baseline else ""),
-                median_us=record.measurement.median_us,
-                record=data if data is not None else round_to_dict(record),
-                hashes=hashes,
-            )
-        )
 
     def log_torch(self, torch: dict[str, Any] | None) -> None:
         """Append the torch baseline as set (or as found, when the chain begins)."""
@@ -284,16 +298,7 @@ class Ledger(MarkdownFiles):
 
     def _append(self, entry: LogEntry, torch: dict[str, Any] | None = None) -> None:
         """One chained line, and the anchor in the pto-tui home moved to it."""
-        log = self.closed_log
-        anchor, _unreadable = read_anchor(self.layout.root)
-        chain = log.chain()
-        if (anchor is not None and not chain.seqs
-                and (chain.head_seq, chain.head) != (anchor.seq, anchor.head)):
-            log.reread()  # the seqs of the chain: which of them pto-tui wrote
-            chain = log.chain()
-        before = compare(chain, anchor, log.exists())
-        seq, head = log.append(entry, torch)
-        write_anchor(self.layout.root, advanced(anchor, before, seq, head))
+        commit(self.closed_log, self.layout.root, stage(self.closed_log, self.layout.root, entry, torch))
 
     def round_hashes(self, record: Round) -> dict[str, str]:
         """What a closed round's log line covers beside its round.toml."""

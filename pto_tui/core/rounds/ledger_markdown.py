@@ -4,13 +4,14 @@ the missing rows appended, every hand-written line kept)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 
-from pto_tui.core.atomic import atomic_write_text, staged_write_text
-from pto_tui.core.errors import bounded_json, read_text
+from pto_tui.core.atomic import atomic_write_text, flush_to_disk, staged_write_text
+from pto_tui.core.errors import DiskFullError, bounded_json, disk_full, read_text
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.rounds.hashes import sha256_text
 from pto_tui.core.rounds.iterations_table import names_rounds, rows_missing
@@ -113,17 +114,28 @@ class MarkdownFiles:
 
     def _append_owned(self, tail: str, text: str, known: dict[str, str]) -> None:
         """A new row at the end: appended, not the whole file written again."""
-        with self.layout.iterations.open("a", encoding="utf-8") as handle:
-            handle.write(tail)
-            handle.flush()
-            os.fsync(handle.fileno())
-        known["ITERATIONS.md"] = sha256_text(text)
-        atomic_write_text(self._rendered_path, json.dumps(known, indent=2))
+        path = self.layout.iterations
+        with path.open("a", encoding="utf-8") as handle:
+            size = handle.tell()
+            try:
+                handle.write(tail)
+                handle.flush()
+                flush_to_disk(handle.fileno())
+            except OSError as error:  # never half a row (a full disk): cut back off
+                os.truncate(path, size)
+                raise disk_full(error, path) or error from None
+        self._owned(text, known)
 
     def _write_owned(self, text: str, known: dict[str, str]) -> None:
         atomic_write_text(self.layout.iterations, text)
+        self._owned(text, known)
+
+    def _owned(self, text: str, known: dict[str, str]) -> None:
+        """Remember the ITERATIONS.md pto-tui wrote. Not remembered (a full disk), the file
+        is taken as hand-edited: later writes append the rows it lacks, nothing is lost."""
         known["ITERATIONS.md"] = sha256_text(text)
-        atomic_write_text(self._rendered_path, json.dumps(known, indent=2))
+        with contextlib.suppress(DiskFullError):
+            atomic_write_text(self._rendered_path, json.dumps(known, indent=2))
 
     def write_iterations(
         self, rounds: list[Round], baseline: TorchBaseline | None, *, fresh: bool = False

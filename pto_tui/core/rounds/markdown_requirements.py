@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pto_tui.core.errors import read_regular_bytes
 from pto_tui.core.project.config import CaseConfig, Scalar, Tunable, parse_scalar, valid_operator_name
+from pto_tui.core.project.sections import MAX_DIMENSION
 from pto_tui.core.rounds.markdown_labels import normal
 from pto_tui.core.rounds.markdown_read import cells
 
@@ -18,6 +19,7 @@ _SHAPE = re.compile(r"([A-Za-z_]+)\s*=\s*([0-9]+(?:\s*,\s*[0-9]+)*)")
 _DTYPE = re.compile(r"\b(bfloat16|float16|float32|fp16|bf16|fp32)\b", re.IGNORECASE)
 _CAUSAL = re.compile(r"causal(?:[_ ]mask)?\s*[=:]\s*(true|false|1|0|yes|no)", re.IGNORECASE)
 _DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}
+_MAX_DIGITS = len(str(MAX_DIMENSION))
 _WORD = r"(?:operator(?:\s+name)?|算子(?:名称|名)?)"
 # "Operator: X", "算子 / Operator: X", "算子名：X", or "算子 X" (Chinese prose needs no colon)
 _OPERATOR = re.compile(
@@ -41,6 +43,7 @@ class Requirements:
     operator_line: int | None = None
     case: CaseConfig = field(default_factory=CaseConfig)
     case_line: int | None = None
+    case_problem: str = ""  # why a case line could not be taken ("line N: ...")
     tunables: list[Tunable] = field(default_factory=list)
     tunable_lines: dict[str, int] = field(default_factory=dict)
 
@@ -60,14 +63,23 @@ def operator_name(lines: list[str]) -> tuple[str, int | None]:
     return "", None
 
 
-def case_of(lines: list[str]) -> tuple[CaseConfig, int | None]:
-    """The case a line states ('Case: BNSD=1,16,8192,128, float16'), and its line."""
+def case_of(lines: list[str]) -> tuple[CaseConfig, int | None, str]:
+    """The case a line states ('Case: BNSD=1,16,8192,128, float16'), its line, and why a
+    case line could not be taken ("" when it could, or none was found)."""
     for number, line in enumerate(lines, 1):
         if not re.search(r"case|算例|shape|形状", line, re.IGNORECASE):
             continue
         shape: dict[str, Scalar] = {}
         for key, values in _SHAPE.findall(line):
-            numbers = [int(v) for v in re.split(r"\s*,\s*", values)]
+            texts = re.split(r"\s*,\s*", values)
+            bad = next((t for t in texts if len(t) > _MAX_DIGITS or not 1 <= int(t) <= MAX_DIMENSION), None)
+            if bad is not None:  # int() of thousands of digits is refused, and no dimension
+                shown = bad if len(bad) <= 20 else f"{bad[:12]}... ({len(bad)} digits)"
+                return CaseConfig(), None, (
+                    f"line {number}: {key} = {shown} is not a dimension (a whole number 1 to "
+                    f"{MAX_DIMENSION}); the case is not read, fill in [case]"
+                )
+            numbers = [int(t) for t in texts]
             if len(numbers) > 1 and len(key) == len(numbers):
                 shape.update({letter.upper(): n for letter, n in zip(key, numbers, strict=True)})
             elif len(numbers) == 1:
@@ -84,8 +96,9 @@ def case_of(lines: list[str]) -> tuple[CaseConfig, int | None]:
                 causal=causal is not None and causal.group(1).lower() in ("true", "1", "yes"),
             ),
             number,
+            "",
         )
-    return CaseConfig(), None
+    return CaseConfig(), None, ""
 
 
 def _tunable(name: str, default: str, allowed: str) -> Tunable:
@@ -140,6 +153,6 @@ def read_requirements(requirements: Path, iterations: Path) -> Requirements:
     if not found.operator:  # ITERATIONS.md's preamble may name it ("算子 flash_attention_score, ...")
         name, _line = operator_name(_lines(iterations)[:12])
         found.operator = name
-    found.case, found.case_line = case_of(lines)
+    found.case, found.case_line, found.case_problem = case_of(lines)
     found.tunables, found.tunable_lines = tunables_of(lines)
     return found

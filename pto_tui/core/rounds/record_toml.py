@@ -84,6 +84,8 @@ def _measurement_to_dict(m: Measurement) -> dict[str, Any]:
         "unit": m.unit,
         "pipes": [asdict(p) for p in m.pipes],
         "placements": list(m.placements),
+        "predicted_cycles": m.predicted_cycles,
+        "prediction_problem": m.prediction_problem,
     }
 
 
@@ -212,6 +214,13 @@ def _finite(value: Any, key: str) -> float:
     return number
 
 
+def _whole(value: Any, key: str) -> int:
+    """A count of the record (cycles): a whole number, not below zero."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{key} is {value!r}, not a whole number of 0 or more")
+    return value
+
+
 def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
     return Measurement(
         build=str(m_data.get("build", "")),
@@ -237,6 +246,9 @@ def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
             for p in m_data.get("pipes", [])
         ],
         placements=[str(p) for p in m_data.get("placements", [])],
+        predicted_cycles=_whole(m_data["predicted_cycles"], "measurement.predicted_cycles")
+        if "predicted_cycles" in m_data else None,
+        prediction_problem=str(m_data.get("prediction_problem", "")),
     )
 
 

@@ -92,6 +92,11 @@ class Measurement:
     unit: str = ""
     # a perf-sim run's per-pipe busy cycles and shares (core/reports/perf_sim.py)
     pipes: list[PipeBusy] = field(default_factory=list)
+    # [target] predict = "perf-sim" (an npu or cpu-sim round): perf_sim's Total cycles of the
+    # round's configuration, a prediction beside the samples (its pipes are `pipes`), or why
+    # there is none; never a sample
+    predicted_cycles: int | None = None
+    prediction_problem: str = ""
     # where each timed run ran, when a scheduler said ("node17 npu 3"; a Slurm target's)
     placements: list[str] = field(default_factory=list)
 

@@ -19,7 +19,7 @@ from pto_tui.core.rounds.records import (
     TorchBaseline,
     verdict_label,
 )
-from pto_tui.core.rounds.render_cycles import CYCLES_NOTE, cycles_text, pipes_bullets
+from pto_tui.core.rounds.render_cycles import CYCLES_NOTE, cycles_text, perf_sim_bullets
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, PRE_EDIT_FIELDS
 
 ITERATIONS_TITLE = "# 迭代记录"
@@ -290,7 +290,7 @@ def _post_run_lines(record: Round) -> list[str]:
     lines = ["## Post-Run", ""]
     lines.append(_bullet("Correctness", record.measurement.correctness))
     lines.append(_bullet("Performance", _performance_text(record.measurement)))
-    lines += [_bullet(label, text) for label, text in pipes_bullets(record.measurement)]
+    lines += [_bullet(label, text) for label, text in perf_sim_bullets(record.measurement)]
     lines += [_bullet("Interleaved frontier", text)] if (text := interleaved_text(record.measurement)) else []
     lines += [_bullet("Ran on", text)] if (text := placements_text(record.measurement)) else []
     lines.append(_bullet("Stability", record.stability))

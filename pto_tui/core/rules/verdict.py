@@ -214,8 +214,17 @@ def judge_exact(c: Comparison, noise_floor: float) -> tuple[Verdict, str]:
     if c.estimate > noise_floor:
         return Verdict.KEPT, f"gain {c.estimate:+.1%} ({runs}) is above the noise floor {floor}"
     if c.estimate < 0:
-        return Verdict.NEUTRAL, f"{-c.estimate:.1%} slower than the frontier ({runs})"
+        return Verdict.NEUTRAL, slower_text(c.estimate, runs)
     return Verdict.NEUTRAL, f"gain {c.estimate:+.1%} ({runs}) is within the noise floor {floor}"
+
+
+def slower_text(gain: float, detail: str) -> str:
+    """A negative gain in the words a kernel engineer reads time in: the gain is the
+    frontier's time over the round's, less 1, so -20.4% is a round taking 25.6% longer and
+    -71.7% one taking 3.53x as long."""
+    longer = 1.0 / (1.0 + gain) - 1.0
+    took = f"{1.0 + longer:.2f}x as long" if longer >= 1.0 else f"{longer:.1%} longer"
+    return f"slower than the frontier: takes {took} (gain {gain:+.1%}, {detail})"
 
 
 def early_confidence(confidence: float) -> float:
@@ -253,7 +262,7 @@ def judge_gain(c: Comparison, noise_floor: float) -> tuple[Verdict | None, str]:
         return Verdict.KEPT, f"gain {c.estimate:+.1%} ({interval}) is above the noise floor {floor}"
     if c.estimate <= noise_floor and c.high < noise_floor + margin:
         if c.high < 0:
-            return Verdict.NEUTRAL, f"{-c.estimate:.1%} slower than the frontier ({interval})"
+            return Verdict.NEUTRAL, slower_text(c.estimate, interval)
         return Verdict.NEUTRAL, f"gain {c.estimate:+.1%} ({interval}) is within the noise floor {floor}"
     return None, (
         f"gain {c.estimate:+.1%} ({interval}) cannot be told from the noise floor {floor}: "

@@ -152,22 +152,36 @@ class SnapshotStore:
     def changed_files(self, base: str) -> list[str]:
         """Paths (relative to the project root) that differ between base and the workspace now."""
         check_snapshot_id(base)
-        if base.startswith(GIT_PREFIX):
-            now = self._git_tree()
-            out = self._git("diff", "--name-only", base[len(GIT_PREFIX) :], now)
-            return [f"workspace/{line}" for line in out.splitlines() if line]
-        old = self.manifest(base)
-        new = self.manifest(self.take())
-        changed = sorted(rel for rel in set(old) | set(new) if old.get(rel) != new.get(rel))
-        return [f"workspace/{rel}" for rel in changed]
+        return self._changed(base, self._now(base))
 
     def diff(self, base: str) -> str:
         """A unified diff (diff -u style, a/ and b/ prefixes) of the workspace against base."""
         check_snapshot_id(base)
+        return self._diff(base, self._now(base))
+
+    def changes(self, base: str) -> tuple[list[str], str]:
+        """changed_files(base) and diff(base) from one look at the workspace (reading and
+        hashing every file of a large workspace is the cost of each)."""
+        check_snapshot_id(base)
+        now = self._now(base)
+        return self._changed(base, now), self._diff(base, now)
+
+    def _now(self, base: str) -> str:
+        """The workspace now, in base's kind: a git tree id, or an own snapshot id."""
+        return self._git_tree() if base.startswith(GIT_PREFIX) else self.take()
+
+    def _changed(self, base: str, now: str) -> list[str]:
         if base.startswith(GIT_PREFIX):
-            return self._git_diff(base[len(GIT_PREFIX) :], self._git_tree())
-        old = self.manifest(base)
-        new = self.manifest(self.take())
+            out = self._git("diff", "--name-only", base[len(GIT_PREFIX) :], now)
+            return [f"workspace/{line}" for line in out.splitlines() if line]
+        old, new = self.manifest(base), self.manifest(now)
+        changed = sorted(rel for rel in set(old) | set(new) if old.get(rel) != new.get(rel))
+        return [f"workspace/{rel}" for rel in changed]
+
+    def _diff(self, base: str, now: str) -> str:
+        if base.startswith(GIT_PREFIX):
+            return self._git_diff(base[len(GIT_PREFIX) :], now)
+        old, new = self.manifest(base), self.manifest(now)
         parts: list[str] = []
         for rel in sorted(set(old) | set(new)):
             before, after = old.get(rel), new.get(rel)

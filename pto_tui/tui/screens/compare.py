@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from pto_tui.core.rounds.durations import duration_in, duration_unit
+from pto_tui.core.rounds.prediction import predicts
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import format_tflops
 from pto_tui.core.vocabulary import PRE_EDIT_FIELDS
@@ -48,6 +49,9 @@ def round_facts(r: Round, unit: str = "") -> list[tuple[str, str, str]]:
         ("measurement", "TFLOPS", format_tflops(m.tflops)),
         ("measurement", "problem", m.problem or "-"),
     ]
+    if predicts(m):  # [target] predict: perf_sim's cycles of the configuration, or why none
+        cycles = f"{m.predicted_cycles} cycles" if m.predicted_cycles is not None else m.prediction_problem
+        facts.append(("measurement", "perf_sim prediction", cycles))
     for path in r.changes.files:
         facts.append(("files", path, "changed"))
     return facts

@@ -137,6 +137,11 @@ class ProjectScreen(Screen[None]):
         """Every pane by id, in tab order."""
         return {pid: self.pane(pid) for pid, _title in PANES}
 
+    @property
+    def panes_mounted(self) -> bool:
+        """Every pane is mounted (the ones after the first come once its rows are drawn)."""
+        return self._rest is not None and self._rest.done()
+
     async def mount_panes(self) -> None:
         """Mount the panes not mounted yet (once; later callers wait for that one mount)."""
         if self._rest is None:

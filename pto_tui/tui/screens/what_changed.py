@@ -1,7 +1,8 @@
 """What changed in one round against a reference round: the parameters, the duration
-before and after (one unit) with each side's spread and the noise limit, TFLOPS, and the
-round's patch. The same core call as `pto-tui diff N [--against frontier]`, run off the
-event loop; `f` switches the reference between the round it was based on and the frontier.
+before and after (one unit) with each side's spread and the noise limit, perf_sim's predicted
+change beside the measured one ([target] predict), TFLOPS, and the round's patch. The same
+core call as `pto-tui diff N [--against frontier]`, run off the event loop; `f` switches
+the reference between the round it was based on and the frontier.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from textual.widgets import Footer, Static
 from pto_tui.core.campaign.what_changed import FRONTIER, PREVIOUS, DurationDelta, RoundDiff, Side, round_diff
 from pto_tui.core.errors import PtoError
 from pto_tui.core.rounds.durations import format_durations
+from pto_tui.core.rounds.prediction import change_line
 from pto_tui.core.rounds.render import format_tflops
 from pto_tui.tui.format import iter_name, marked_verdict
 from pto_tui.tui.session import Session
@@ -117,6 +119,9 @@ def what_changed_body(diff: RoundDiff) -> Group:
     parts += [_section("Parameters"), _parameters(diff)]
     if diff.duration is not None:
         parts += [_section("Duration (median)"), *_duration(diff.duration)]
+    if diff.prediction is not None:
+        parts += [_section("Predicted (perf_sim) against measured"),
+                  Text("  " + change_line(diff.prediction).removeprefix("perf_sim prediction: "))]
     if diff.tflops_before is not None or diff.tflops_after is not None:
         parts += [_section("TFLOPS"), _tflops(diff)]
     parts += _patch(diff)

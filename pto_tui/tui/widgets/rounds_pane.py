@@ -15,11 +15,9 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import DataTable, Input, Static
 
-from pto_tui.core.project.modes import CYCLES
-from pto_tui.core.rounds.durations import duration_unit
+from pto_tui.core.rounds.prediction import predicts
 from pto_tui.core.rounds.records import Round
-from pto_tui.core.rounds.render import format_tflops, timing_text
-from pto_tui.tui.format import ratio, speed, verdict_word
+from pto_tui.tui.format import ratio, verdict_word
 from pto_tui.tui.messages import OpenRound, ProjectChanged, ShowPane
 from pto_tui.tui.session import LoadedProject, Session
 from pto_tui.tui.widgets.frontier_plot import FrontierPlot, PlotPoint
@@ -27,15 +25,13 @@ from pto_tui.tui.widgets.pane import ProjectPane
 from pto_tui.tui.widgets.rounds_rows import (
     COLUMNS,
     COMPARE_MARK,
-    FRONTIER_NOW,
-    FRONTIER_STEP,
     PIN_MARK,
     SORTS,
+    columns_for,
     counts_text,
-    hypothesis_cell,
     legend_text,
     matches,
-    verdict_cell,
+    row_cells,
 )
 
 FIRST_ROWS = 100  # rows in the table's first frame (more than a tall terminal shows)
@@ -101,6 +97,7 @@ class RoundsPane(Vertical, ProjectPane):
         self._bottom_asked = False
         self._after_drawn: Callable[[], object] | None = None  # the fill's next step
         self.drawn = False  # every row of the last fill is in the table and on the screen
+        self.predicting = False  # the table shows the prediction's column ([target] predict)
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: verdict:kept class:tile phase:fine or text  (esc clears)",
@@ -149,39 +146,27 @@ class RoundsPane(Vertical, ProjectPane):
             current_key = table.coordinate_to_cell_key(
                 Coordinate(table.cursor_row, 0)).row_key.value
         table.clear()
+        self._columns(any(predicts(r.measurement) for r in loaded.rounds))
         self.drawn = False
         self._generation += 1
         rows = self.visible_rounds()
-        cells = self._row_cells(loaded)
+        cells = row_cells(loaded, self.predicting, self._mark_cell)
         self._add_rows(rows, 0, cells, current_key, self._generation)
         self._counts(len(rows))
         self.query_one("#rounds-legend", Static).update(legend_text(
             bool(loaded.status.tampered), any(r.simulated for r in loaded.rounds),
             any(r.rerun_of is not None for r in loaded.rounds)))
 
-    def _row_cells(self, loaded: LoadedProject) -> Callable[[Round], list[str | Text]]:
-        st = loaded.status
-        cycles = st.sample_unit == CYCLES  # perf_sim cycles: no torch_npu comparison
-        torch_us = st.torch.avg_us if st.torch and not cycles else None
-        steps = {r.number for r in loaded.rounds
-                 if r.is_closed and r.leads and (r.is_baseline or verdict_word(r) == "kept")}
-        # one unit for the column, from all rounds (a filter does not change it)
-        unit = duration_unit([r.measurement.median_us for r in loaded.rounds], st.sample_unit)
-
-        def cells(r: Round) -> list[str | Text]:
-            median = r.measurement.median_us
-            front = FRONTIER_NOW if r.number == st.frontier_round else (
-                FRONTIER_STEP if r.number in steps else "")
-            return [
-                self._mark_cell(r.number), Text(front, style="dark_orange"), str(r.number),
-                verdict_cell(r, r.number in st.tampered),
-                timing_text(median, r.simulated, unit, r.sample_unit),
-                format_tflops(r.measurement.tflops), speed(ratio(st.baseline_us, median)),
-                speed(ratio(torch_us, median)), hypothesis_cell(r),
-                r.pre_edit.bottleneck or "-", r.phase or "-",
-            ]
-
-        return cells
+    def _columns(self, predicting: bool) -> None:
+        """The table's columns, with the prediction's when the project predicts."""
+        wanted = columns_for(predicting)
+        table = self.table
+        if tuple(str(column.label) for column in table.ordered_columns) == wanted:
+            return
+        table.clear(columns=True)
+        table.add_column(wanted[0], key=MARK_COLUMN)
+        table.add_columns(*wanted[1:])
+        self.predicting = predicting
 
     def _add_rows(self, rows: list[Round], first: int, cells: Callable[[Round], list[str | Text]],
                   current_key: str | None, generation: int) -> None:
@@ -207,6 +192,9 @@ class RoundsPane(Vertical, ProjectPane):
         table.tell_when_drawn()
 
     def _filled(self) -> None:
+        # DataTable keys its cell cache without the column width: a cell drawn before the
+        # widths took in the new rows would keep its cut-off rendering; drop those once
+        self.table.notify_style_update()
         self.drawn = True
         self.post_message(self.Filled())
 

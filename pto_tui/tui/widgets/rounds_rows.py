@@ -1,4 +1,5 @@
-"""What the iteration table shows of a round, and how it filters and sorts (no widgets)."""
+"""What the iteration table shows of a round (its columns and cells), and how it filters and
+sorts (no widgets)."""
 
 from __future__ import annotations
 
@@ -6,20 +7,38 @@ from collections.abc import Callable
 
 from rich.text import Text
 
+from pto_tui.core.project.modes import CYCLES
 from pto_tui.core.rounds.counts import UNVERIFIED
+from pto_tui.core.rounds.durations import duration_unit
+from pto_tui.core.rounds.prediction import PREDICTED_COLUMN, change_cell, predicted_change
 from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.render import format_tflops, timing_text
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, Verdict
 from pto_tui.tui.format import (
     FAILURE_COLOUR,
     VERDICT_STYLES,
     iter_name,
     marked_verdict,
+    ratio,
+    speed,
     verdict_text,
     verdict_word,
 )
+from pto_tui.tui.session import LoadedProject
 
 COLUMNS = ("", "", "iter", "verdict", "duration", "TFLOPS", "x init", "x torch", "hypothesis",
            "class", "phase")
+# a project that predicts ([target] predict): perf_sim's change against the round each round
+# was based on, beside the measured change, after the duration
+PREDICTED_HEADER = PREDICTED_COLUMN
+
+
+def columns_for(predicting: bool) -> tuple[str, ...]:
+    """The table's columns: the prediction's after the duration when the project predicts."""
+    if not predicting:
+        return COLUMNS
+    at = COLUMNS.index("duration") + 1
+    return (*COLUMNS[:at], PREDICTED_HEADER, *COLUMNS[at:])
 COMPARE_MARK = "▶"
 PIN_MARK = "◆"
 FRONTIER_NOW = "★"
@@ -140,3 +159,35 @@ def counts_text(counts: dict[str, int], shown: int, total: int, sort: str, query
     if problem:  # the empty table says why
         text.append(f"\n{problem}", style="bold yellow")
     return text
+
+
+def row_cells(
+    loaded: LoadedProject, predicting: bool, mark_cell: Callable[[int], Text]
+) -> Callable[[Round], list[str | Text]]:
+    """A row's cells in the table's columns (`columns_for(predicting)`); `mark_cell` draws
+    the marks' cell of a round."""
+    st = loaded.status
+    cycles = st.sample_unit == CYCLES  # perf_sim cycles: no torch_npu comparison
+    torch_us = st.torch.avg_us if st.torch and not cycles else None
+    steps = {r.number for r in loaded.rounds
+             if r.is_closed and r.leads and (r.is_baseline or verdict_word(r) == "kept")}
+    # one unit for the column, from all rounds (a filter does not change it)
+    unit = duration_unit([r.measurement.median_us for r in loaded.rounds], st.sample_unit)
+    by_number: dict[int | None, Round] = {r.number: r for r in loaded.rounds}
+
+    def cells(r: Round) -> list[str | Text]:
+        median = r.measurement.median_us
+        front = FRONTIER_NOW if r.number == st.frontier_round else (
+            FRONTIER_STEP if r.number in steps else "")
+        based = by_number.get(r.changes.based_on)
+        predicted = [change_cell(predicted_change(r, based) if based else None)] if predicting else []
+        return [
+            mark_cell(r.number), Text(front, style="dark_orange"), str(r.number),
+            verdict_cell(r, r.number in st.tampered),
+            timing_text(median, r.simulated, unit, r.sample_unit), *predicted,
+            format_tflops(r.measurement.tflops), speed(ratio(st.baseline_us, median)),
+            speed(ratio(torch_us, median)), hypothesis_cell(r),
+            r.pre_edit.bottleneck or "-", r.phase or "-",
+        ]
+
+    return cells

@@ -42,12 +42,16 @@ _CPU_SIM = Commands(
 # pto-isa's perf_sim cycle model: the CPU-simulation build (the backend derives the perf_sim
 # driver and builds it alongside, in build-perf_sim/), correctness from one run of the
 # CPU-simulation binary, and the benchmark the driver's run, which writes perf_sim_output/.
+# The driver's run and output folder are also how a round of another mode predicts its cycles
+# ([target] predict).
+PERF_SIM_RUN = "cd build-perf_sim && rm -rf perf_sim_output && ./perf_sim_driver"
+PERF_SIM_OUTPUT = "build-perf_sim/perf_sim_output"
 _PERF_SIM = Commands(
     build=_CPU_SIM.build,
     correctness=_CPU_SIM.benchmark,
-    benchmark="cd build-perf_sim && rm -rf perf_sim_output && ./perf_sim_driver",
+    benchmark=PERF_SIM_RUN,
     reference="",
-    results="build-perf_sim/perf_sim_output",
+    results=PERF_SIM_OUTPUT,
 )
 
 PTO_TILE_LIB = KindProject(
