@@ -39,9 +39,9 @@ from pto_tui.tui.typed_app import pto_app
 from pto_tui.tui.widgets.any_command import CommandBox, run_any_command
 from pto_tui.tui.widgets.left_running import (
     LeftRunningNotice,
+    discard_unfinished,
     follow_again,
     kept_step_of_round,
-    unfinished_of_open_round,
 )
 from pto_tui.tui.widgets.log_pane import LogPane
 from pto_tui.tui.widgets.loop_steps import (
@@ -355,16 +355,9 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
     @work(exclusive=True, group="discard", exit_on_error=False)
     async def action_discard_journal(self) -> None:
         """d: the open round's unfinished samples set aside, so r starts the run over."""
-        from pto_tui.backends.sample_journal import discard
-
-        journal = unfinished_of_open_round(self.loaded)
-        if self.running or journal is None:
-            self.app.notify("no unfinished samples of the open round to discard", title="run")
-            return
-        moved = await asyncio.to_thread(discard, self.session.layout, journal["round"])
-        self.app.notify(f"unfinished samples set aside in {moved}; r runs the round from its "
-                        "start", title="discarded")
-        self.post_message(ProjectChanged("discarded journal"))
+        loaded = None if self.running else self.loaded  # never the journal of a run going on
+        if await discard_unfinished(self.session, loaded, self.app.notify):
+            self.post_message(ProjectChanged("discarded journal"))
 
     # ------------------------------------------------------------ cancel, log, any command
 
