@@ -31,6 +31,7 @@ E2E_MODULES = {
     "tests/meta/test_benchmarks_run.py",
     "tests/tui/test_demo_loop.py",
     "tests/tui/test_round_flow.py",
+    "tests/tui/test_slurm_round.py",
     "tests/tui/test_tmux_session.py",
     "tests/tui/test_tmux_left_jobs.py",
 }
