@@ -6,6 +6,7 @@ fails leaves the round open with Slurm's reason and nothing measured."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -79,6 +80,24 @@ def test_the_demo_campaign_runs_to_a_verdict_through_slurm(
     on_login = {r.name.removeprefix("iter-001 ") for r in mine if not r.scheduler_id}
     assert batch == {"benchmark 1/3", "benchmark 2/3", "benchmark 3/3"}  # each its own Slurm job
     assert "build" in on_login and "benchmark 1/3: clock" in on_login  # helpers stay on the login node
+
+
+def test_an_unknown_partition_or_gres_fails_the_environment_round_saying_so(
+    slurm: LocalSlurm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = slurm_demo(tmp_path, slurm, partition="gone", gres="gpu:1")
+    capsys.readouterr()
+    assert cli("--project", root, "env", "--json") == 1
+    env = json.loads(capsys.readouterr().out)
+    assert env["passed"] is False and env["probes"]["slurm: sinfo answers"] is True
+    assert [name for name, ok in env["probes"].items() if not ok] == [
+        "slurm: partition gone is up", "slurm: the partition offers gpu:1", "slurm: one job with gpu:1 runs"]
+    partition, gres, job = env["problems"][:3]
+    assert partition.startswith("slurm: partition gone is up: unknown partition gone (known: ascend* urgent)")
+    assert gres.startswith("slurm: the partition offers gpu:1: the partition offers no gres, not gpu:1")
+    assert "slurm refused the job: Invalid generic resource (gres) specification" in job
+    for problem in (partition, gres, job):  # what was checked in words, and what to set
+        assert "(checked: `" not in problem and "[target.slurm]" in problem.split("\n  hint: ")[1]
 
 
 def test_same_node_pins_every_npu_step_to_the_baselines_node(
