@@ -52,6 +52,18 @@ TUNABLE = obj("a tunable parameter", {
     "allowed": arr({"type": SCALAR}, "the values it may take (empty: any)"),
     "file": s("the file it was found in"), "where": s("file:line"),
 })
+DERIVED = obj("a value the source computes from the tunables: it follows them, never offered alone", {
+    "name": s("its name"), "expr": s("its expression as written"), "where": s("file:line"),
+})
+LEFT_OUT = obj("a candidate knob that is no tunable", {
+    "name": s("its name"),
+    "reason": s("why: workload, host-only, profiling, set at run time, overridden, unused"),
+    "where": s("file:line"),
+})
+_KNOBS = {
+    "derived": arr(DERIVED, "values derived from the tunables"),
+    "left_out": arr(LEFT_OUT, "candidate knobs left out, with the reason"),
+}
 _RATIO = {"type": ["number", "null"]}
 _SIDE = obj("one side of the comparison", {
     "round": i("the round"), "median_us": null(n("its median")), "runs": i("its runs"),
@@ -164,8 +176,12 @@ def _mcp_result() -> Schema:
 MORE: dict[str, Any] = {
     "scan": top("scan", "pto-tui scan DIR --json; the MCP tool scan", obj("the operators found", {
         "root": s("the folder scanned"),
-        "candidates": arr(obj("an operator", {**_CANDIDATE, "tunables": arr(TUNABLE, "its tunables")}),
-                          "the operators found"),
+        "candidates": arr(obj("an operator", {
+            **_CANDIDATE,
+            "tunables": arr(TUNABLE, "its tunables, read as `new` reads them (the marker's win)"),
+            **_KNOBS,
+            "workload_knobs": arr(TUNABLE, "knobs the case sets (a PTO-DSL operator's shape knobs)"),
+        }), "the operators found"),
         "skipped": arr(obj("a folder left out", {"path": s("the folder"), "reason": s("why")}),
                        "folders left out as no operators"),
         "warnings": strings("what the scan could not read"),
@@ -176,6 +192,10 @@ MORE: dict[str, Any] = {
         "classification": null(obj("how the source was classified", {
             **_CANDIDATE, "tunables": strings("the tunables its marker declares")})),
         "tunables": strings("the tunables written into project.toml"),
+        **_KNOBS,
+        "shared_kernel": s("the shared file the kernel is built in, when not named related (`new "
+                           "--related` makes it editable)"),
+        "related": strings("the further files a round may edit"),
         "workload_knobs": table({"type": SCALAR}, "shape knobs: part of the case, never tunable"),
         "cases": strings("the cases the operator offered"), "case": s("the case chosen"),
         "repository": s("the repository copied (\"\": the folder alone)"),

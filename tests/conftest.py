@@ -24,6 +24,8 @@ E2E_MODULES = {
     "tests/backends/test_repository_e2e.py",
     "tests/backends/test_tilelib_repository_e2e.py",
     "tests/backends/test_cpu_sim_e2e.py",
+    "tests/backends/test_printed_result_e2e.py",
+    "tests/backends/test_declared_repository_e2e.py",
     "tests/backends/test_perf_sim_e2e.py",
     "tests/backends/test_slurm_campaign.py",
     "tests/backends/test_explore.py",

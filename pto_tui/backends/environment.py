@@ -40,7 +40,9 @@ from pto_tui.jobs.targets import target_kind
 PROBE_TIMEOUT = 120.0
 
 
-def probes_for(config: ProjectConfig, operator: Path | None = None) -> list[Probe]:
+def probes_for(
+    config: ProjectConfig, operator: Path | None = None, workspace: Path | None = None
+) -> list[Probe]:
     """The probes of the operator kind's toolchain in the target's mode (a demo operator
     checks the CPU toolchain instead of Bisheng, CANN and the NPU; a cpu-sim target the
     compiler its build uses, said so in the probe names; the perf_sim driver's compiler
@@ -54,15 +56,15 @@ def probes_for(config: ProjectConfig, operator: Path | None = None) -> list[Prob
     if config.target.predict:  # each round also builds and runs the perf_sim driver
         probes += driver_probes(config.target)
     if operator is not None:
-        probes += _module_probes(config, operator)
+        probes += _module_probes(config, operator, workspace)
     return probes
 
 
-def _module_probes(config: ProjectConfig, operator: Path) -> list[Probe]:
+def _module_probes(config: ProjectConfig, operator: Path, workspace: Path | None) -> list[Probe]:
     commands = (config.commands.build, config.commands.benchmark, config.commands.correctness)
     scripts = [s for c in commands for s in command_scripts(c, operator)]
     probes = []
-    for module, where in third_party_imports(scripts).items():
+    for module, where in third_party_imports(scripts, workspace).items():
         check = f"import {module}; print(getattr({module}, '__version__', 'ok'))"
         name = f"python module {module} ({where} imports it)"
         probes.append(Probe(name, f"python3 -c {shlex.quote(check)}", module))
@@ -123,7 +125,7 @@ async def _environment(
         where = f"test -d {site.subdir} && echo present"
         notes.probes[WORK_DIR_EXISTS] = await _probe(site, Probe(WORK_DIR_EXISTS, where), notes)
         operator = site.layout.workspace / operator_folder(config)
-        for probe in probes_for(config, operator if operator.is_dir() else None):
+        for probe in probes_for(config, operator if operator.is_dir() else None, site.layout.workspace):
             notes.probes[probe.name] = await _probe(site, probe, notes)
         await _first_result(campaign, site, notes)
     notes.passed = bool(notes.probes) and all(notes.probes.values())
@@ -144,7 +146,9 @@ async def _first_result(campaign: Campaign, site: OperatorSite, notes: Environme
     with HeldFinish(site, FIRST_RESULT_STEP) as finish:
         outcome = await benchmark_step(backend, FIRST_RESULT_STEP, parameters)
         valid = outcome.valid and bool(outcome.correct)
+        # a run read from what it prints ([result]) carries no reference of its own
         needs_reference = runtime_kind(campaign.config.operator.kind).needs_reference
+        needs_reference = needs_reference and not campaign.config.result.printed
         no_baseline = needs_reference and outcome.reference_us is None
         if valid and no_baseline:
             valid = False

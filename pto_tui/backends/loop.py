@@ -27,7 +27,7 @@ from pto_tui.backends.site import EventSink, OperatorSite, StepTimedOut
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.opening import check_baseline_may_run
 from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest
-from pto_tui.core.operators.case_strings import workload_shape
+from pto_tui.core.operators.case_strings import attention_dims
 from pto_tui.core.project.config import CaseConfig, OperatorConfig, ProjectConfig, Scalar
 from pto_tui.core.project.modes import mode_spec
 from pto_tui.core.reports.parsers import attention_flops
@@ -41,23 +41,11 @@ def case_flops(case: CaseConfig, operator: OperatorConfig | None = None) -> floa
 
     The shape is `[case.shape]`, or, without one, the fields of the case string by the
     operator's declared format (a spec that does not fit it raises, naming the field)."""
-    shape = {str(k).upper(): v for k, v in workload_shape(case, operator).items()}
-
-    def first(*names: str, default: int | None = None) -> int | None:
-        for name in names:
-            value = shape.get(name)
-            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-                return value
-        return default
-
-    s_q = first("S0", "S", "SQ", "S_Q", "SEQ")
-    s_kv = first("S1", "S", "SKV", "S_KV", "SEQ")
-    d = first("D", "HEAD_SIZE", "HEAD", "HEAD_DIM")
-    if s_q is None or s_kv is None or d is None:
+    dims = attention_dims(case, operator)
+    if not {"sq", "skv", "d"} <= set(dims):
         return None
-    b = first("B", "BATCH", default=1) or 1
-    n = first("N", "H", "HEADS", "NUM_HEADS", default=1) or 1
-    return attention_flops(b, n, s_q, s_kv, d, case.causal)
+    b, n = dims.get("b", 1), dims.get("n", 1)
+    return attention_flops(b, n, dims["sq"], dims["skv"], dims["d"], case.causal)
 
 
 SiteT = TypeVar("SiteT", bound=OperatorSite)

@@ -17,6 +17,28 @@ CMAKE = Probe("cmake", "cmake --version", "cmake", checks="cmake is on PATH and 
 # the CPU simulation of pto-isa is built with clang and libc++ (its README's flow)
 _CPU_SIM_FIX = ("install the compiler ([target] compiler; pto-isa's CPU simulation builds with "
                 "clang-16 and libc++-16: apt-get install clang-16 libc++-16-dev libc++abi-16-dev)")
+# an NPU host: the CANN toolkit's environment, and the NPUs the driver sees
+CANN_FIX = ("source the CANN toolkit's set_env.sh in [target] env_setup (--env-setup at new), "
+            "e.g. `source /usr/local/Ascend/ascend-toolkit/set_env.sh`")
+CANN = Probe(
+    "CANN",
+    'home="${ASCEND_TOOLKIT_HOME:-$ASCEND_HOME_PATH}"; test -n "$home" && echo "$home"',
+    "CANN",
+    checks="$ASCEND_TOOLKIT_HOME or $ASCEND_HOME_PATH is set (the toolkit's set_env.sh sets them)",
+    fix=CANN_FIX,
+)
+NPU_SMI = Probe("ACL runtime / NPU", "npu-smi info", "npu-smi",
+                checks="npu-smi (the NPU driver's tool) runs and lists the devices",
+                fix="check the NPU driver on the target")
+# torch_npu imports and sees a device: an import alone passes on a host without an NPU
+TORCH_NPU = Probe(
+    "torch_npu (a device available)",
+    "python3 -c 'import sys, torch, torch_npu; ok = torch.npu.is_available(); "
+    "print(torch.__version__, \"npu available\" if ok else \"no NPU available\"); sys.exit(0 if ok else 1)'",
+    "torch",
+    checks="torch and torch_npu import, and torch.npu.is_available() is true",
+    fix="install torch_npu for the CANN toolkit, and check that the NPU is visible (npu-smi info)",
+)
 
 # a C++20 program compiled, linked and run with the build's compiler and flags
 _COMPILE = (

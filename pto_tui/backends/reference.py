@@ -14,7 +14,7 @@ from pto_tui.backends.loop import case_flops, site_for
 from pto_tui.backends.site import EventSink
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import InputError, PtoError
-from pto_tui.core.operators.case_strings import workload_shape
+from pto_tui.core.operators.case_strings import ATTENTION_DIMS, attention_dims
 from pto_tui.core.project.limits import BENCHMARK
 from pto_tui.core.rounds.records import TorchBaseline
 from pto_tui.jobs.model import NEEDS_NPU
@@ -57,18 +57,17 @@ def sdpa_command(campaign: Campaign) -> str:
     case = campaign.config.case
     # [case.shape], or the case string's fields by the operator's format (B = N = 1 for the
     # tile-lib flash attention); a spec that does not fit its format raises, naming the field
-    shape = {str(k).upper(): v for k, v in workload_shape(case, campaign.config.operator).items()}
+    dims = attention_dims(case, campaign.config.operator)
 
-    def dim(*names: str, default: int | None = None) -> int:
-        for name in names:
-            value = shape.get(name)
-            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-                return value
+    def dim(name: str, default: int | None = None) -> int:
+        if name in dims:
+            return dims[name]
         if default is None:
+            also = ", ".join(ATTENTION_DIMS[name][1:])
             raise InputError(
-                f"cannot build the torch_npu reference: the case has no {names[0]} "
-                "(set [case.shape], a case spec the operator's format reads, or commands.reference "
-                "in project.toml)"
+                f"cannot build the torch_npu reference: the case has no {ATTENTION_DIMS[name][0]} "
+                f"(nor {also}; set [case.shape], a case spec the operator's format reads, a variant "
+                "with those fields, or commands.reference in project.toml)"
             )
         return default
 
@@ -85,11 +84,11 @@ def sdpa_command(campaign: Campaign) -> str:
     if dtype is None:
         raise InputError(f"unsupported dtype for the torch reference: {case.dtype!r}")
     script = _SDPA_SCRIPT.format(
-        b=dim("B", "BATCH", default=1),
-        n=dim("N", "H", "HEADS", default=1),
-        sq=dim("S0", "S"),
-        skv=dim("S1", "S"),
-        d=dim("D", "HEAD_SIZE", "HEAD"),
+        b=dim("b", default=1),
+        n=dim("n", default=1),
+        sq=dim("sq"),
+        skv=dim("skv"),
+        d=dim("d"),
         dtype=dtype,
         npu=campaign.config.target.npu_id,
         causal=bool(case.causal),

@@ -7,6 +7,7 @@ from dataclasses import asdict
 
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, print_json
+from pto_tui.core.operators.marker_docs import MARKER_DOCS_FILE, marker_markdown
 from pto_tui.core.project.commands import PLACEHOLDERS
 from pto_tui.core.project.commands_docs import commands_markdown
 from pto_tui.core.project.modes import MODES
@@ -24,6 +25,7 @@ kept); an invalid value is reported with file, line and key.
   pto-tui config commands      the [commands] keys with their defaults per kind and
                                target mode, every {{placeholder}}, the target modes
   pto-tui config docs          the reference as Markdown (the text of {DOCS_FILE})
+  pto-tui config marker-docs   the operator marker's keys (the text of {MARKER_DOCS_FILE})
 
 Placeholders in commands: {PLACEHOLDER_NAMES},
 and every [case.shape] / [case.options] key and tunable parameter by its name.
@@ -64,6 +66,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     d.set_defaults(handler=cmd_docs)
 
+    m = csub.add_parser(
+        "marker-docs",
+        help=f"print the operator marker's reference as Markdown ({MARKER_DOCS_FILE})",
+        description=f"Print the Markdown reference of pto-operator.toml; {MARKER_DOCS_FILE} is this output.",
+    )
+    m.set_defaults(handler=cmd_marker_docs)
+
 
 def cmd_keys(args: argparse.Namespace) -> int:
     docs = key_docs()
@@ -100,4 +109,9 @@ def cmd_commands(args: argparse.Namespace) -> int:
 
 def cmd_docs(args: argparse.Namespace) -> int:
     print(schema_markdown(), end="")
+    return 0
+
+
+def cmd_marker_docs(args: argparse.Namespace) -> int:
+    print(marker_markdown(), end="")
     return 0

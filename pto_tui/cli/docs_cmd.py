@@ -13,8 +13,15 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 # name -> what it is for, in the order a newcomer reads them
 TOPICS = {
     "workflow": "the optimisation loop and its rules, section by section (cited as §N)",
+    "operators": "operators in their repositories, commands, target modes, perf_sim",
+    "tui": "the terminal application: panes, keys, drafts, leaving and re-attaching",
+    "cli": "every sub-command, reruns, diffs, faults and step limits",
+    "verdicts": "the rules in practice, how verdicts are decided, runs, interleaving",
     "rules": "every rule pto-tui enforces: what it refuses, where, and the fix",
+    "history": "the tamper-evident history: runs/closed.log and its anchor",
+    "agents": "a coding agent through MCP: tools, roots, import, sharing a project",
     "project-toml": "every key of project.toml: type, default, meaning",
+    "pto-operator-toml": "every key of an operator's marker, pto-operator.toml",
     "formats": "the files pto-tui reads and writes, field by field",
     "remote": "targets, remote jobs, sync, step limits",
     "architecture": "how the code is laid out, for contributors",

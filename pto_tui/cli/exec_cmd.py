@@ -14,7 +14,7 @@ from pathlib import Path
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, invoked_as, load_project_file, print_json
 from pto_tui.core.errors import InputError
-from pto_tui.core.project.config import Target
+from pto_tui.core.project.config import Target, exec_folder
 from pto_tui.core.project.run_claim import workspace_upload_lock
 from pto_tui.jobs.connect import scan_host_key
 from pto_tui.jobs.hostkeys import app_known_hosts, trust_host_key
@@ -108,6 +108,7 @@ def exec_handler(args: argparse.Namespace) -> int:
     layout, project = load_project_file(args)
     spec = JobSpec(
         command=command_text(args.command),
+        cwd=exec_folder(project.config, layout.workspace),  # where the project's commands run
         timeout=args.timeout,
         pty=args.pty,
         detached=args.detach,

@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "agent too, as a structured error naming the rule and the fix. Configure the agent with "
         "the command `pto-tui --project projects/<op> mcp`. The tools work inside the "
         "project and the --root folders (with neither: the working directory); exec is off "
-        "unless --allow-exec. See the README, \"What an agent can do\".",
+        "unless --allow-exec. See docs/agents.md §3 (`pto-tui docs agents`).",
     )
     p.add_argument(
         "--root",

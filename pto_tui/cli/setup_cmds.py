@@ -17,11 +17,14 @@ from pto_tui.cli.common import (
 )
 from pto_tui.core import payloads
 from pto_tui.core.campaign.plan import NewProject
+from pto_tui.core.campaign.planning import plan_project
 from pto_tui.core.campaign.project_arguments import COMMAND_KEYS, ProjectArguments, project_answers
-from pto_tui.core.campaign.scaffold import create_project, plan_project
+from pto_tui.core.campaign.scaffold import create_project
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.candidate import Candidate
 from pto_tui.core.operators.case_strings import case_text
+from pto_tui.core.operators.knob_report import KnobReport
+from pto_tui.core.operators.operator_knobs import operator_knobs
 from pto_tui.core.operators.scan import ScanResult, scan
 from pto_tui.core.project.config import parse_scalar
 from pto_tui.core.project.modes import DEFAULT_MODE, DEMO_MODE, PREDICTOR, chosen_modes, mode_spec
@@ -139,6 +142,21 @@ def _print_candidate(console: Console, c: Candidate) -> None:
         console.print(f"    case: {case.name}" + (f"  {case.spec}" if case.spec else ""))
 
 
+def _print_knobs(console: Console, knobs: KnobReport, verbose: bool) -> None:
+    """The operator's tunables in short (name=value), the derived values; with --verbose each
+    candidate left out and why."""
+    console.print(f"    tunables: {knobs.short()}", markup=False)
+    if knobs.workload:
+        console.print(f"    workload knobs (set by the case): {', '.join(t.name for t in knobs.workload)}",
+                      markup=False)
+    if verbose:
+        for item in knobs.left_out:
+            console.print(f"    not a knob: {item.name}: {item.reason}", markup=False)
+    elif knobs.left_out:
+        count = len(knobs.left_out)
+        console.print(f"    {count} candidate knob(s) left out (--verbose says why)", markup=False)
+
+
 def _print_skipped(console: Console, result: ScanResult, verbose: bool) -> None:
     if verbose:
         console.print(f"left out ({len(result.skipped)}):")
@@ -158,6 +176,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         console.print(f"no PTO operators found under {result.root}")
     for c in result.candidates:
         _print_candidate(console, c)
+        _print_knobs(console, operator_knobs(c), args.verbose)
     _print_skipped(console, result, args.verbose)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -233,6 +252,15 @@ def _print_plan(console: Console, spec: NewProject) -> None:
     name = f"{spec.case.name}: " if spec.case.name else ""
     console.print(f"  case: {name}{case_text(spec.case, spec.operator)}", markup=False)
     console.print(f"  tunables: {', '.join(t.name for t in spec.tunables) or 'none found'}")
+    if spec.derived:
+        derived = ", ".join(d.describe() for d in spec.derived)
+        console.print(f"  derived (follow the tunables, not tunable): {derived}", markup=False)
+    if spec.shared_kernel:
+        console.print(
+            f"  kernel code in a shared file: {spec.shared_kernel} (its build_jit_wrapper builds the kernel "
+            f"there); to tune it in rounds, make the project with --related {spec.shared_kernel}",
+            markup=False,
+        )
     if spec.target.predict:
         console.print(f"  predict: {spec.target.predict} (each round also records perf_sim's cycles of its "
                       "configuration beside its timings)", markup=False)
@@ -241,3 +269,5 @@ def _print_plan(console: Console, spec: NewProject) -> None:
         console.print(f"  workload (shape) knobs, not tunable: {knobs}")
     for key, command in spec.commands.items():
         console.print(f"  {key}: {command or '-'}  ({spec.origins.get(key, '')})", markup=False)
+    if spec.result.format:
+        console.print(f"  result: {spec.result.format}  ({spec.result_origin})", markup=False)

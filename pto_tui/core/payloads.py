@@ -122,11 +122,14 @@ def _tunable(t: Tunable) -> dict[str, object]:
 
 
 def _candidate(c: Candidate) -> dict[str, object]:
-    from pto_tui.core.campaign.scaffold import merge_tunables
-    from pto_tui.core.operators.tunables import discover
+    from pto_tui.core.operators.operator_knobs import operator_knobs
 
     data = c.to_json()
-    data["tunables"] = [_tunable(t) for t in merge_tunables(discover(c.path), c)]
+    knobs = operator_knobs(c)
+    data["tunables"] = [_tunable(t) for t in knobs.tunables]
+    data["derived"] = [d.to_json() for d in knobs.derived]
+    data["left_out"] = [item.to_json() for item in knobs.left_out]
+    data["workload_knobs"] = [_tunable(t) for t in knobs.workload]
     return data
 
 
@@ -146,6 +149,10 @@ def new(root: object, spec: NewProject, candidate: Candidate | None) -> dict[str
         "kind": spec.operator.kind.value,
         "classification": candidate.to_json() if candidate else None,
         "tunables": [t.name for t in spec.tunables],
+        "derived": [d.to_json() for d in spec.derived],
+        "shared_kernel": spec.shared_kernel,
+        "related": list(spec.operator.related),
+        "left_out": [item.to_json() for item in spec.left_out],
         "workload_knobs": dict(spec.case.knobs),
         "cases": list(spec.cases),
         "case": spec.case.name,

@@ -7,7 +7,7 @@ generic `npu` resource of `npus` slots; `SelectTypeParameters=CR_Core` lets 1-NP
 share the node (by default a job takes the node's whole memory), so a further 1-NPU job
 waits "PENDING (Resources)". Two partitions: `ascend` (the default, time limit 60 min)
 and `urgent`, whose jobs preempt (cancel) those of `ascend`. No slurmdbd: `sacct` fails
-and job states come from squeue and scontrol. Facts it relies on: docs/remote.md §13.
+and job states come from squeue and scontrol. Facts it relies on: docs/remote.md §14.
 Plain stdlib: no pytest here.
 """
 

@@ -5,7 +5,7 @@ in the job's folder (which the login node and the compute nodes share), stopped 
 scancel, and their state, reason, node and NPU read from scontrol, squeue or sacct. A batch
 job outlives pto-tui: its record is detached, and re-attached by its Slurm id. Every other
 job (probes, helpers, builds on the login node) runs on the login node as on an SSH or
-local target. docs/remote.md §13.
+local target. docs/remote.md §14.
 """
 
 from __future__ import annotations

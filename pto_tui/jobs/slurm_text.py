@@ -3,7 +3,7 @@ sbatch line of a step, the state query (scontrol, else squeue, else sacct: which
 cluster answers), and how a job's end is told apart (its own exit code, or Slurm's reason).
 
 Pure functions over strings; the follower in `slurm.py` runs them on the login node.
-docs/remote.md §13 says what each state means for a step.
+docs/remote.md §14 says what each state means for a step.
 """
 
 from __future__ import annotations

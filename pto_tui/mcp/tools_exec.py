@@ -18,7 +18,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from pto_tui.core.project.config import Target
+from pto_tui.core.project.config import Target, exec_folder
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.run_claim import workspace_upload_lock
 from pto_tui.jobs.model import JobRecord, JobSpec, shown_state
@@ -60,8 +60,10 @@ def register(server: MCPServer, projects: Projects) -> None:
                 "if commands on the target are wanted; the other tools work without it",
             )
         layout = projects.layout(project)
-        target = ProjectFile(layout.project_file).config.target
-        spec = JobSpec(command=command, timeout=timeout, name="exec (MCP)")
+        config = ProjectFile(layout.project_file).config
+        target = config.target
+        spec = JobSpec(command=command, cwd=exec_folder(config, layout.workspace), timeout=timeout,
+                       name="exec (MCP)")
         sync_from = layout.workspace if sync and layout.workspace.is_dir() else None
         lock = None
         if sync_from is not None:

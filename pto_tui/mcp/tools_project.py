@@ -9,9 +9,10 @@ from mcp.server.mcpserver import MCPServer
 
 from pto_tui.core import payloads
 from pto_tui.core.campaign.importing import ImportOptions, import_project
+from pto_tui.core.campaign.planning import plan_project
 from pto_tui.core.campaign.prefill import prefill as prefill_answers
 from pto_tui.core.campaign.project_arguments import ProjectArguments, project_answers
-from pto_tui.core.campaign.scaffold import create_project, plan_project
+from pto_tui.core.campaign.scaffold import create_project
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.scan import scan as scan_tree
 from pto_tui.core.project.config import Scalar

@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from pto_tui.core.campaign.plan import NewProject
+from pto_tui.core.campaign.planning import plan_project
 from pto_tui.core.campaign.project_arguments import ProjectArguments, project_answers
-from pto_tui.core.campaign.scaffold import create_project, plan_project
+from pto_tui.core.campaign.scaffold import create_project
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar, parse_scalar
 

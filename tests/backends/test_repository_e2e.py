@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -21,33 +22,42 @@ FA = "python/pto_kernels/ops/attention/flash_attention_score"
 KNOB = "PTO_ATTENTION_QK_BASE_M"
 JUSTIFY = "64-row QK tiles of a 128x64 case stay well inside the UB"
 
-# No NPU here: the environment round's PTO-DSL probes (the pto dialect, torch_npu, ptoas)
-# find these stand-ins, written per test, ahead of the interpreter that has numpy.
+# No NPU here: the environment round's PTO-DSL probes (CANN, npu-smi, the pto dialect,
+# torch_npu with a device, ptoas) find these stand-ins for an NPU host, written per test,
+# ahead of the interpreter that has numpy.
 STUBS = {
     "py/mlir/__init__.py": "",
     "py/mlir/ir.py": "",
     "py/mlir/dialects/__init__.py": "",
     "py/mlir/dialects/pto.py": "",
     "py/torch/__init__.py": "__version__ = '0.0-stub'\n\n\nclass npu:\n    @staticmethod\n"
-    "    def is_available():\n        return False\n",
+    "    def is_available():\n        return {available}\n",
     "py/torch_npu/__init__.py": "",
     "bin/ptoas": "#!/bin/sh\necho 'ptoas 0.0-stub'\n",
+    "bin/npu-smi": "#!/bin/sh\necho '| npu-smi 0.0-stub  Version: 0.0-stub |'\n",
+    "cann/version.info": "Version=0.0-stub\n",
 }
 
 
-def npu_stand_ins(tmp_path: Path) -> str:
-    """The env_setup line that puts the stand-ins and this interpreter first."""
+def npu_stand_ins(tmp_path: Path, *, device: bool = True) -> str:
+    """The env_setup line that puts the stand-ins and this interpreter first; `device`: what
+    the torch stand-in says of an NPU."""
     folder = tmp_path / "npu-stand-ins"
     for rel, text in STUBS.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-        (folder / rel).write_text(text)
-    (folder / "bin/ptoas").chmod(0o755)
+        (folder / rel).write_text(text.replace("{available}", str(device)))
+    for tool in ("bin/ptoas", "bin/npu-smi"):
+        (folder / tool).chmod(0o755)
     python_bin = Path(sys.executable).parent
-    return f"export PATH={folder}/bin:{python_bin}:$PATH; export PYTHONPATH={folder}/py"
+    return (
+        f"export PATH={folder}/bin:{python_bin}:$PATH; export PYTHONPATH={folder}/py; "
+        f"export ASCEND_HOME_PATH={folder}/cann"
+    )
 
 
 def make_repository_project(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], *target: str, case: str = "flash_attention_score"
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], *target: str, case: str = "flash_attention_score",
+    device: bool = True,
 ) -> Path:
     source = tmp_path / "src" / "pto-kernels"
     shutil.copytree(REPO, source)
@@ -60,7 +70,7 @@ def make_repository_project(
         "--case",
         case,
         "--env-setup",
-        npu_stand_ins(tmp_path),
+        npu_stand_ins(tmp_path, device=device),
         *target,
     )
     assert isinstance(out, dict)
@@ -95,6 +105,19 @@ def campaign_round(root: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, 
 def reports_of_this_campaign(workspace_repo: Path) -> list[dict[str, object]]:
     found = sorted((workspace_repo / "bench/results/attention/flash_attention_score").glob("*/report.json"))
     return [json.loads(p.read_text()) for p in found]
+
+
+def test_an_npu_host_without_a_device_fails_the_environment_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """torch_npu imports, CANN and npu-smi answer, but no NPU is available: the round fails
+    on the torch_npu probe rather than passing on the import alone."""
+    root = make_repository_project(tmp_path, capsys, device=False)
+    assert cli("--project", root, "env") == 1
+    record = tomllib.loads((root / "runs" / "iter-000" / "round.toml").read_text())
+    probes = record["environment"]["probes"]
+    assert probes["torch_npu (a device available)"] is False
+    assert probes["CANN"] is True and probes["ACL runtime / NPU"] is True and probes["pto dialect"] is True
 
 
 def test_repository_operator_on_the_local_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -79,11 +79,13 @@ def test_a_gemm_shaped_operator_generates_its_data_where_its_binary_reads_it(
     commands = tomllib.loads((tmp_path / "projects/matmul_op/project.toml").read_text())["commands"]
     assert "generate_cases.py" not in commands["build"]
     assert "cmake -DPTO_CPU_SIM_STANDALONE=ON" in commands["build"]
+    # its main() takes no arguments: the binary gets no --cases
     assert commands["correctness"] == (
-        "cd build && (cd .. && python3 scripts/gen_data.py) && ./matmul_op_cpu_sim --cases {case}")
+        "cd build && (cd .. && python3 scripts/gen_data.py) && ./matmul_op_cpu_sim")
     text = (tmp_path / "projects/matmul_op/project.toml").read_text()
     assert "main.cpp:30 reads its data from the operator folder, where gen_data.py runs" in text
     assert "scripts/gen_data.py takes no --cases" in text
+    assert "its main() reads no --cases" in text
 
 
 def test_an_operator_without_scripts_gets_no_script_steps(
@@ -95,7 +97,7 @@ def test_an_operator_without_scripts_gets_no_script_steps(
     assert code == 0, err
     commands = tomllib.loads((tmp_path / "projects/matmul_op/project.toml").read_text())["commands"]
     assert "generate_cases.py" not in commands["build"]
-    assert commands["correctness"] == "cd build && ./matmul_op_cpu_sim --cases {case}"
+    assert commands["correctness"] == "cd build && ./matmul_op_cpu_sim"
 
 
 def test_a_checkout_without_perf_sim_is_refused_naming_what_is_missing(

@@ -51,7 +51,10 @@ def test_positional_variant_fields_and_fallback_label(repo: Path) -> None:
     assert model is not None
     assert model.family == "gmm"
     (variant,) = model.variants
-    assert variant.fields == {"groups": 2, "m": 128, "k": 64, "n": 64, "seed": 0}
+    assert variant.fields == {
+        "groups": 2, "m": 128, "k": 64, "n": 64, "seed": 0,
+        "input_dtype": "bfloat16", "output_dtype": "bfloat16",
+    }
     assert variant.label == "groupedmatmulvariant-0"  # the class has no label property
 
 

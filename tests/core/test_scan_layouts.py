@@ -73,18 +73,20 @@ def test_scan_json_carries_the_discovered_tunables(
     data = cli_json(capsys, "scan", pto_kernels_like(tmp_path))
     by_name = {c["name"]: c for c in data["candidates"]}
     knobs = {t["name"]: t for t in by_name["matmul_reduce_scatter"]["tunables"]}
+    # read as `new` reads it: inside its repository, `where` relative to the repository root
+    kernel = "python/pto_kernels/ops/mc2/matmul_reduce_scatter/kernel.py"
     assert knobs["PTO_MC2_WORLD_SIZE"] == {
         "name": "PTO_MC2_WORLD_SIZE",
         "kind": "env",
         "value": 2,
         "default": 2,
         "allowed": [2, 4, 8],
-        "file": "kernel.py",
-        "where": "kernel.py:8",
+        "file": kernel,
+        "where": f"{kernel}:8",
     }
     # valid_values=tuple(range(world_size)) cannot be read without running the code
     rank = knobs["PTO_MC2_RANK"]
-    assert (rank["default"], rank["allowed"], rank["where"]) == (0, [], "kernel.py:9")
+    assert (rank["default"], rank["allowed"], rank["where"]) == (0, [], f"{kernel}:9")
     attention = by_name["flash_attention_score"]["tunables"]
     assert [t["name"] for t in attention] == ["PTO_ATTENTION_QK_BLOCK_DIM"]
     tests_reason = "tests: they check operators, they are none"

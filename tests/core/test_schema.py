@@ -7,12 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from pto_tui.core.operators.marker_docs import MARKER_DOCS_FILE, REGENERATE_MARKER_DOCS, marker_markdown
+from pto_tui.core.operators.marker_schema import TABLES as MARKER_TABLES
+from pto_tui.core.operators.marker_schema import TOP_KEYS
 from pto_tui.core.project.command_table import Commands
 from pto_tui.core.project.config import (
     CaseConfig,
     CostmodelConfig,
     Discipline,
     OperatorConfig,
+    ResultConfig,
     Target,
     Tunable,
     default_commands,
@@ -35,6 +39,7 @@ RECORDS = {
     "target": Target,
     "costmodel": CostmodelConfig,
     "discipline": Discipline,
+    "result": ResultConfig,
 }
 
 
@@ -81,13 +86,17 @@ def test_fresh_file_carries_the_schema_help_and_parses_back() -> None:
     operator = OperatorConfig(name="fa", kind=OperatorKind.PTO_TILE_LIB, source="/src/fa")
     case = CaseConfig(shape={"S1": 1024}, spec="1,2")
     tunables = [Tunable("kTile", 128, "constexpr", 128, (64, 128), "fa.cpp:3")]
-    text = new_project_document(operator, case, tunables, Target(), CostmodelConfig())
+    result = ResultConfig(format="average-time", label="Benchmarking Basic Kernel")
+    text = new_project_document(operator, case, tunables, Target(), CostmodelConfig(), result=result)
     for section in SECTIONS:
         if section.commented:
             assert f"# {section.help}\n" in text, section.name
     config = parse_config(Path("project.toml"), text)
     assert config.operator == operator and config.case == case
     assert list(config.tunables.values()) == tunables
+    assert config.result == result
+    # [result] is written only when a run is read from what it prints
+    assert "[result]" not in new_project_document(operator, case, tunables, Target(), CostmodelConfig())
 
 
 def test_cli_config_keys_json_lists_every_key(capsys: pytest.CaptureFixture[str]) -> None:
@@ -128,3 +137,16 @@ def test_cli_config_help_teaches_the_command(capsys: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit) as info:
         cli("config")
     assert info.value.code == 2
+
+
+def test_committed_marker_docs_match_the_marker_schema() -> None:
+    committed = (REPO / MARKER_DOCS_FILE).read_text(encoding="utf-8")
+    stale = f"{MARKER_DOCS_FILE} is stale; regenerate it: {REGENERATE_MARKER_DOCS}"
+    assert committed == marker_markdown(), stale
+    # every key the marker knows is in it
+    for key in TOP_KEYS:
+        assert f"| `{key.name}` |" in committed
+    for table in MARKER_TABLES:
+        assert f"## [{table.name}]" in committed or f"## [[{table.name}]]" in committed
+        for key in table.keys or (table.entries.keys if table.entries else ()):
+            assert f"| `{key.name}` |" in committed or f"| `<name>.{key.name}` |" in committed

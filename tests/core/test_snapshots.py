@@ -92,6 +92,25 @@ def test_git_workspace_uses_git_trees(tmp_path: Path) -> None:
     assert log.returncode != 0  # still no commits
 
 
+@pytest.mark.parametrize("git", [False, True], ids=["own store", "git"])
+def test_files_the_build_generates_are_never_snapshot(tmp_path: Path, git: bool) -> None:
+    workspace(tmp_path)
+    store = SnapshotStore(tmp_path, generated=("kernel/*.pto",))
+    if git:
+        subprocess.run(["git", "-C", str(store.workspace), "init", "-q"], check=True)
+    ir = store.workspace / "kernel" / "kernel.pto"
+    ir.write_text("// IR of block 64\n")
+    base = store.take()
+    ir.write_text("// IR of block 128\n")  # the build wrote it again
+    (store.workspace / "kernel" / "a.h").write_text("constexpr int kA = 2;\nint x;\n")
+    files, diff = store.changes(base)
+    assert files == ["workspace/kernel/a.h"]
+    assert "kernel.pto" not in diff
+    store.restore(base)  # a generated file is neither put back nor removed
+    assert ir.read_text() == "// IR of block 128\n"
+    assert (store.workspace / "kernel" / "a.h").read_text().startswith("constexpr int kA = 1;")
+
+
 def test_missing_snapshot_is_named(tmp_path: Path) -> None:
     from pto_tui.core.errors import PtoError
 

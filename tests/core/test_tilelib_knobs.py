@@ -14,8 +14,9 @@ import pytest
 from pto_tui.core.operators.tilelib_build import generator_arguments, knob_reached_build
 from pto_tui.core.operators.tilelib_generator import read_generator
 from pto_tui.core.operators.tilelib_knobs import resolve_knobs
-from pto_tui.core.operators.tunables import apply_parameter, discover
+from pto_tui.core.operators.tunables import apply_parameter, discover, discover_report
 from pto_tui.core.project.commands import render_command
+from pto_tui.core.project.config import Tunable
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.reports.parsers import parse_report_csv
 from tests.core.helpers import cli
@@ -30,7 +31,11 @@ LIVE = {
     "kFaLikeSyncPeriod": ("constant", 2, "fa_like_kernel.h:11"),
     "kFaLikeScratchFloats": ("constant", 16, "fa_like_kernel.h:15"),
 }
+# live, but computed from another live knob: shown as derived, never offered on its own
+DERIVED = {"kFaLikeSyncPeriod": "kFaLikeFifoSize / 2"}
 DEAD = {
+    "kFaLikeProfileBytesPerBlock": "profiling: it only lays out the profiling buffer (fa_like_kernel.h:40)",
+    "kFaLikeCommSlotBytes": "host-only: only the host driver uses it (main.cpp:71), never the kernel",
     "S0": "workload: names the case",
     "HEAD_SIZE": "workload: names the case",
     "S1": "workload: names the case",
@@ -54,23 +59,33 @@ def test_knobs_are_resolved_where_their_value_is_decided() -> None:
         assert not knobs[name].live and knobs[name].reason.startswith(reason), knobs[name]
     assert knobs["QK_PRELOAD"].flag == "--qk-preload"
     assert "QK_PRELOAD_DEFAULT = 2" in knobs["QK_PRELOAD"].reason
-    assert knobs["kFaLikeSyncPeriod"].reason == "passed at main.cpp:46 as SYNC_PERIOD"
-    assert knobs["kFaLikeScratchFloats"].reason == "used at fa_like_kernel.h:24"
+    assert knobs["kFaLikeSyncPeriod"].derived and knobs["kFaLikeSyncPeriod"].reason == (
+        "derived: kFaLikeSyncPeriod = kFaLikeFifoSize / 2 follows kFaLikeFifoSize"
+    )
+    assert not any(k.derived for n, k in knobs.items() if n not in DERIVED)
+    assert knobs["kFaLikeScratchFloats"].reason == "used at fa_like_kernel.h:26"
     tile = knobs["TILE_S1"]
     assert (tile.position, tile.row_position, tile.key) == (4, 5, "tile_s1")
 
 
 def test_discover_offers_only_the_live_knobs() -> None:
-    found = {t.name: t for t in discover(OPERATOR)}
-    assert set(found) == set(LIVE)
+    report = discover_report(OPERATOR)
+    found = {t.name: t for t in report.tunables}
+    assert set(found) == set(LIVE) - set(DERIVED)
     assert {n: t.kind for n, t in found.items()} == {
         "CUBE_S0": "case",
         "TILE_S1": "case",
         "QK_PRELOAD": "case",
         "kFaLikeFifoSize": "constexpr",
-        "kFaLikeSyncPeriod": "constexpr",
         "kFaLikeScratchFloats": "constexpr",
     }
+    assert [(d.name, d.expr, d.where) for d in report.derived] == [
+        ("kFaLikeSyncPeriod", "kFaLikeFifoSize / 2", "fa_like_kernel.h:11")
+    ]
+    left_out = {item.name: item.reason for item in report.left_out}
+    assert left_out["kFaLikeCommSlotBytes"] == DEAD["kFaLikeCommSlotBytes"]
+    assert left_out["kFaLikeProfileBytesPerBlock"] == DEAD["kFaLikeProfileBytesPerBlock"]
+    assert set(left_out) == set(DEAD)
     assert found["QK_PRELOAD"].where == "scripts/generate_cases.py:76 (--qk-preload)"
     assert found["TILE_S1"].value == found["TILE_S1"].default == 128
     assert generator_arguments(resolve_knobs(OPERATOR)) == (
@@ -79,10 +94,14 @@ def test_discover_offers_only_the_live_knobs() -> None:
 
 
 def test_a_constant_defined_by_an_expression_is_written_as_a_value(tmp_path: Path) -> None:
+    """A project made before derived values were told apart may hold one as a tunable: a
+    round that sets it writes a value in place of the expression, which then is no longer
+    derived (it is offered on its own again)."""
     root = tmp_path / "fa_like"
     shutil.copytree(OPERATOR, root)
     found = {t.name: t for t in discover(root)}
-    assert apply_parameter(root, found["kFaLikeSyncPeriod"], 1) == "fa_like_kernel.h"
+    period = Tunable("kFaLikeSyncPeriod", 2, "constexpr", 2, (), "fa_like_kernel.h:11")
+    assert apply_parameter(root, period, 1) == "fa_like_kernel.h"
     assert "constexpr int kFaLikeSyncPeriod = 1;" in (root / "fa_like_kernel.h").read_text()
     assert apply_parameter(root, found["QK_PRELOAD"], 3) is None  # reaches the build as an argument
     assert {t.name: t.value for t in discover(root)}["kFaLikeSyncPeriod"] == 1

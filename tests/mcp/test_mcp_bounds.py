@@ -46,8 +46,10 @@ def test_exec_is_off_without_allow_exec_and_runs_in_the_workspace_with_it(tmp_pa
     for result in (synced, unsynced):
         assert not result["is_error"], result
         assert result["data"]["job"]["state"] == "succeeded"
-        # a local target without a work dir: the workspace, not the server's folder
-        assert result["data"]["stdout"].strip() == str((root / "workspace").resolve())
+        # a local target without a work dir: the workspace, not the server's folder, and
+        # there the folder the project's own commands run from (changed on purpose: exec ran
+        # at the workspace's root, where the operator's commands do not run)
+        assert result["data"]["stdout"].strip() == str((root / "workspace" / "pto-kernels").resolve())
     assert (synced["data"]["synced"], unsynced["data"]["synced"]) == (True, False)
 
 

@@ -99,7 +99,7 @@ def test_a_write_waits_for_another_writer_then_names_it(tmp_path: Path) -> None:
 async def commands_on_the_target(root: Path) -> list[dict[str, Any]]:
     async with agent(root, allow_exec=True) as a:
         return [
-            await a.ok("exec", command="ls pto-kernels | head -3; echo to-stderr >&2"),
+            await a.ok("exec", command="ls | head -3; echo to-stderr >&2"),  # in the operator folder
             await a.call("exec", command="exit 3", sync=False),
             await a.call("exec", command="echo no", project=str(root / "nowhere")),
         ]

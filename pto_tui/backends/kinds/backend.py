@@ -46,10 +46,17 @@ class Prediction:
     problem: str = ""
 
 
-def exit_text(output_tail: str, code: int | None) -> str:
-    """How a command ended, with the last lines of its output."""
+def exit_text(output_tail: str, code: int | None, signal: str | None = None) -> str:
+    """How a command ended (its exit code, or the signal that killed it: a crashed binary's
+    SEGV), with the last lines of its output."""
     tail = output_tail.strip().splitlines()[-3:]
-    return f"exit code {code}" + (": " + " | ".join(tail) if tail else "")
+    how = f"killed by signal {signal}" if signal and code is None else f"exit code {code}"
+    return how + (": " + " | ".join(tail) if tail else "")
+
+
+def ended(out: StepOutput, tail: str | None = None) -> str:
+    """How a step's command ended, with the end of its output (or of `tail`)."""
+    return exit_text(out.tail() if tail is None else tail, out.record.exit_code, out.record.signal)
 
 
 def build_failure(out: StepOutput) -> str:
@@ -59,7 +66,7 @@ def build_failure(out: StepOutput) -> str:
     first = first_compiler_error("\n".join(out.stderr + out.stdout))
     if first:
         return f"{first} (exit code {out.record.exit_code})"
-    return exit_text(out.tail(), out.record.exit_code)
+    return ended(out)
 
 
 class Backend:
@@ -91,7 +98,7 @@ class Backend:
         passed = self._correct_from_output(out.text, out.ok)
         if passed:
             return True, ""
-        return False, "correctness check failed: " + exit_text(out.tail(), out.record.exit_code)
+        return False, "correctness check failed: " + ended(out)
 
     def _correct_from_output(self, text: str, exit_ok: bool) -> bool:
         return exit_ok

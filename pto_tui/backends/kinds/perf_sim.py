@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from pto_tui.backends.environment_checks import FIRST_PREDICTION
-from pto_tui.backends.kinds.backend import BenchOutcome, exit_text
+from pto_tui.backends.kinds.backend import BenchOutcome, ended
 from pto_tui.backends.site import OperatorSite, StepOutput
 from pto_tui.core.errors import PtoError
 from pto_tui.core.operators.perf_sim_build import (
@@ -67,7 +67,7 @@ PREDICTION_STEP = FIRST_PREDICTION  # its job's step, in the environment round a
 def compiler_failure(out: StepOutput) -> str:
     """Why a compile failed: the compiler's first `error:` line, else how the command ended."""
     output = "\n".join(out.stdout + out.stderr)
-    return first_compiler_error(output) or exit_text(out.tail(), out.record.exit_code)
+    return first_compiler_error(output) or ended(out)
 
 
 def derived_driver(site: OperatorSite) -> tuple[Driver | None, str]:
@@ -101,7 +101,7 @@ async def build_alongside(
     first = first_compiler_error("\n".join(own))
     if first and PTO_HEADERS in error_file(first):  # the checkout's headers, whatever the round did
         return out, f"perf_sim build failed: pto-isa's costmodel headers do not compile here: {first}"
-    return out, "perf_sim build failed: " + (first or exit_text("\n".join(own), out.record.exit_code))
+    return out, "perf_sim build failed: " + (first or ended(out, "\n".join(own)))
 
 
 def build_failed(out: StepOutput) -> bool:
@@ -149,7 +149,7 @@ async def perf_sim_run(
     out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK),
                          needs=run.needs)
     if not out.ok:
-        return BenchOutcome(problem="perf_sim run failed: " + exit_text(out.tail(), out.record.exit_code))
+        return BenchOutcome(problem="perf_sim run failed: " + ended(out))
     csv = await summary_csv(site, step, driver, run.output)
     text = await site.read_text(csv, f"{step}: read summary") if csv else None
     try:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 
-from pto_tui.backends.kinds.backend import Backend, BenchOutcome, exit_text
+from pto_tui.backends.kinds.backend import Backend, BenchOutcome, ended
+from pto_tui.backends.kinds.printed_result import run_outcome
 from pto_tui.backends.kinds.spec import KindRuntime
-from pto_tui.backends.probes import PYTHON
+from pto_tui.backends.probes import CANN, NPU_SMI, PYTHON, TORCH_NPU
 from pto_tui.core.project.config import CaseConfig, ProjectConfig, Scalar, Target
 from pto_tui.core.project.limits import BENCHMARK
 from pto_tui.core.reports.fields import tflops_from
@@ -25,6 +26,12 @@ from pto_tui.jobs.probes import Probe
 class DslBackend(Backend):
     async def benchmark(self, step: str, parameters: Mapping[str, Scalar]) -> BenchOutcome:
         site = self.site
+        if site.config.result.printed:  # a standalone example's own script, read as it prints
+            command = site.render(site.config.commands.benchmark, parameters)
+            out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK),
+                                 needs=NEEDS_NPU)
+            checked = bool(site.config.commands.correctness.strip())
+            return run_outcome(out, site.config.result, self.flops, checked)
         results = site.config.commands.results or "bench/results"
         clock = await site.run(f"{step}: clock", "date +%s.%N", quiet=True)
         started = clock.text.strip() or "0"
@@ -42,7 +49,7 @@ class DslBackend(Backend):
             key=lambda pair: float(pair[0]),
         )
         if not found:
-            why = "" if out.ok else f" (benchmark {exit_text(out.tail(), out.record.exit_code)})"
+            why = "" if out.ok else f" (benchmark {ended(out)})"
             return BenchOutcome(problem=f"no report.json written by this run under {results}{why}")
         path = found[-1][1]
         text = await site.read_text(path, f"{step}: read report")
@@ -93,12 +100,10 @@ def report_outcome(config: ProjectConfig, text: str, path: str, flops: float | N
 def _npu_probes(_target: Target) -> list[Probe]:
     return [
         PYTHON,
+        CANN,
+        NPU_SMI,
         Probe("pto dialect", "python3 -c 'import mlir.ir; from mlir.dialects import pto; print(\"ok\")'"),
-        Probe(
-            "torch_npu",
-            "python3 -c 'import torch, torch_npu; print(torch.__version__, torch.npu.is_available())'",
-            "torch",
-        ),
+        TORCH_NPU,
         Probe("ptoas", "ptoas --version", "ptoas"),
     ]
 

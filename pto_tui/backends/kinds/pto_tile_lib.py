@@ -1,7 +1,8 @@
 """PTO-tile-lib at run time: a cmake/make build; the binary prints `test success`/`test
 failed` (its exit code is 0 either way) and appends to report.csv, of which only the rows
 written by this run count: one per case of the case string, the sample being the case
-under tuning's. Its environment round probes Bisheng, CANN and the NPU; on a cpu-sim
+under tuning's; or, for a driver that writes no report.csv, the time and verdict it prints
+([result], printed_result.py). Its environment round probes Bisheng, CANN and the NPU; on a cpu-sim
 target the compiler of the CPU simulation; on a perf-sim target that and the perf_sim
 driver's compiler (PerfSimBackend, perf_sim.py); for the demo operator g++. With [target]
 predict, an npu or cpu-sim build also builds the perf_sim driver alongside, run once after
@@ -10,8 +11,9 @@ the benchmark runs for the round's predicted cycles (`predict`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
-from pto_tui.backends.kinds.backend import Backend, BenchOutcome, Prediction, build_failure, exit_text
+from pto_tui.backends.kinds.backend import Backend, BenchOutcome, Prediction, build_failure, ended
 from pto_tui.backends.kinds.perf_sim import (
     NO_CORRECTNESS,
     PERF_SIM_REPORT,
@@ -23,8 +25,9 @@ from pto_tui.backends.kinds.perf_sim import (
     perf_sim_build,
     perf_sim_run,
 )
+from pto_tui.backends.kinds.printed_result import printed_outcome, run_outcome, run_verdict
 from pto_tui.backends.kinds.spec import KindRuntime
-from pto_tui.backends.probes import CMAKE, PYTHON, cpu_sim_probes, perf_sim_probes
+from pto_tui.backends.probes import CANN, CANN_FIX, CMAKE, NPU_SMI, PYTHON, cpu_sim_probes, perf_sim_probes
 from pto_tui.backends.site import StepOutput, StepTimedOut
 from pto_tui.core.operators.case_strings import CaseStringError, ParsedCase, case_under_tuning, parsed_cases
 from pto_tui.core.operators.perf_sim_build import Driver
@@ -151,11 +154,18 @@ class TileLibBackend(Backend):
         limit = await self.site.limit(CORRECTNESS)
         out = await self.site.run("correctness", command, parameters=parameters, timeout=limit,
                                   needs=NEEDS_NPU)
-        correct, problem = tilelib_verdict(out, None)
+        result = self.site.config.result
+        correct, problem = run_verdict(out, result) if result.printed else tilelib_verdict(out, None)
         return (True, "") if correct else (False, "correctness check failed: " + problem)
 
     async def benchmark(self, step: str, parameters: Mapping[str, Scalar]) -> BenchOutcome:
         site = self.site
+        if site.config.result.printed:  # timed and judged by what the run prints ([result])
+            command = site.render(site.config.commands.benchmark, parameters)
+            out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK),
+                                 needs=NEEDS_NPU)
+            checked = bool(site.config.commands.correctness.strip())
+            return run_outcome(out, site.config.result, self.flops, checked)
         csv_rel = site.config.commands.results or "build/report.csv"
         try:
             cases, under = self._cases()
@@ -221,7 +231,7 @@ def tilelib_verdict(out: StepOutput, cases: int | None) -> tuple[bool | None, st
     """(correct, problem) of one run of a tile-lib binary from its output: True only with a
     `test success` per case, no `test failed` and exit code 0; None when it cannot be told."""
     verdict = parse_tilelib_output("\n".join(out.stdout + out.stderr))  # the WARN goes to stderr
-    exited = exit_text(out.tail(), out.record.exit_code)
+    exited = ended(out)
     if verdict.no_case_matched:
         return None, f"no case matched the binary's compiled cases (--cases): {exited}"
     if verdict.correct is None:
@@ -244,6 +254,8 @@ def report_outcome(config: ProjectConfig, text: str, path: str, flops: float | N
     A perf-sim project's samples are cycles, which no report.csv holds: refused."""
     if mode_spec(config.target.mode).perf_sim:
         return BenchOutcome(problem=PERF_SIM_REPORT, report=path)
+    if config.result.printed:  # the run's saved output, read as [result] reads a run's
+        return printed_outcome(text, f"the output saved in {path}", True, config.result, flops, path)
     try:
         cases = parsed_cases(config.case, config.operator)
         under = case_under_tuning(cases, config.case.name).name if cases else config.case.name
@@ -260,27 +272,16 @@ def report_outcome(config: ProjectConfig, text: str, path: str, flops: float | N
     )
 
 
-_CANN_FIX = ("source the CANN toolkit's set_env.sh in [target] env_setup (--env-setup at new), "
-             "e.g. `source /usr/local/Ascend/ascend-toolkit/set_env.sh`; without an NPU, make "
-             "the project with --mode cpu-sim or --mode perf-sim")
+# without an NPU, the CPU simulation or the cycle model run the operator instead
+_NO_NPU = "; without an NPU, make the project with --mode cpu-sim or --mode perf-sim"
 
 
 def _npu_probes(_target: Target) -> list[Probe]:
     return [
         Probe("bisheng", "bisheng --version", "bisheng", checks="the Bisheng compiler is on PATH",
-              fix=_CANN_FIX),
-        Probe(
-            "CANN",
-            'home="${ASCEND_TOOLKIT_HOME:-$ASCEND_HOME_PATH}"; test -n "$home" && echo "$home"',
-            "CANN",
-            checks="$ASCEND_TOOLKIT_HOME or $ASCEND_HOME_PATH is set (the toolkit's set_env.sh "
-            "sets them)",
-            fix=_CANN_FIX,
-        ),
-        Probe("ACL runtime / NPU", "npu-smi info", "npu-smi",
-              checks="npu-smi (the NPU driver's tool) runs and lists the devices",
-              fix="check the NPU driver on the target; without an NPU, make the project with "
-              "--mode cpu-sim or --mode perf-sim"),
+              fix=CANN_FIX + _NO_NPU),
+        replace(CANN, fix=CANN.fix + _NO_NPU),
+        replace(NPU_SMI, fix=NPU_SMI.fix + _NO_NPU),
         CMAKE,
         PYTHON,
     ]

@@ -216,7 +216,12 @@ class ChangeRecorder:
             where = tunables[name].where
             if name in scope and where:
                 launcher = where.split("(", 1)[1].rstrip(")") if "(" in where else ""
-                anchors.setdefault(self._tunable_file(name), []).extend((name, launcher))
+                # a config struct's member or a launch site's local is written by its own name
+                # (StandardTileConfig::TILE_W, TILE_LEN in vabs_fp32); a hand edit of another
+                # one of that name is caught as an edited constant
+                member = launcher.rsplit("::", 1)[1] if "::" in launcher else launcher.split(" in ", 1)[0]
+                member = "" if member.startswith("in ") or member == launcher else member
+                anchors.setdefault(self._tunable_file(name), []).extend((name, launcher, member))
         if not anchors:
             return list(files)
         lines = changed_lines(self.campaign.snapshots.diff(base)) if base else {}

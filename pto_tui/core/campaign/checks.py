@@ -124,12 +124,26 @@ def check_integrity(campaign: CampaignContext, record: Round) -> None:
     if reference is not None:
         current = protected_hashes(campaign.layout.workspace, config.protected, config.editable)
         changed = changed_protected(reference.protected_hashes, current)
-        refuse(protected_findings(changed, record.changes.bug_fix))
+        refuse(protected_findings(changed, record.changes.bug_fix, shared_kernel_files(campaign)))
     baseline = campaign.baseline_record()
     if baseline is not None:
         loosened = loosened_tolerances(baseline.tolerances, tolerances_in_force(campaign))
         refuse(tolerance_findings(loosened, record.changes.tolerance_approval))
     check_discipline(campaign, record)
+
+
+def shared_kernel_files(campaign: CampaignContext) -> tuple[str, ...]:
+    """The shared file the operator's kernel is built in (the family's common.py), relative
+    to the workspace, when the project does not name it related: a change there is kernel
+    code, edited in rounds through `new --related`, not a bug fix of a harness file."""
+    config = campaign.config
+    package = source_kind(config.operator.kind).package_repository
+    subdir = project_kind(config.operator.kind).workspace_subdir
+    folder = campaign.layout.workspace / source_folder(config)
+    repo = package(folder) if config.operator.path and folder.is_dir() else None
+    if repo is None or not repo.kernel_home or repo.kernel_home in config.operator.related:
+        return ()
+    return (f"{subdir}/{repo.kernel_home}",)
 
 
 def tolerances_in_force(campaign: CampaignContext) -> dict[str, float]:

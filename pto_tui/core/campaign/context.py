@@ -67,7 +67,7 @@ class CampaignContext:
         """The workspace snapshots (imported when first used: read commands need none)."""
         from pto_tui.core.workspace.snapshots import SnapshotStore
 
-        return SnapshotStore(self.layout.root)
+        return SnapshotStore(self.layout.root, self.config.generated)
 
     def close(self) -> None:
         self.reads.close()

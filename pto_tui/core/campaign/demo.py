@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from pto_tui.core.campaign.plan import NewProject
-from pto_tui.core.campaign.scaffold import case_from_choice, create_project, merge_tunables
+from pto_tui.core.campaign.planning import case_from_choice
+from pto_tui.core.campaign.scaffold import create_project
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.operator_knobs import merge_tunables
 from pto_tui.core.operators.scan import classify
 from pto_tui.core.operators.tunables import discover
 from pto_tui.core.project.config import CostmodelConfig, OperatorConfig, Target

@@ -24,14 +24,9 @@ from pto_tui.core.atomic import atomic_write_text, synced_once
 from pto_tui.core.campaign.demo import DEMO_DISCIPLINE
 from pto_tui.core.campaign.new_target import parse_target
 from pto_tui.core.campaign.plan import NewProject
+from pto_tui.core.campaign.planning import ProjectAnswers, plan_project
 from pto_tui.core.campaign.project_arguments import target_mode
-from pto_tui.core.campaign.scaffold import (
-    ProjectAnswers,
-    check_case_spec,
-    copy_source,
-    plan_project,
-    template_dir,
-)
+from pto_tui.core.campaign.scaffold import check_case_spec, copy_source, template_dir
 from pto_tui.core.errors import InputError, read_text
 from pto_tui.core.operators.kinds.registry import source_kind
 from pto_tui.core.operators.scan import classify

@@ -6,7 +6,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pto_tui.core.operators.bench_specs import SpecTolerances
-from pto_tui.core.project.config import CaseConfig, CostmodelConfig, OperatorConfig, Target, Tunable
+from pto_tui.core.operators.knob_report import Derived, LeftOut
+from pto_tui.core.project.config import (
+    CaseConfig,
+    CostmodelConfig,
+    OperatorConfig,
+    ResultConfig,
+    Target,
+    Tunable,
+)
 
 
 @dataclass(frozen=True)
@@ -25,3 +33,10 @@ class NewProject:
     workload: list[Tunable] = field(default_factory=list)  # shape knobs: part of the case
     cases: tuple[str, ...] = ()  # the cases the operator offered, described
     tolerances: SpecTolerances = field(default_factory=SpecTolerances)  # the bench spec's
+    derived: tuple[Derived, ...] = ()  # values the source computes from the tunables
+    left_out: tuple[LeftOut, ...] = ()  # candidate knobs that are no tunables, with the reason
+    result: ResultConfig = ResultConfig()  # how a run's result is read ([result])
+    result_origin: str = ""  # where that was seen or declared
+    # the shared file the operator's kernel is built in, when not named related (the family's
+    # common.py): a round may edit it only when the project names it related
+    shared_kernel: str = ""

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pto_tui.core.campaign.new_target import parse_target
-from pto_tui.core.campaign.scaffold import ProjectAnswers
+from pto_tui.core.campaign.planning import ProjectAnswers
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.project.modes import DEFAULT_MODE, chosen_modes

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pto_tui.core.operators.marker import CaseChoice
-from pto_tui.core.project.config import Tunable
+from pto_tui.core.operators.marker import CaseChoice, DeclaredRepository
+from pto_tui.core.project.config import ResultConfig, Tunable
 from pto_tui.core.vocabulary import OperatorKind
 
 
@@ -24,6 +24,10 @@ class Candidate:
     description: str = ""
     commands: dict[str, str] = field(default_factory=dict)  # declared in the marker
     tunables: tuple[Tunable, ...] = ()  # declared in the marker (win over discovered ones)
+    result: ResultConfig | None = None  # how the marker says a run's result is read
+    repository: DeclaredRepository | None = None  # the repository build the marker names
+    sources: tuple[str, ...] = ()  # the operator's own files, as the marker lists them
+    generated: tuple[str, ...] = ()  # the files its build writes into its folder (marker)
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -189,6 +189,31 @@ def workload_shape(case: CaseConfig, operator: OperatorConfig | None = None) -> 
     return case_under_tuning(cases, case.name).shape
 
 
+# The names an attention case's dimensions go by: the tile-lib case string's (S0, S1,
+# HEAD_SIZE), pto-kernels' variant fields (batch, heads, seq_len, head_dim), and short ones.
+ATTENTION_DIMS: dict[str, tuple[str, ...]] = {
+    "b": ("B", "BATCH"),
+    "n": ("N", "H", "HEADS", "NUM_HEADS"),
+    "sq": ("S0", "S", "SQ", "S_Q", "SEQ", "SEQ_LEN"),
+    "skv": ("S1", "S", "SKV", "S_KV", "SEQ", "SEQ_LEN", "KV_SEQ_LEN"),
+    "d": ("D", "HEAD_SIZE", "HEAD", "HEAD_DIM"),
+}
+
+
+def attention_dims(case: CaseConfig, operator: OperatorConfig | None = None) -> dict[str, int]:
+    """The attention dimensions the case's shape gives (b, n, sq, skv, d), by any of their
+    names; a dimension it does not give is absent."""
+    shape = {str(k).upper(): v for k, v in workload_shape(case, operator).items()}
+    found: dict[str, int] = {}
+    for dim, names in ATTENTION_DIMS.items():
+        for name in names:
+            value = shape.get(name)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                found[dim] = value
+                break
+    return found
+
+
 def case_text(case: CaseConfig, operator: OperatorConfig) -> str:
     """The case as people read it: its fields once (from the case string when [case.shape]
     is empty), its dtype; a spec that does not fit its format is shown as given."""

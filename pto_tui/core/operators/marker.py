@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from pto_tui.core.errors import InputError
-from pto_tui.core.project.config import Tunable
-from pto_tui.core.vocabulary import OperatorKind
+from pto_tui.core.operators.marker_schema import check_marker
+from pto_tui.core.project.config import ResultConfig, Tunable
+
+RESULT_FIELDS = ("format", "time", "unit", "passed", "failed", "label")
 
 MARKER_FILE = "pto-operator.toml"
 # a hand-written perf_sim driver, for an operator whose driver pto-tui cannot derive
@@ -34,21 +36,48 @@ def read_marker(folder: Path) -> dict[str, object] | None:
     marker = folder / MARKER_FILE
     if not marker.is_file():
         return None
+    text = marker.read_text(encoding="utf-8")
     try:
-        data = tomllib.loads(marker.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         line = re.search(r"line (\d+)", str(error))
         raise InputError(
             f"invalid TOML: {error}", file=marker, line=int(line.group(1)) if line else None
         ) from None
-    kind = data.get("kind")
-    if kind is not None:
-        try:
-            OperatorKind(str(kind))
-        except ValueError:
-            known = " or ".join(k.value for k in OperatorKind)
-            raise InputError(f"unknown kind {kind!r}; expected {known}", file=marker, key="kind") from None
+    check_marker(marker, text, data)
     return data
+
+
+def marker_result(data: dict[str, object]) -> ResultConfig | None:
+    """How the marker says a run's result is read ([result]), or None when it says nothing."""
+    raw = data.get("result")
+    if not isinstance(raw, dict):
+        return None
+    defaults = ResultConfig()
+    return ResultConfig(**{key: str(raw.get(key, getattr(defaults, key))) for key in RESULT_FIELDS})
+
+
+@dataclass(frozen=True)
+class DeclaredRepository:
+    """[repository]: the repository root above the operator folder and what its build needs."""
+
+    root: str  # relative to the operator folder, e.g. "../.."
+    needs: tuple[str, ...]
+
+
+def marker_repository(data: dict[str, object]) -> DeclaredRepository | None:
+    raw = data.get("repository")
+    if not isinstance(raw, dict):
+        return None
+    needs = raw.get("needs", [])
+    listed = tuple(str(n) for n in needs) if isinstance(needs, list) else ()
+    return DeclaredRepository(str(raw["root"]), listed)
+
+
+def marker_sources(data: dict[str, object], key: str = "sources") -> tuple[str, ...]:
+    """The marker's list of patterns under `key` (`sources`, `generated`)."""
+    raw = data.get(key, [])
+    return tuple(str(p) for p in raw) if isinstance(raw, list) else ()
 
 
 def marker_cases(data: dict[str, object], marker: Path) -> tuple[CaseChoice, ...]:

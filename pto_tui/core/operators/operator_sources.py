@@ -110,35 +110,82 @@ def _render_fstring(node: ast.JoinedStr, values: dict[str, Scalar]) -> str | Non
 
 
 def read_variants(path: Path, rel: str) -> tuple[Variant, ...]:
-    """`VARIANTS = (Cls(a=1, ...), ...)` of runtime.py, each with its fields and label."""
+    """`VARIANTS = (Cls(a=1, ...), NAMED_VARIANT, ...)` of runtime.py, each with its fields
+    and label (the class's `label`, else the constant's name, else `<class>-<index>`)."""
     tree = _parse(path)
     if tree is None:
         return ()
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    named: dict[str, ast.expr] = {}  # module-level NAME = ... (a variant written once, named)
     listed: list[ast.expr] = []
     for stmt in tree.body:
         if not isinstance(stmt, ast.Assign):
             continue
-        named = any(isinstance(t, ast.Name) and t.id == "VARIANTS" for t in stmt.targets)
-        if named and isinstance(stmt.value, ast.Tuple | ast.List):
-            listed = list(stmt.value.elts)
+        for target in stmt.targets:
+            if isinstance(target, ast.Name):
+                named[target.id] = stmt.value
+        if any(isinstance(t, ast.Name) and t.id == "VARIANTS" for t in stmt.targets):
+            listed = list(stmt.value.elts) if isinstance(stmt.value, ast.Tuple | ast.List) else []
     variants = []
-    for index, call in enumerate(listed):
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
-            continue
-        cls = classes.get(call.func.id)
-        names, values = _class_fields(cls) if cls else ([], {})
-        for position, arg in enumerate(call.args):
-            value = literal_scalar(arg)
-            if position < len(names) and value is not None:
-                values[names[position]] = value
-        for keyword in call.keywords:
-            value = literal_scalar(keyword.value)
-            if keyword.arg and value is not None:
-                values[keyword.arg] = value
-        label = (_label(cls, values) if cls else None) or f"{call.func.id.lower()}-{index}"
-        variants.append(Variant(label=label, fields=values, where=f"{rel}:{call.lineno}"))
+    for index, item in enumerate(listed):
+        constant = ""
+        seen: set[str] = set()
+        while isinstance(item, ast.Name) and item.id in named and item.id not in seen:
+            seen.add(item.id)
+            constant = constant or item.id
+            item = named[item.id]
+        if isinstance(item, ast.Call) and isinstance(item.func, ast.Name):
+            variants.append(_variant(item, item.func.id, classes.get(item.func.id), constant, index, rel))
     return tuple(variants)
+
+
+def _variant(
+    call: ast.Call, class_name: str, cls: ast.ClassDef | None, constant: str, index: int, rel: str
+) -> Variant:
+    names, values = _class_fields(cls) if cls else ([], {})
+    for position, arg in enumerate(call.args):
+        value = literal_scalar(arg)
+        if position < len(names) and value is not None:
+            values[names[position]] = value
+    for keyword in call.keywords:
+        value = literal_scalar(keyword.value)
+        if keyword.arg and value is not None:
+            values[keyword.arg] = value
+    label = (_label(cls, values) if cls else None) or _constant_label(constant)
+    return Variant(
+        label=label or f"{class_name.lower()}-{index}", fields=values, where=f"{rel}:{call.lineno}"
+    )
+
+
+def _constant_label(constant: str) -> str:
+    """TND_HALF_VARIANT -> tnd_half; a bare VARIANT names nothing."""
+    label = constant.lower().removesuffix("_variant")
+    return "" if label in ("", "variant") else label
+
+
+def variant_dtype(fields: dict[str, Scalar]) -> str:
+    """A variant's data type: its `dtype`, else its `input_dtype` (grouped_matmul's)."""
+    for key in ("dtype", "input_dtype"):
+        if isinstance(fields.get(key), str) and fields[key]:
+            return str(fields[key])
+    return ""
+
+
+def environment_writes(path: Path, rel: str) -> dict[str, str]:
+    """Env knobs a runtime sets itself at run time (`os.environ["PTO_MC2_RANK"] = str(rank)`),
+    each with where: the process rank, a device id; never a tunable."""
+    tree = _parse(path)
+    found: dict[str, str] = {}
+    if tree is None:
+        return found
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and "environ" in ast.unparse(target.value):
+                    name = literal_scalar(target.slice)
+                    if isinstance(name, str):
+                        found.setdefault(name, f"{rel}:{node.lineno}")
+    return found
 
 
 def _is_environ_read(node: ast.AST) -> bool:

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from pto_tui.core.operators.case_strings import case_under_tuning, parsed_cases
+from pto_tui.core.operators.kernel_knobs import CPP_SUFFIXES
 from pto_tui.core.operators.marker import marker_perf_sim_driver, read_marker
 from pto_tui.core.operators.perf_sim_driver import NoDriver, PerfSimDriver, derive_driver, kernel_defines
 from pto_tui.core.operators.pto_isa_tree import COSTMODEL_STUBS, GENERATOR_GLOB, INCLUDE_DIR
 from pto_tui.core.operators.tilelib_generator import read_generator
-from pto_tui.core.operators.tilelib_knobs import CPP_SUFFIXES
 from pto_tui.core.project.config import CaseConfig, OperatorConfig
 
 BUILD_DIR = "build"  # where the CPU-simulation build writes, relative to the operator folder

@@ -35,11 +35,11 @@ from pathlib import PurePosixPath
 
 from pto_tui.core.operators import tilelib_cpp as cpp
 from pto_tui.core.operators.host_launch import HostWrapper, host_wrappers
+from pto_tui.core.operators.kernel_knobs import CPP_SUFFIXES
 from pto_tui.core.operators.marker import PERF_SIM_DRIVER
 from pto_tui.core.operators.perf_sim_text import Instantiation, driver_text
 from pto_tui.core.operators.tilelib_build import GENERATED_HEADER
 from pto_tui.core.operators.tilelib_generator import MacroRow, read_generator
-from pto_tui.core.operators.tilelib_knobs import CPP_SUFFIXES
 from pto_tui.core.operators.tilelib_trace import Origin, Site, case_macros, entry_sites, trace
 
 MARKER_KEY = PERF_SIM_DRIVER  # the operator marker's key naming a hand-written driver

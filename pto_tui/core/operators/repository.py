@@ -16,14 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pto_tui.core.operators.bench_specs import BenchSpec, specs_naming
+from pto_tui.core.operators.knob_report import KnobReport, LeftOut, unique
 from pto_tui.core.operators.operator_sources import (
     ShapeKnob,
     Variant,
+    environment_writes,
     meta_keywords,
     read_variants,
     shape_knobs,
 )
-from pto_tui.core.operators.tunables import discover
+from pto_tui.core.operators.python_imports import imported_modules, kernel_home
+from pto_tui.core.operators.tunables import discover, dsl_knobs
 from pto_tui.core.project.config import Tunable
 
 OPS_FOLDER = "ops"  # <package>/ops/<family>/<op>
@@ -45,6 +48,12 @@ class OperatorInRepository:
     adapter: str = ""  # relative to root; "" when there is none
     shape_knobs: tuple[ShapeKnob, ...] = ()
     shared: tuple[str, ...] = ()  # shared code the operator imports from, relative to root
+    # the repository's modules the operator's kernel imports (transitively), relative to root:
+    # another operator's kernel (the local matmul of an mc2 operator), the family's common.py
+    imports: tuple[str, ...] = ()
+    # the shared file its kernel is really built in (the family's common.py), relative to root;
+    # "" when it is built in the operator folder
+    kernel_home: str = ""
 
     @property
     def module(self) -> str:
@@ -103,6 +112,13 @@ def _adapter(root: Path, specs: tuple[BenchSpec, ...], family: str, name: str) -
     return guess if (root / guess).is_file() else ""
 
 
+def _kernel_home(root: Path, operator: Path, source_root: Path) -> str:
+    home = kernel_home(operator / "kernel.py", source_root)
+    if home is None or not home.is_relative_to(root) or home.is_relative_to(operator):
+        return ""
+    return home.relative_to(root).as_posix()
+
+
 def find_operator_repository(operator: Path) -> OperatorInRepository | None:
     """The repository model of an operator folder, or None when it is not a pto-kernels
     style operator (`<package>/ops/<family>/<op>/` inside a Python package)."""
@@ -118,9 +134,11 @@ def find_operator_repository(operator: Path) -> OperatorInRepository | None:
     name = meta.get("name") or operator.name
     specs = specs_naming(root, path, name, family)
     adapter = _adapter(root, specs, family, name)
-    knob_names = {t.name for t in discover(operator) if t.kind == "env"}
-    knobs = shape_knobs(root / adapter, adapter, knob_names) if adapter else ()
     source_root = package.parent
+    imports = imported_modules(operator, source_root, ops)
+    knob_names = {t.name for t in discover(operator) if t.kind == "env"}
+    knob_names |= {t.name for module in imports for t in dsl_knobs(module, module.name)}
+    knobs = shape_knobs(root / adapter, adapter, knob_names) if adapter else ()
     return OperatorInRepository(
         root=root,
         path=path,
@@ -134,16 +152,38 @@ def find_operator_repository(operator: Path) -> OperatorInRepository | None:
         adapter=adapter,
         shape_knobs=knobs,
         shared=_shared_files(root, operator, ops),
+        imports=tuple(p.relative_to(root).as_posix() for p in imports),
+        kernel_home=_kernel_home(root, operator, source_root),
     )
 
 
-def repository_tunables(repo: OperatorInRepository) -> tuple[list[Tunable], list[Tunable]]:
-    """(tuning knobs, shape knobs) of the operator, `where` relative to the repository root."""
+def repository_report(repo: OperatorInRepository) -> KnobReport:
+    """The operator's knobs, `where` relative to the repository root: those of its own folder
+    and of the kernel modules it imports (an env knob is set by name, whichever file reads
+    it); the shape knobs the adapter takes from the variant are the workload; a knob the
+    runtime sets itself at run time (a rank, a device id) is left out, never tunable."""
     shape = {k.name for k in repo.shape_knobs}
+    found = [
+        Tunable(t.name, t.value, t.kind, t.default, t.allowed, f"{repo.path}/{t.where}" if t.where else "")
+        for t in discover(repo.root / repo.path)
+    ]
+    found += [t for rel in repo.imports for t in dsl_knobs(repo.root / rel, rel)]
+    runtime = environment_writes(repo.root / repo.path / "runtime.py", f"{repo.path}/runtime.py")
     tuning: list[Tunable] = []
     workload: list[Tunable] = []
-    for found in discover(repo.root / repo.path):
-        where = f"{repo.path}/{found.where}" if found.where else ""
-        tunable = Tunable(found.name, found.value, found.kind, found.default, found.allowed, where)
-        (workload if found.name in shape else tuning).append(tunable)
-    return tuning, workload
+    left_out: list[LeftOut] = []
+    for tunable in unique(found):
+        if tunable.name in shape:
+            workload.append(tunable)
+        elif tunable.name in runtime:
+            reason = f"set at run time by {runtime[tunable.name]} (each process sets its own), never tunable"
+            left_out.append(LeftOut(tunable.name, reason, tunable.where))
+        else:
+            tuning.append(tunable)
+    return KnobReport(tuple(tuning), (), tuple(left_out), tuple(workload))
+
+
+def repository_tunables(repo: OperatorInRepository) -> tuple[list[Tunable], list[Tunable]]:
+    """(tuning knobs, shape knobs) of the operator (repository_report's)."""
+    report = repository_report(repo)
+    return list(report.tunables), list(report.workload)

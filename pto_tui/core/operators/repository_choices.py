@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from pto_tui.core.operators.bench_specs import DEFAULT_FLAGS, SpecTolerances, spec_tolerances
+from pto_tui.core.operators.operator_sources import variant_dtype
 from pto_tui.core.operators.repository import OperatorInRepository
 from pto_tui.core.project.command_table import command_texts
 from pto_tui.core.project.config import CaseConfig, Scalar, Tunable, default_commands
@@ -57,16 +58,24 @@ def case_config(
     options: dict[str, Scalar] = {"bench_spec": spec.path} if spec else {}
     if chosen.source == "variant":
         options["variant"] = chosen.name
-    dtype = variant_fields.get("dtype")
     shape, settings = split_variant(variant_fields)
     options.update(settings)
     return CaseConfig(
         name=chosen.name,
         shape=shape,
-        dtype=str(dtype) if dtype else "float16",
+        dtype=case_dtype(repo, variant_fields if chosen.source == "variant" else None),
         options=options,
         knobs=knobs,
     )
+
+
+def case_dtype(repo: OperatorInRepository, fields: dict[str, Scalar] | None) -> str:
+    """The case's data type: its variant's (`dtype`, else `input_dtype`); for a bench spec
+    (every variant runs) the one its variants share; float16 when none says."""
+    if fields is not None:
+        return variant_dtype(fields) or "float16"
+    dtypes = {variant_dtype(v.fields) for v in repo.variants}
+    return dtypes.pop() if len(dtypes) == 1 and "" not in dtypes else "float16"
 
 
 def split_variant(fields: dict[str, Scalar]) -> tuple[dict[str, Scalar], dict[str, Scalar]]:
@@ -75,7 +84,7 @@ def split_variant(fields: dict[str, Scalar]) -> tuple[dict[str, Scalar], dict[st
     shape: dict[str, Scalar] = {}
     options: dict[str, Scalar] = {}
     for key, value in fields.items():
-        if key == "dtype":
+        if key in ("dtype", "input_dtype"):
             continue
         is_dimension = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_DIMENSION
         (shape if is_dimension else options)[key] = value

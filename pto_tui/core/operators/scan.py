@@ -24,6 +24,9 @@ from pto_tui.core.operators.marker import (
     marker_cases,
     marker_commands,
     marker_perf_sim_driver,
+    marker_repository,
+    marker_result,
+    marker_sources,
     marker_tunables,
     read_marker,
 )
@@ -105,6 +108,10 @@ def _declared_candidate(folder: Path, marker_data: dict[str, object], found: _Ev
         description=str(marker_data.get("description", "")),
         commands=marker_commands(marker_data, marker),
         tunables=marker_tunables(marker_data, marker),
+        result=marker_result(marker_data),
+        repository=marker_repository(marker_data),
+        sources=marker_sources(marker_data),
+        generated=marker_sources(marker_data, "generated"),
     )
 
 

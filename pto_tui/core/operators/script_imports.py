@@ -34,9 +34,23 @@ def command_scripts(command: str, operator: Path) -> list[Path]:
     return found
 
 
-def third_party_imports(scripts: list[Path]) -> dict[str, str]:
-    """Top-level modules imported by the scripts that are neither standard library nor a
-    sibling script: module -> "script.py:line" of its first import."""
+def provided(module: str, script: Path, root: Path) -> bool:
+    """Whether the repository the script sits in provides the module itself (huawei-csl's
+    benchmarks import `pto_kernels` from its `python/` folder): a package or module of that
+    name in a folder between the script and `root`, or in such a folder's `python/`."""
+    for folder in (script.parent, *script.parent.parents):
+        for base in (folder, folder / "python"):
+            if (base / module / "__init__.py").is_file() or (base / f"{module}.py").is_file():
+                return True
+        if folder == root or not folder.is_relative_to(root):
+            return False
+    return False
+
+
+def third_party_imports(scripts: list[Path], root: Path | None = None) -> dict[str, str]:
+    """Top-level modules imported by the scripts that are neither standard library, a
+    sibling script, nor provided by the repository under `root`: module -> "script.py:line"
+    of its first import."""
     out: dict[str, str] = {}
     for script in scripts:
         try:
@@ -48,7 +62,9 @@ def third_party_imports(scripts: list[Path]) -> dict[str, str]:
             names = _imported(node)
             for name in names:
                 top = name.split(".")[0]
-                if top and top not in sys.stdlib_module_names and top not in siblings and top != "__future__":
+                if not top or top in sys.stdlib_module_names or top in siblings or top == "__future__":
+                    continue
+                if root is None or not provided(top, script, root):
                     out.setdefault(top, f"{script.name}:{node.lineno}")
     return out
 

@@ -8,6 +8,8 @@ import json
 import re
 from pathlib import Path
 
+from pto_tui.core.operators.driver_output import driver_output
+from pto_tui.core.operators.knob_report import Derived, KnobReport, LeftOut
 from pto_tui.core.operators.tilelib_executables import executable_for
 from pto_tui.core.operators.tilelib_knobs import (
     CASE_FIELD,
@@ -39,13 +41,19 @@ def as_tunable(knob: Knob) -> Tunable:
     )
 
 
-def tilelib_tunables(root: Path) -> list[Tunable] | None:
-    """The live knobs of a generated-cases tile-lib operator, or None when its cases are
-    not generated (the generic discovery applies)."""
+def tilelib_report(root: Path) -> KnobReport | None:
+    """The live knobs of a generated-cases tile-lib operator (a derived one shown as such,
+    the dead ones with the reason), or None when its cases are not generated (the generic
+    discovery applies)."""
     knobs = resolve_knobs(root)
     if not knobs:
         return None
-    return [as_tunable(k) for k in knobs if k.live and k.value is not None]
+    offered = [k for k in knobs if k.live and k.value is not None]
+    return KnobReport(
+        tunables=tuple(as_tunable(k) for k in offered if not k.derived),
+        derived=tuple(Derived(k.name, k.expr, k.where) for k in offered if k.derived),
+        left_out=tuple(LeftOut(k.name, k.reason, k.where) for k in knobs if k not in offered),
+    )
 
 
 def tilelib_commands(
@@ -76,6 +84,7 @@ def tilelib_commands(
             out[key] = (command.replace(step, ""), said)
         elif step in command and script == DATA_SCRIPT and (made := data_step(root)) is not None:
             out[key] = (command.replace(step, made[0]), "; ".join(filter(None, (before, made[1]))))
+    _binary_arguments(root, defaults, out)
     knobs = resolve_knobs(root)
     if not knobs:
         return out
@@ -97,6 +106,21 @@ def tilelib_commands(
 DATA_SCRIPT = "gen_data.py"
 # a binary that reads its data from the operator folder, not from build/ where it runs
 _PARENT_DATA = re.compile(r'"\.\./(?:input|output)/')
+_CASES = " --cases {case}"
+
+
+def _binary_arguments(root: Path, defaults: dict[str, str], out: dict[str, tuple[str, str]]) -> None:
+    """The commands that run the binary, as its driver takes them: a binary whose main()
+    reads no --cases (pto-isa's gemm_performance) gets none; the data step before it keeps
+    its own."""
+    if driver_output(root).takes_cases:
+        return
+    for key in RUNS_BINARY:
+        command, before = out.get(key, (defaults.get(key, ""), ""))
+        head, sep, run = command.rpartition(" && ")
+        if _CASES in run:
+            said = "; ".join(filter(None, (before, "operator: its main() reads no --cases")))
+            out[key] = (head + sep + run.replace(_CASES, ""), said)
 
 
 # the command keys whose default may run the operator's binary ({binary}), first the one

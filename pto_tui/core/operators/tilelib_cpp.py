@@ -147,7 +147,7 @@ def split_top_level(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def _angle_span(text: str, open_index: int) -> int | None:
+def angle_span(text: str, open_index: int) -> int | None:
     """Index just past the `>` matching the `<` at open_index (parentheses respected)."""
     depth = 0
     for index in range(open_index, len(text)):
@@ -167,7 +167,7 @@ def _template_headers(text: str) -> list[tuple[int, tuple[TemplateParam, ...], s
     """(offset, parameters, function name) of each `template <...> ... name(` header."""
     headers = []
     for match in _TEMPLATE.finditer(text):
-        end = _angle_span(text, match.end() - 1)
+        end = angle_span(text, match.end() - 1)
         if end is None:
             continue
         after = re.match(r"[\w:\s*&]*?(\w+)\s*\(", text[end : end + 300])
@@ -199,7 +199,7 @@ def parameter_lists(text: str, prefix: str = "Launch") -> list[tuple[int, int]]:
     a constant written there is a default, not a use."""
     spans = []
     for match in _TEMPLATE.finditer(text):
-        end = _angle_span(text, match.end() - 1)
+        end = angle_span(text, match.end() - 1)
         if end is not None and re.match(rf"[\w:\s*&]*?\b{prefix}\w*\s*\(", text[end : end + 300]):
             spans.append((match.start(), end))
     return spans
@@ -231,7 +231,7 @@ def instantiations(sources: dict[str, str], name: str) -> list[Instantiation]:
     found = []
     for rel, text in sources.items():
         for match in re.finditer(rf"\b{re.escape(name)}\s*<", text):
-            end = _angle_span(text, match.end() - 1)
+            end = angle_span(text, match.end() - 1)
             if end is None or not re.match(r"\s*\(", text[end:]):
                 continue
             args = tuple(" ".join(a.split()) for a in split_top_level(text[match.end() : end - 1]))

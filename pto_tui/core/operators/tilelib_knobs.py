@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pto_tui.core.operators import tilelib_cpp as cpp
+from pto_tui.core.operators.kernel_knobs import CPP_SUFFIXES, kernel_side
+from pto_tui.core.operators.kernel_knobs import PROFILING as _PROFILING
 from pto_tui.core.operators.tilelib_generator import Generator, MacroRow, read_generator
 from pto_tui.core.operators.tilelib_trace import Origin, Site, entry_sites
 from pto_tui.core.workspace.files import iter_workspace_files
 
-CPP_SUFFIXES = (".h", ".hpp", ".hh", ".cpp", ".cc")
 CASE_FIELD = "case field"
 GENERATOR_OPTION = "generator option"
 CONSTANT = "constant"
@@ -50,6 +51,8 @@ class Knob:
     row_position: int | None = None  # its field in a generated MACRO(...) row
     flag: str = ""  # the generator option, e.g. --qk-preload
     position: int | None = None  # its index in the case string, for case fields
+    expr: str = ""  # a constant's expression as written
+    derived: bool = False  # computed from another live knob: it follows it, never offered alone
 
     @property
     def where(self) -> str:
@@ -173,17 +176,20 @@ def _literal_knobs(entry: cpp.EntryTemplate, sites: list[Site]) -> list[Knob]:
 def _constant_knobs(
     op: Operator, entry: cpp.EntryTemplate, sites: list[Site], consts: dict[str, cpp.Constant]
 ) -> list[Knob]:
-    """Each constant: passed at an instantiation site, used in code, or only a default."""
+    """Each constant: passed at an instantiation site, used in the kernel's code, or only a
+    default; one only the host driver or the profiling buffer uses is left out; one computed
+    from another live constant is derived."""
     live: dict[str, str] = {}
+    dead: dict[str, str] = {}
     defaults = {p.default: (i, p.name) for i, p in enumerate(entry.params) if p.default in consts}
+    kernel = kernel_side(op.sources)
     for name in consts:
-        reason = _constant_use(op, entry, sites, consts[name])
-        if reason:
-            live[name] = reason
+        is_live, reason = _constant_use(op, entry, sites, consts[name], kernel)
+        (live if is_live else dead)[name] = reason
     changed = True
     while changed:  # a constant used in the definition of a live one is live too
         changed = False
-        for name in [n for n in consts if n not in live]:
+        for name in [n for n in consts if n not in live and not dead.get(n)]:
             users = [u for u in consts.values() if u.name in live and re.search(rf"\b{name}\b", u.expr)]
             if users:
                 live[name] = f"used in the definition of {users[0].name} ({live[users[0].name]})"
@@ -191,34 +197,54 @@ def _constant_knobs(
     knobs = []
     for name, const in consts.items():
         usable = const.value is not None
+        derived = False
         if name in live:
             reason, is_live = live[name] + ("" if usable else "; not an integer expression"), usable
+            sources = [n for n in live if n != name and re.search(rf"\b{n}\b", const.expr)]
+            if sources and is_live:
+                derived, reason = True, f"derived: {name} = {const.expr} follows {', '.join(sources)}"
+        elif dead.get(name):
+            reason, is_live = dead[name], False
         elif name in defaults:
             reason, is_live = _overridden(op.generator, defaults[name][1], defaults[name][0], sites), False
         else:
             reason, is_live = "not used by the build", False
-        knobs.append(Knob(name, CONSTANT, const.value, const.rel, const.line, is_live, reason))
+        knobs.append(Knob(name, CONSTANT, const.value, const.rel, const.line, is_live, reason,
+                          expr=const.expr, derived=derived))
     return knobs
 
 
-def _constant_use(op: Operator, entry: cpp.EntryTemplate, sites: list[Site], const: cpp.Constant) -> str:
-    """Why a constant reaches the build by itself, or "" (then it is live only when a live
-    constant's definition uses it)."""
+def _constant_use(
+    op: Operator, entry: cpp.EntryTemplate, sites: list[Site], const: cpp.Constant, kernel: set[str]
+) -> tuple[bool, str]:
+    """(True, why) when a constant reaches the build by itself; (False, why) when only the
+    host driver or the profiling buffer uses it; (False, "") otherwise (then it is live only
+    when a live constant's definition uses it)."""
     for site in sites:
         for position, arg in enumerate(site.args):
             if arg == const.name and position < len(entry.params):
-                return f"passed at {site.where} as {entry.params[position].name}"
+                return True, f"passed at {site.where} as {entry.params[position].name}"
     for position, param in enumerate(entry.params):
         short = [s for s in sites if len(s.args) <= position]
         if param.default == const.name and short:
-            return f"default of template parameter {param.name}, used at {short[0].where}"
+            return True, f"default of template parameter {param.name}, used at {short[0].where}"
     definitions = {(c.rel, c.line) for c in cpp.constants(op.sources).values()}
     defaults = {rel: cpp.parameter_lists(text) for rel, text in op.sources.items()}
-    for rel, line, offset in cpp.uses(op.sources, const.name):
-        if (rel, line) in definitions or any(a <= offset < b for a, b in defaults[rel]):
-            continue
-        return f"used at {rel}:{line}"
-    return ""
+    used = [
+        (rel, line)
+        for rel, line, offset in cpp.uses(op.sources, const.name)
+        if (rel, line) not in definitions and not any(a <= offset < b for a, b in defaults[rel])
+    ]
+    in_kernel = [(rel, line) for rel, line in used if rel in kernel]
+    if not used:
+        return False, ""
+    if not in_kernel:
+        return False, f"host-only: only the host driver uses it ({used[0][0]}:{used[0][1]}), never the kernel"
+    rel, line = in_kernel[0]
+    texts = [op.sources[r].splitlines()[n - 1] for r, n in in_kernel]
+    if _PROFILING.search(const.name) or all(_PROFILING.search(text) for text in texts):
+        return False, f"profiling: it only lays out the profiling buffer ({rel}:{line})"
+    return True, f"used at {rel}:{line}"
 
 
 def _overridden(gen: Generator, param: str, position: int, sites: list[Site]) -> str:

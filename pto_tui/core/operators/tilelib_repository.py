@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from pto_tui.core.errors import InputError
 
@@ -117,6 +117,29 @@ def _git_root(operator: Path) -> Path | None:
         if (folder / ".git").exists():
             return folder
     return None
+
+
+def declared_repository(
+    operator: Path, root: str, needs: tuple[str, ...], marker: Path
+) -> TileLibRepository:
+    """The repository an operator's marker declares ([repository]: its root above the folder
+    and what its build needs); a needed path that is not there is an error naming it."""
+    operator = operator.expanduser().resolve()
+    top = (operator / root).resolve()
+    if not operator.is_relative_to(top) or top == operator:
+        raise InputError(f"{root!r} is no folder above {operator}", file=marker, key="repository.root")
+    for need in needs:
+        found = (top / need).resolve()
+        if not found.is_relative_to(top) or not found.exists():
+            message = f"{need!r}: no such file or folder in {top}"
+            raise InputError(message, file=marker, key="repository.needs")
+    reached = _outermost(tuple(PurePosixPath(n).as_posix().rstrip("/") for n in needs))
+    return TileLibRepository(
+        root=top,
+        path=operator.relative_to(top).as_posix(),
+        reached=reached,
+        where=tuple(f"{marker.name} [repository] needs" for _ in reached),
+    )
 
 
 def find_tilelib_repository(operator: Path) -> TileLibRepository | None:

@@ -1,21 +1,27 @@
 """Discover tunable parameters in operator source.
 
 - PTO-DSL: `tuned_int("NAME", default, valid_values=(...))` environment knobs (read with ast).
-- PTO-tile-lib: `constexpr` constants in headers (e.g. `kFaTileS1 = 256`), the template
-  parameters of the entry template (`LaunchXxx<...>`) with the values it is instantiated
-  with, and per-case fields of generate_cases.py (`--qk-preload` defaults).
+- PTO-tile-lib: the knobs the kernel decides (kernel_knobs.py: namespace constants, a
+  launch site's constexpr locals, config structs' members), the template parameters of the
+  entry template (`LaunchXxx<...>`) with the values it is instantiated with, and per-case
+  fields of generate_cases.py (`--qk-preload` defaults); generated cases: tilelib_knobs.py.
 """
 
 from __future__ import annotations
 
 import ast
+import fnmatch
 import re
 from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError
+from pto_tui.core.operators.cpp_scopes import blank_code
+from pto_tui.core.operators.kernel_knobs import CPP_SUFFIXES, data_generator_names, kernel_knobs, set_value
+from pto_tui.core.operators.knob_report import KnobReport, LeftOut, unique
+from pto_tui.core.operators.marker import marker_sources, read_marker
 from pto_tui.core.operators.operator_sources import literal_scalar
-from pto_tui.core.operators.tilelib_build import tilelib_tunables
+from pto_tui.core.operators.tilelib_build import tilelib_report
 from pto_tui.core.operators.tilelib_cpp import replace_constant
 from pto_tui.core.project.config import Scalar, Tunable
 from pto_tui.core.workspace.files import iter_workspace_files
@@ -83,19 +89,6 @@ def _line_of(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
 
 
-def constexpr_constants(text: str, rel: str) -> list[Tunable]:
-    return [
-        Tunable(
-            name=m.group(1),
-            value=int(m.group(2)),
-            kind="constexpr",
-            default=int(m.group(2)),
-            where=f"{rel}:{_line_of(text, m.start())}",
-        )
-        for m in _CONSTEXPR.finditer(text)
-    ]
-
-
 def entry_template_params(sources: dict[str, str]) -> list[Tunable]:
     """Template parameters of Launch* entry templates, valued from their instantiation."""
     found: list[Tunable] = []
@@ -161,30 +154,58 @@ def case_fields(text: str, rel: str) -> list[Tunable]:
     return found
 
 
-def discover(root: Path) -> list[Tunable]:
-    """All tunables under an operator folder, unique by name (first finding wins)."""
-    generated = tilelib_tunables(root)  # tile-lib cases generated into an X-macro: live knobs only
+def discover_report(root: Path) -> KnobReport:
+    """Every knob under an operator folder: the tunables (unique by name, first finding
+    wins), the values derived from them and the candidates left out, with the reason."""
+    generated = tilelib_report(root)  # tile-lib cases generated into an X-macro: live knobs only
     if generated is not None:
         return generated
-    found: list[Tunable] = []
+    found: list[tuple[int, Tunable]] = []  # (the file's place, tunable): listed in file order
     cpp_sources: dict[str, str] = {}
-    for rel in iter_workspace_files(root):
+    data_names: dict[str, str] = {}
+    order: dict[str, int] = {}
+    for rel in own_files(root):
+        order[rel] = len(order)
         path = root / rel
-        suffix = path.suffix
-        if suffix == ".py":
-            found.extend(dsl_knobs(path, rel))
-            if "generate_cases" in path.name:
-                found.extend(case_fields(path.read_text(encoding="utf-8", errors="replace"), rel))
-        elif suffix in (".h", ".hpp", ".cpp", ".cc", ".hh"):
+        if path.suffix == ".py":
             text = path.read_text(encoding="utf-8", errors="replace")
-            cpp_sources[rel] = text
-            if suffix in (".h", ".hpp", ".hh"):
-                found.extend(constexpr_constants(text, rel))
-    found.extend(entry_template_params(cpp_sources))
-    unique: dict[str, Tunable] = {}
-    for tunable in found:
-        unique.setdefault(tunable.name, tunable)
-    return list(unique.values())
+            found += [(order[rel], t) for t in dsl_knobs(path, rel)]
+            if "generate_cases" in path.name:
+                found += [(order[rel], t) for t in case_fields(text, rel)]
+            if path.name.startswith("gen_data"):
+                data_names.update(data_generator_names(text, rel))
+        elif path.suffix in CPP_SUFFIXES:
+            cpp_sources[rel] = path.read_text(encoding="utf-8", errors="replace")
+    kernel = kernel_knobs({rel: blank_code(text) for rel, text in cpp_sources.items()}, data_names)
+    found += [(order[t.where.split(":", 1)[0]], t) for t in kernel.tunables]
+    tunables = [t for _, t in sorted(found, key=lambda pair: pair[0])]
+    decided = {t.name for t in tunables} | {d.name for d in kernel.derived}
+    decided |= {o.name for o in kernel.left_out}
+    tunables += [t for t in entry_template_params(cpp_sources) if t.name not in decided]
+    return KnobReport(tuple(unique(tunables)), kernel.derived, _first_each(kernel.left_out))
+
+
+def own_files(root: Path) -> list[str]:
+    """The operator folder's files (relative), or only those its marker names its own
+    (`sources`: a folder of many kernels, as huawei-csl's csrc/kernel)."""
+    marker = read_marker(root)
+    patterns = marker_sources(marker) if marker is not None else ()
+    files = list(iter_workspace_files(root))
+    if not patterns:
+        return files
+    return [rel for rel in files if any(fnmatch.fnmatchcase(rel, pattern) for pattern in patterns)]
+
+
+def _first_each(left_out: tuple[LeftOut, ...]) -> tuple[LeftOut, ...]:
+    seen: dict[str, LeftOut] = {}
+    for item in left_out:
+        seen.setdefault(item.name, item)
+    return tuple(seen.values())
+
+
+def discover(root: Path) -> list[Tunable]:
+    """The tunables under an operator folder (discover_report's)."""
+    return list(discover_report(root).tunables)
 
 
 def apply_parameter(root: Path, tunable: Tunable, value: Scalar) -> str | None:
@@ -197,8 +218,10 @@ def apply_parameter(root: Path, tunable: Tunable, value: Scalar) -> str | None:
         return None
     if not isinstance(value, int) or isinstance(value, bool):
         raise InputError(f"{tunable.name}: a {tunable.kind} value must be an integer, got {value!r}")
+    if tunable.kind == "constexpr" and (changed := set_value(root, tunable.name, value)) is not None:
+        return changed  # a launch-site local, a config struct's member, a namespace constant
     for rel in iter_workspace_files(root):
-        if Path(rel).suffix not in (".h", ".hpp", ".cpp", ".cc", ".hh"):
+        if Path(rel).suffix not in CPP_SUFFIXES:
             continue
         path = root / rel
         text = path.read_text(encoding="utf-8", errors="replace")

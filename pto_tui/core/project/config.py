@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pto_tui.core.project.command_table import Commands
 from pto_tui.core.project.kinds.registry import project_kind
@@ -91,7 +92,7 @@ SLURM_BUILD_PLACES = ("login", "job")
 
 @dataclass(frozen=True)
 class SlurmSettings:
-    """[target.slurm]: how a Slurm target's jobs are asked for (docs/remote.md §13)."""
+    """[target.slurm]: how a Slurm target's jobs are asked for (docs/remote.md §14)."""
 
     partition: str = ""  # sbatch --partition; "" the cluster's default partition
     gres: str = "npu:1"  # sbatch --gres of a step that needs an NPU
@@ -198,6 +199,24 @@ class StepLimits:
 
 
 @dataclass(frozen=True)
+class ResultConfig:
+    """How a run's result is read from what the benchmark prints ([result]); format "" is
+    the kind's own report (report.csv for tile-lib, report.json for the PTO-DSL runner)."""
+
+    format: str = ""  # "" | report-csv | average-time | avg-us | pattern (sections_result.py)
+    time: str = ""  # a regular expression whose first group is a run's time
+    unit: str = "ms"  # the time's unit: s, ms, us or ns
+    passed: str = ""  # a regular expression of a line saying the run passed ("": the known ones)
+    failed: str = ""  # ... saying it failed ("": the known ones)
+    label: str = ""  # read the first time after the line holding this text ("": every time, summed)
+
+    @property
+    def printed(self) -> bool:
+        """Read from the benchmark's output rather than a report file."""
+        return self.format not in ("", "report-csv")
+
+
+@dataclass(frozen=True)
 class ProjectConfig:
     operator: OperatorConfig
     case: CaseConfig
@@ -213,6 +232,9 @@ class ProjectConfig:
     # other workspace file is protected too
     editable: tuple[str, ...] = ()
     limits: StepLimits = StepLimits()
+    # path patterns (relative to workspace/) of files the build writes there: never snapshot
+    generated: tuple[str, ...] = ()
+    result: ResultConfig = ResultConfig()
 
 
 # ---------------------------------------------------------------- per-kind defaults
@@ -239,6 +261,13 @@ def operator_folder(config: ProjectConfig) -> str:
     if operator.path and not spec.commands_from_root:
         return f"{spec.workspace_subdir}/{operator.path}"
     return spec.workspace_subdir
+
+
+def exec_folder(config: ProjectConfig, workspace: Path) -> str | None:
+    """Where `exec` and the app's `!` run a command, relative to the work dir: the folder the
+    project's own commands run from (the operator folder), when the workspace has it."""
+    folder = operator_folder(config)
+    return folder if (workspace / folder).is_dir() else None
 
 
 def source_folder(config: ProjectConfig) -> str:

@@ -22,6 +22,7 @@ from pto_tui.core.project.config import (
     Discipline,
     OperatorConfig,
     ProjectConfig,
+    ResultConfig,
     StepLimits,
     Target,
     Tunable,
@@ -113,8 +114,29 @@ def _assemble(tables: Mapping[str, dict[str, Any]]) -> ProjectConfig:
         protected=tuple(tables["scope"]["protected"]),
         tolerances=tables["tolerances"],
         editable=tuple(tables["scope"]["editable"]),
+        generated=tuple(tables["scope"]["generated"]),
         limits=StepLimits(**tables["limits"]),
+        result=ResultConfig(**tables["result"]),
     )
+
+
+def checked_table(path: Path, text: str, data: Mapping[str, Any], section: Section) -> dict[str, Any]:
+    """A table of another TOML file declared with the same vocabulary (the operator's marker),
+    checked as project.toml's tables are: errors name the file, line and key."""
+    return _Reader(path, text).section(data, section, None)
+
+
+def checked_top_level(
+    path: Path, text: str, data: Mapping[str, Any], keys: tuple[Key, ...], tables: tuple[str, ...]
+) -> dict[str, Any]:
+    """The top-level keys of another TOML file, checked: an unknown one is refused naming
+    the keys known."""
+    reader = _Reader(path, text)
+    known = sorted({key.name for key in keys} | set(tables))
+    for name in data:
+        if name not in known:
+            raise reader.fail(name, f"unknown key '{name}'; known: {', '.join(known)}")
+    return {key.name: reader.value(data, "", key, None) for key in keys}
 
 
 class _Reader:
@@ -257,7 +279,7 @@ class _Reader:
 
     def value(self, table: Mapping[str, Any], prefix: str, key: Key, kind: OperatorKind | None) -> Any:
         """The key's value, checked, or its default when absent."""
-        full = f"{prefix}.{key.name}"
+        full = f"{prefix}.{key.name}" if prefix else key.name
         if key.name in table:
             return self.checked(full, key, table[key.name])
         if key.required:

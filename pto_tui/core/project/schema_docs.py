@@ -44,11 +44,16 @@ def key_docs() -> list[KeyDoc]:
     """Every key of project.toml, table by table, in file order."""
     docs = [_doc("", SCHEMA_KEY.name, SCHEMA_KEY)]
     for section in SECTIONS:
-        docs.extend(_section_docs(section))
+        docs.extend(section_docs(section))
     return docs
 
 
-def _section_docs(section: Section) -> Iterator[KeyDoc]:
+def top_level_docs(keys: tuple[Key, ...]) -> list[KeyDoc]:
+    """Rows for top-level keys of a file declared with this vocabulary (the operator's marker)."""
+    return [_doc("", key.name, key) for key in keys]
+
+
+def section_docs(section: Section) -> Iterator[KeyDoc]:
     for key in section.keys:
         yield _doc(section.name, key.name, key)
         if key.table and section.name == "target":  # [target.slurm]: keys a person writes
@@ -122,7 +127,7 @@ def schema_markdown() -> str:
         "",
         "Top level:",
         "",
-        *_key_table([d for d in key_docs() if not d.table]),
+        *key_table([d for d in key_docs() if not d.table]),
     ]
     for section in SECTIONS:
         lines += ["", f"## [{section.name}]", "", section.help]
@@ -130,13 +135,13 @@ def schema_markdown() -> str:
             lines += ["", "This table is required."]
         if section.entries is not None:
             lines += ["", f"Free-form: each entry is named by a {section.entries.what}."]
-        lines += ["", *_key_table([d for d in key_docs() if d.table == section.name])]
+        lines += ["", *key_table([d for d in key_docs() if d.table == section.name])]
     lines += ["", "## Path patterns", "", *SYNTAX]
     lines += ["", *commands_markdown()]
     return "\n".join(lines) + "\n"
 
 
-def _key_table(docs: list[KeyDoc]) -> list[str]:
+def key_table(docs: list[KeyDoc]) -> list[str]:
     rows = ["| key | type | default | required | allowed | help |", "| --- | --- | --- | --- | --- | --- |"]
     for d in docs:
         cells = (f"`{d.key}`", d.type, _default_cell(d), "yes" if d.required else "", d.allowed, d.help)

@@ -33,6 +33,7 @@ from pto_tui.core.project.schema import (
     Written,
 )
 from pto_tui.core.project.sections_campaign import DISCIPLINE, LIMITS, PHASES, SCOPE, STATE, TOLERANCES
+from pto_tui.core.project.sections_result import RESULT
 from pto_tui.core.project.sections_target import TARGET
 from pto_tui.core.vocabulary import OperatorKind
 
@@ -286,17 +287,7 @@ COSTMODEL = Section(
 )
 
 SECTIONS: tuple[Section, ...] = (
-    OPERATOR,
-    CASE,
-    TUNABLES,
-    COMMANDS,
-    TARGET,
-    COSTMODEL,
-    DISCIPLINE,
-    LIMITS,
-    PHASES,
-    SCOPE,
-    TOLERANCES,
-    STATE,
+    OPERATOR, CASE, TUNABLES, COMMANDS, RESULT, TARGET, COSTMODEL, DISCIPLINE, LIMITS, PHASES, SCOPE,
+    TOLERANCES, STATE,
 )
 TOP_LEVEL_KEYS = frozenset({SCHEMA_KEY.name, *(s.name for s in SECTIONS)})

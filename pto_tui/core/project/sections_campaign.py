@@ -231,6 +231,16 @@ SCOPE = Section(
             condition=Condition(_all_patterns, _PATTERNS_MESSAGE.format(key="editable"), "path patterns"),
             written=Written.IF_SET,
         ),
+        Key(
+            "generated",
+            STRINGS,
+            "path patterns (see Path patterns below), relative to workspace/, of the files the "
+            "build writes beside the sources (an example's compile.sh writing its IR there): "
+            "never snapshot, so never part of a round's changes",
+            (),
+            condition=Condition(_all_patterns, _PATTERNS_MESSAGE.format(key="generated"), "path patterns"),
+            written=Written.IF_SET,
+        ),
     ),
 )
 

@@ -19,6 +19,7 @@ from pto_tui.core.project.config import (
     CaseConfig,
     CostmodelConfig,
     OperatorConfig,
+    ResultConfig,
     Target,
     Tunable,
 )
@@ -36,6 +37,7 @@ from pto_tui.core.project.sections import (
     TUNABLES,
 )
 from pto_tui.core.project.sections_campaign import DISCIPLINE, LIMITS, PHASES, SCOPE, TOLERANCES
+from pto_tui.core.project.sections_result import RESULT
 from pto_tui.core.project.sections_target import TARGET
 
 
@@ -51,6 +53,7 @@ def new_project_document(
     scope: Mapping[str, list[str]] | None = None,
     tolerances: Mapping[str, float] | None = None,
     tolerances_from: str = "",
+    result: ResultConfig | None = None,
 ) -> str:
     """The text of a fresh project.toml, commented so a person can edit it by hand.
 
@@ -66,6 +69,8 @@ def new_project_document(
     doc.add(TUNABLES.name, _tunables(tunables))
     if commands:
         doc.add(COMMANDS.name, _commands(commands, origins or {}))
+    if result is not None and result.format:
+        doc.add(RESULT.name, _table(RESULT, _record(result)))
     doc.add(TARGET.name, _table(TARGET, _record(target)))
     doc.add(COSTMODEL.name, _table(COSTMODEL, _record(costmodel)))
     doc.add(DISCIPLINE.name, _table(DISCIPLINE, _defaults(DISCIPLINE)))

@@ -204,6 +204,8 @@ def changes_recorded_findings(
         f"changed since: {_listed(added)}" if added else "",
         f"changed back: {_listed(gone)}" if gone else "",
     ) if part) or "an edit made since, or either file edited by hand"
+    if added:  # a file the build writes beside the sources is not an edit
+        what += "; a file the build writes there belongs in project.toml [scope] generated"
     return [CHANGES_RECORDED.finding_with_fix(
         f"the workspace does not hold the change {round_dir}/patch.diff and "
         f"{round_dir}/round.toml [changes] recorded ({what})"

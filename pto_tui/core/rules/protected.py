@@ -51,21 +51,39 @@ def bug_fix_findings(bug_fix: str) -> list[Finding]:
     return reason_findings(EDITABLE_SCOPE, "bug fix", bug_fix) if bug_fix.strip() else []
 
 
-def protected_findings(changed: Sequence[str], bug_fix: str) -> list[Finding]:
-    """Editable scope: protected files change only in a declared bug fix with a reason."""
+def protected_findings(
+    changed: Sequence[str], bug_fix: str, kernel_files: Sequence[str] = ()
+) -> list[Finding]:
+    """Editable scope: protected files change only in a declared bug fix with a reason. A
+    shared file the operator's kernel is built in (`kernel_files`) is kernel code, not a
+    harness: the way to edit it is to name it related when the project is made."""
     if not changed:
         return []
     if bug_fix.strip():
         return bug_fix_findings(bug_fix)
-    return [
-        EDITABLE_SCOPE.finding_with_fix(
+    kernel = [path for path in changed if path in kernel_files]
+    harness = [path for path in changed if path not in kernel_files]
+    findings = []
+    if harness:
+        findings.append(EDITABLE_SCOPE.finding_with_fix(
             "protected file(s) changed: "
-            + ", ".join(changed)
+            + ", ".join(harness)
             + " (benchmark, harness, test logic, thresholds or workload); "
             "only a declared bug fix with a reason may change them",
-            files=tuple(f"workspace/{path}" for path in changed),
-        )
-    ]
+            files=tuple(f"workspace/{path}" for path in harness),
+        ))
+    if kernel:
+        related = " ".join(f"--related {path.split('/', 1)[-1]}" for path in kernel)
+        findings.append(EDITABLE_SCOPE.finding(
+            "kernel code outside the operator folder changed: " + ", ".join(kernel) + " (shared with "
+            "its family; the operator's kernel is built there), which this project does not name "
+            f"related; to tune it, make the project with it related (pto-tui new SOURCE {related}), "
+            "or undo the change",
+            # the way is --related, not a bug fix: said as the refusal's hint
+            hint=f"pto-tui new SOURCE {related} makes it editable in rounds; this is no bug fix",
+            files=tuple(f"workspace/{path}" for path in kernel),
+        ))
+    return findings
 
 
 def loosened_tolerances(reference: Mapping[str, float], current: Mapping[str, float]) -> list[str]:

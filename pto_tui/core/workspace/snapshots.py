@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pto_tui.core.atomic import atomic_write_bytes, atomic_write_text
 from pto_tui.core.errors import PtoError, load_json, read_utf8
-from pto_tui.core.workspace.files import iter_workspace_files
+from pto_tui.core.workspace.files import DEFAULT_EXCLUDES, iter_workspace_files
 
 GIT_PREFIX = "git:"
 # A changed file larger than this is listed in patch.diff by name and size, not inlined:
@@ -78,8 +78,11 @@ Manifest = dict[str, FileEntry]
 class SnapshotStore:
     """Snapshots of one project's workspace/ (paths in diffs are relative to the project)."""
 
-    def __init__(self, project_root: Path) -> None:
+    def __init__(self, project_root: Path, generated: tuple[str, ...] = ()) -> None:
         self.root = project_root
+        # [scope] generated: files the build writes into the workspace, never snapshot
+        self.excludes = DEFAULT_EXCLUDES + generated
+        self.generated = generated
         self.workspace = project_root / "workspace"
         self.objects = project_root / ".pto-tui" / "objects"
         self.manifests = project_root / ".pto-tui" / "snapshots"
@@ -94,7 +97,7 @@ class SnapshotStore:
         if self.git_dir() is not None:
             return GIT_PREFIX + self._git_tree()
         manifest: Manifest = {}
-        for rel in iter_workspace_files(self.workspace):
+        for rel in iter_workspace_files(self.workspace, self.excludes):
             path = self.workspace / rel
             data = path.read_bytes()
             sha = hashlib.sha256(data).hexdigest()
@@ -124,8 +127,16 @@ class SnapshotStore:
     def _git_tree(self) -> str:
         with tempfile.TemporaryDirectory() as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-            self._git("add", "-A", ".", env=env)
+            self._git(*self._generated_excluded(Path(tmp)), "add", "-A", ".", env=env)
             return self._git("write-tree", env=env).strip()
+
+    def _generated_excluded(self, tmp: Path) -> tuple[str, ...]:
+        """git options that leave [scope] generated out as untracked-and-ignored (the
+        temporary index tracks nothing, so every file is untracked to it)."""
+        if not self.generated:
+            return ()
+        atomic_write_text(tmp / "generated", "".join(f"{p}\n" for p in self.generated))
+        return ("-c", f"core.excludesFile={tmp / 'generated'}")
 
     # -------------------------------------------------------------- reading
 
@@ -301,12 +312,13 @@ class SnapshotStore:
                 self._git("read-tree", tree, env=env)
                 self._git("checkout-index", "-a", "-f", env=env)
                 # files present now but absent from the snapshot (ignored files stay)
-                extra = self._git("ls-files", "--others", "--exclude-standard", env=env)
+                extra = self._git(*self._generated_excluded(Path(tmp)), "ls-files", "--others",
+                                  "--exclude-standard", env=env)
             for rel in extra.splitlines():
                 (self.workspace / rel).unlink(missing_ok=True)
             return
         manifest = self.manifest(snap_id)
-        for rel in iter_workspace_files(self.workspace):
+        for rel in iter_workspace_files(self.workspace, self.excludes):
             if rel not in manifest:
                 (self.workspace / rel).unlink()
         for rel, entry in manifest.items():

@@ -11,6 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from pto_tui.core.errors import PtoError
+from pto_tui.core.project.config import exec_folder
 from pto_tui.jobs.model import JobSpec
 from pto_tui.tui.session import Session
 from pto_tui.tui.typed_app import pto_app
@@ -30,7 +31,8 @@ async def run_any_command(session: Session, command: str, log_pane: LogPane,
         except PtoError as error:
             pto_app(log_pane).report_error(error, title="command")
             return
-    job = await session.runner().submit(target, JobSpec(command=command, name="command"),
+    folder = exec_folder(session.campaign.config, layout.workspace)  # where the project's commands run
+    job = await session.runner().submit(target, JobSpec(command=command, cwd=folder, name="command"),
                                         sync_from=sync_from)
     log_pane.follow_blocks(job.subscribe().batches(), f"command: {command}", job.cancel)
     running(True)

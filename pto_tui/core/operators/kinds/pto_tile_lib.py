@@ -8,14 +8,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from pto_tui.core.operators.driver_output import KNOWN_VERDICTS, driver_output
 from pto_tui.core.operators.evidence import cpp_evidence, read_head
-from pto_tui.core.operators.kinds.spec import KindEvidence, KindSource
+from pto_tui.core.operators.kinds.spec import KindEvidence, KindSource, ResultChoice
+from pto_tui.core.operators.marker import MARKER_FILE, marker_repository, read_marker
 from pto_tui.core.operators.perf_sim_build import driver_for
 from pto_tui.core.operators.perf_sim_driver import NoDriver
 from pto_tui.core.operators.pto_isa_tree import INCLUDE_DIR, PERF_SIM_DIR, missing_perf_sim
 from pto_tui.core.operators.tilelib_build import tilelib_commands
 from pto_tui.core.operators.tilelib_executables import CPU_SIM_OPTION, offers_cpu_sim
-from pto_tui.core.operators.tilelib_repository import CMAKE_LISTS, TileLibRepository, find_tilelib_repository
+from pto_tui.core.operators.tilelib_repository import (
+    CMAKE_LISTS,
+    TileLibRepository,
+    declared_repository,
+    find_tilelib_repository,
+)
 from pto_tui.core.operators.tunables import discover
 from pto_tui.core.project.modes import mode_spec
 from pto_tui.core.vocabulary import OperatorKind, TargetMode
@@ -43,7 +50,15 @@ def gather(folder: Path, files: list[Path]) -> KindEvidence:
 
 
 def build_repository(source: Path) -> TileLibRepository | None:
-    return find_tilelib_repository(source) if source.is_dir() else None
+    """The repository the operator's build needs: the one its marker declares, else the
+    folders its CMakeLists.txt reaches."""
+    if not source.is_dir():
+        return None
+    marker = read_marker(source)
+    declared = marker_repository(marker) if marker is not None else None
+    if declared is not None:
+        return declared_repository(source, declared.root, declared.needs, source / MARKER_FILE)
+    return find_tilelib_repository(source)
 
 
 def found_commands(source: Path, defaults: Mapping[str, str], mode: TargetMode) -> dict[str, tuple[str, str]]:
@@ -85,6 +100,28 @@ def perf_sim_problem(source: Path, entry: str) -> str:
     return driver.reason if isinstance(driver, NoDriver) else ""
 
 
+def result_for(source: Path, mode: TargetMode) -> ResultChoice:
+    """The format its driver prints a run's time and verdict in; a driver that prints none
+    pto-tui reads is named (a perf-sim target times with its cycle model: the verdict is
+    enough)."""
+    if not source.is_dir():
+        return ResultChoice()
+    driver = driver_output(source)
+    origin = f"operator: {driver.timing_at} ({driver.timing})" if driver.timing else ""
+    if not driver.verdict_at:
+        problem = f"{source}: its driver prints no pass/fail line pto-tui knows ({KNOWN_VERDICTS})"
+    elif not driver.timing and not mode_spec(mode).perf_sim:
+        driver_file = driver.verdict_at.rsplit(":", 1)[0]
+        problem = (
+            f"{source}: its driver ({driver_file}) prints its verdict ({driver.verdict_at}) but no "
+            "time pto-tui can read (no report.csv, no 'Average time: X ms' or 'avg=X us' line), so "
+            "no run of it can be timed"
+        )
+    else:
+        problem = ""
+    return ResultChoice(driver.result, origin, problem)
+
+
 PTO_TILE_LIB = KindSource(
     kind=OperatorKind.PTO_TILE_LIB,
     gather=gather,
@@ -96,4 +133,5 @@ PTO_TILE_LIB = KindSource(
     found_commands=found_commands,
     mode_problem=mode_problem,
     perf_sim_problem=perf_sim_problem,
+    result_for=result_for,
 )

@@ -9,7 +9,7 @@ from pathlib import Path
 from pto_tui.core.operators.marker import CaseChoice
 from pto_tui.core.operators.repository import OperatorInRepository
 from pto_tui.core.operators.tilelib_repository import TileLibRepository
-from pto_tui.core.project.config import Tunable
+from pto_tui.core.project.config import ResultConfig, Tunable
 from pto_tui.core.vocabulary import OperatorKind, TargetMode
 
 
@@ -50,6 +50,21 @@ def no_perf_sim(_source: Path, _entry: str) -> str:
 
 
 @dataclass(frozen=True)
+class ResultChoice:
+    """How a new project reads a run's result, where that was seen, and why pto-tui cannot
+    time or judge a run of it ("" when it can)."""
+
+    result: ResultConfig = ResultConfig()
+    origin: str = ""
+    problem: str = ""
+    hint: str = ""  # what to declare, when it is not the [result] alone
+
+
+def own_report(_source: Path, _mode: TargetMode) -> ResultChoice:
+    return ResultChoice()
+
+
+@dataclass(frozen=True)
 class KindSource:
     kind: OperatorKind
     # the scan: the evidence of a folder's own files (those of its sub-folders that are not
@@ -74,5 +89,7 @@ class KindSource:
     # why pto-isa's perf_sim cannot measure the operator folder's case-string entry (its
     # checkout, its driver); "" when it can
     perf_sim_problem: Callable[[Path, str], str] = no_perf_sim
+    # how its runs are timed and judged, read from its sources for a mode (its driver's output)
+    result_for: Callable[[Path, TargetMode], ResultChoice] = own_report
     # the tolerances its runner judges correctness by, from a bench spec in the workspace copy
     runner_tolerances: Callable[[Path, str], Mapping[str, float]] | None = None
