@@ -32,7 +32,9 @@ async def test_ctrl_n_explores_the_ranking_as_a_group_run_in_the_run_pane(fresh_
         await pilot.press("3")
         await fill_pre_edit(pilot)
         await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: isinstance(app.screen, ExploreScreen), 60)
+        # pushed, then composed: its drafts are there once the screen is mounted
+        await wait_for(pilot, lambda: isinstance(app.screen, ExploreScreen)
+                       and bool(app.screen.query("#explore-drafts")), 60)
         shown = static_text(app.screen.query_one("#explore-drafts", Static))
         assert shown.startswith("explore-001: 3 rounds based on iter-000")
         assert "1. kFaTileS1 256 -> 1024 (explore)" in shown  # the ranking's best first
