@@ -197,6 +197,8 @@ _MEASUREMENT = obj("build, correctness and benchmark", {
                                "beside its samples, never one of them (null: no prediction)")),
     "prediction_problem": s("[target] predict: why the round has no prediction (\"\": none, or not "
                             "predicting)"),
+    "placements": strings("where each timed run ran, when a scheduler said (a slurm target: "
+                          "\"node17 npu 3\"), one per sample; empty otherwise"),
 })
 
 ENVIRONMENT = obj("the environment round (docs/workflow.md §6)", {
@@ -237,6 +239,8 @@ ROUND = obj("a round's record (runs/iter-XXX/round.toml), every field", {
     "analysis": s("the Analysis section"),
     "next": s("the Next section"),
     "rerun_of": null(i("the inconclusive round this one measures again")),
+    "group": s("the explore group it started in (explore-004: judged against changes.based_on); "
+               "\"\": started alone"),
     "pre_edit": _PRE_EDIT,
     "changes": _CHANGES,
     "measurement": _MEASUREMENT,
@@ -336,4 +340,10 @@ JOB = obj("a job's record (.pto-tui/jobs/ID/record.json)", {
     "notes": table({"type": "string"}, "what the step noted as it submitted the job, for whoever "
                    "takes its outcome later (a resumed run): e.g. report_before, the result file's "
                    "size and SHA-256 before the run"),
+    "scheduler_id": s("a Slurm batch job's id (\"\": not one)"),
+    "scheduler_state": s("its Slurm state as last seen (PENDING, RUNNING, COMPLETED, NODE_FAIL, ...)"),
+    "scheduler_reason": s("Slurm's reason for it (Resources, Priority, NodeDown; \"\": none)"),
+    "queued_at": null(n("when Slurm queued it")),
+    "node": s("the node it ran on, when a scheduler said"),
+    "npu": s("the NPU index Slurm gave it (\"\": not said)"),
 })

@@ -161,6 +161,20 @@ def _schemas() -> dict[str, Schema]:
         }),
         "torch-baseline": top("torch-baseline", "pto-tui torch-baseline --json; the MCP tool "
                               "torch_baseline", TORCH),
+        "explore": top("explore", "pto-tui explore --json: an explore group's rounds as closed, and "
+                       "those left open", obj("the explore group", {
+                           "group": s("the group's name, after its first round: explore-004"),
+                           "knob": s("the tunable the group explores"),
+                           "based_on": i("the round every round of the group is based on and judged "
+                                         "against"),
+                           "slots": i("how many rounds ran at once at most (a slurm target: one per "
+                                      "round, Slurm places the jobs)"),
+                           "rounds": arr(ROUND, "the rounds closed now, in order"),
+                           "interrupted": arr(obj("a round whose run stopped", {
+                               "round": i("the round"), "why": s("why its run stopped (a lost or "
+                                                                "refused job): left open, its samples kept"),
+                           }), "rounds left open"),
+                       })),
         "jobs": top("jobs", "pto-tui jobs --json: the project's jobs, oldest first",
                     obj("the project's jobs", {"jobs": arr(_job_listed(), "oldest first")}), version=2),
         "exec": top("exec", "the MCP tool exec: a command run on the project's target", obj(

@@ -18,6 +18,9 @@ command -v make >/dev/null || need_apt+=(make)
 command -v git >/dev/null || need_apt+=(git)
 command -v tmux >/dev/null || need_apt+=(tmux)
 command -v patch >/dev/null || need_apt+=(patch)
+# a one-node Slurm cluster (tests/plugins/slurm.py): slurmctld, slurmd and munged
+[ -x /usr/sbin/slurmctld ] && [ -x /usr/sbin/slurmd ] || need_apt+=(slurm-wlm)
+[ -x /usr/sbin/munged ] || need_apt+=(munge)
 # a CJK font so chart labels in Chinese render (and their test runs instead of skipping)
 command -v fc-list >/dev/null && fc-list :lang=zh | grep -q . || need_apt+=(fonts-wqy-microhei fontconfig)
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest_plugins = ["tests.plugins.sshd"]
+pytest_plugins = ["tests.plugins.sshd", "tests.plugins.slurm"]
 
 
 @pytest.fixture(autouse=True)
@@ -27,10 +27,13 @@ E2E_MODULES = {
     "tests/backends/test_printed_result_e2e.py",
     "tests/backends/test_declared_repository_e2e.py",
     "tests/backends/test_perf_sim_e2e.py",
+    "tests/backends/test_slurm_campaign.py",
+    "tests/backends/test_explore.py",
     "tests/backends/test_perf_sim_predict_e2e.py",
     "tests/meta/test_benchmarks_run.py",
     "tests/tui/test_demo_loop.py",
     "tests/tui/test_round_flow.py",
+    "tests/tui/test_slurm_round.py",
     "tests/tui/test_tmux_session.py",
     "tests/tui/test_tmux_left_jobs.py",
 }

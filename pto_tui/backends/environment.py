@@ -75,7 +75,7 @@ def _module_probes(config: ProjectConfig, operator: Path, workspace: Path | None
 async def _probe(site: OperatorSite, probe: Probe, notes: EnvironmentNotes, cwd: str = "") -> bool:
     try:
         out = await site.run(probe_step(probe.name), probe.command, cwd=cwd, timeout=PROBE_TIMEOUT,
-                             env_setup=probe.env_setup)
+                             env_setup=probe.env_setup, needs=probe.needs)
     except (StepInterrupted, StepTimedOut) as error:
         notes.problems.append(probe.failed(error.render()))
         return False
@@ -110,8 +110,10 @@ async def _environment(
     # the target kind's own probes first, from "/": the work dir may not exist before the
     # first upload
     reach = True
+    kind = target_kind(config.target.kind)
     set_up = [ENV_SETUP] if config.target.env_setup.strip() else []
-    for probe in [*target_kind(config.target.kind).probes, *set_up]:
+    # the kind's probes that depend on the target's settings (Slurm's) after the set-up
+    for probe in [*kind.probes, *set_up, *kind.target_probes(config.target)]:
         notes.probes[probe.name] = await _probe(site, probe, notes, cwd="/")
         reach = reach and notes.probes[probe.name]
     if not reach:

@@ -34,6 +34,7 @@ from pto_tui.backends.runs import (
     RunPlan,
     build_step,
     more_runs,
+    note_placement,
     one_run,
     say,
     take_run,
@@ -133,8 +134,10 @@ class Interleave:
                 await self._frontier_run(plan, m)
             else:
                 index = len(m.samples_us)
+                candidate.site.last_placement = ""
                 if not take_run(await one_run(candidate, plan.step(index), parameters), index, m):
                     return
+                note_placement(m, candidate.site.last_placement)
             keep(m)
 
     def _turn(self, plan: RunPlan, m: Measurement, site: OperatorSite) -> bool | None:

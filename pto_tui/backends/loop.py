@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from typing import TypeVar
 
 from pto_tui.backends.interleave import Interleave, interleaved_frontier
 from pto_tui.backends.kinds.backend import Backend
@@ -46,6 +47,8 @@ def case_flops(case: CaseConfig, operator: OperatorConfig | None = None) -> floa
     b, n = dims.get("b", 1), dims.get("n", 1)
     return attention_flops(b, n, dims["sq"], dims["skv"], dims["d"], case.causal)
 
+
+SiteT = TypeVar("SiteT", bound=OperatorSite)
 
 CONFIRMATION_RUNS = 2  # a deterministic metric's run and its confirmation
 
@@ -123,7 +126,16 @@ def undecided_after(campaign: Campaign, number: int) -> Callable[[Measurement], 
 
 
 def site_for(campaign: Campaign, runner: JobRunner, on_event: EventSink | None = None) -> OperatorSite:
-    return OperatorSite(campaign.layout, campaign.config, runner, on_event)
+    return pin_to_baseline(OperatorSite(campaign.layout, campaign.config, runner, on_event), campaign)
+
+
+def pin_to_baseline(site: SiteT, campaign: Campaign) -> SiteT:
+    """With [target.slurm] same_node, NPU steps run on the node the baseline ran on."""
+    baseline = campaign.baseline_record()
+    nodes = baseline.measurement.nodes if baseline is not None and baseline.is_closed else []
+    if site.same_node and nodes:
+        site.pinned_node = nodes[0]
+    return site
 
 
 async def run_round(
@@ -140,6 +152,8 @@ async def run_round(
     (Campaign.preview shows the verdict it would get) before Campaign.close_round."""
     record = campaign.open_round()
     with campaign.running(record.number, "round run"):  # no other writer, no second build
+        if record.group and record.snapshot:  # an explore round: its own files, not another's
+            campaign.snapshots.restore(record.snapshot)
         record = campaign.record_changes(ChangesRequest(record.number))  # files and diff as measured
         campaign.preflight(record)
         site = site_for(campaign, runner, on_event)

@@ -17,6 +17,7 @@ from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.operators.case_strings import ATTENTION_DIMS, attention_dims
 from pto_tui.core.project.limits import BENCHMARK
 from pto_tui.core.rounds.records import TorchBaseline
+from pto_tui.jobs.model import NEEDS_NPU
 from pto_tui.jobs.runner import JobRunner
 
 MIN_WARMUP = 5
@@ -142,7 +143,7 @@ async def _reference(campaign: Campaign, runner: JobRunner, on_event: EventSink 
     template = campaign.config.commands.reference
     command = site.render(template, {}) if template else sdpa_command(campaign)
     # a benchmark of its own: under the benchmark limit (timing out raises, naming it)
-    out = await site.run("torch_npu baseline", command, timeout=await site.limit(BENCHMARK))
+    out = await site.run("torch_npu baseline", command, timeout=await site.limit(BENCHMARK), needs=NEEDS_NPU)
     if not out.ok:
         raise PtoError(f"the reference benchmark failed (exit code {out.record.exit_code}): {out.tail(4)}")
     baseline = parse_reference_output(out.stdout)

@@ -19,7 +19,7 @@ from typing import Any
 from pto_tui.backends.interleave import interleaved_frontier
 from pto_tui.backends.kinds.registry import backend_for
 from pto_tui.backends.left_run import left_running
-from pto_tui.backends.loop import case_flops, measure, run_plan, undecided_after
+from pto_tui.backends.loop import case_flops, measure, pin_to_baseline, run_plan, undecided_after
 from pto_tui.backends.sample_journal import SampleJournal
 from pto_tui.backends.site import (
     EventSink,
@@ -115,7 +115,7 @@ async def _resume(campaign: Campaign, runner: JobRunner, record: Round, on_event
     campaign.preflight(record)
     plan = run_plan(campaign.config, undecided_after(campaign, record.number))
     journal, so_far = SampleJournal.resume(campaign.layout, record.number, plan.repeats)
-    site = ResumingSite(campaign.layout, campaign.config, runner, on_event)
+    site = pin_to_baseline(ResumingSite(campaign.layout, campaign.config, runner, on_event), campaign)
     site.for_round(record.number)
     records = list_records(campaign.layout.jobs_dir)
     kept = kept or left_running(records, label, so_far.written_at, runner.jobs)

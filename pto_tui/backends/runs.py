@@ -129,8 +129,10 @@ async def benchmark_runs(
                 if not take_warm_up(outcome, warm, m):
                     return
             warmed = True
+        backend.site.last_placement = ""
         if not take_run(await one_run(backend, step, parameters), index, m):
             return
+        note_placement(m, backend.site.last_placement)
         keep(m)
 
 
@@ -159,8 +161,14 @@ def take_run(outcome: BenchOutcome, index: int, m: Measurement) -> bool:
     return True
 
 
+def note_placement(m: Measurement, placement: str) -> None:
+    """Where the timed run just taken ran, when a scheduler said (one per run, or none)."""
+    if placement and len(m.placements) < len(m.samples_us):
+        m.placements.append(placement)
+
+
 def _clear_runs(m: Measurement) -> None:
-    m.samples_us, m.reference_us, m.pipes = [], [], []
+    m.samples_us, m.reference_us, m.pipes, m.placements = [], [], [], []
     m.frontier_samples_us, m.frontier_round = [], None
 
 

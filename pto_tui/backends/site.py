@@ -35,7 +35,7 @@ from pto_tui.core.project.limits import step_limit
 from pto_tui.jobs.errors import FetchError
 from pto_tui.jobs.job import Job
 from pto_tui.jobs.logfile import read_log
-from pto_tui.jobs.model import JobRecord, JobSpec, JobState, LogLine, job_name
+from pto_tui.jobs.model import NEEDS_NPU, QUEUE_NOTE, JobRecord, JobSpec, JobState, LogLine, job_name
 from pto_tui.jobs.runner import JobRunner
 
 
@@ -92,10 +92,15 @@ class StepOutput:
         return self.tail(lines) or f"exit code {self.record.exit_code}"
 
 
-def take_line(step: str, line: LogLine, output: StepOutput, emit: EventSink) -> None:
+def take_line(step: str, line: LogLine, output: StepOutput, emit: EventSink, job: Job | None = None) -> None:
+    """A job's line into the step's output and to the caller; of pto-tui's own lines
+    about the job, only those about its place in a scheduler's queue, with the job's
+    record as it is then (its state and reason: "pending (Resources)")."""
     if line.stream != "meta":
         (output.stdout if line.stream == "stdout" else output.stderr).append(line.text)
         emit(StepEvent(step, "line", line=line))
+    elif line.text.startswith(QUEUE_NOTE):
+        emit(StepEvent(step, "line", line=line, record=job.record if job is not None else None))
 
 
 def finished(step: str, output: StepOutput, emit: EventSink) -> StepOutput:
@@ -139,6 +144,11 @@ class OperatorSite:
         # prefixed to job names so a round's logs can be found again (e.g. "iter-003")
         self.label = ""
         self.round_number: int | None = None  # the round its jobs run steps of (for_round)
+        # the scheduler node NPU steps must run on: with [target.slurm] same_node, the
+        # baseline's (site_for), else the first NPU step's
+        self.pinned_node = ""
+        self.same_node = target.slurm.same_node
+        self.last_placement = ""  # where the last NPU step ran, when a scheduler said
         self._baseline_seconds: dict[str, float] | None = None  # read once, when first needed
 
     def for_round(self, number: int, label: str = "") -> None:
@@ -207,8 +217,11 @@ class OperatorSite:
         quiet: bool = False,
         notes: Mapping[str, str] | None = None,
         env_setup: bool = True,
+        needs: str = "",
     ) -> StepOutput:
         """Run one command in the operator folder on the target, following its output.
+        `needs`: what the step needs of a scheduler (NEEDS_NPU, NEEDS_BUILD: a Slurm target
+        runs it as a batch job; jobs/model.py).
         `notes` go into the job's record (JobSpec.notes): the output's record has them, also
         when the job is one an earlier run left (adopted).
 
@@ -227,13 +240,20 @@ class OperatorSite:
             notes=dict(notes or {}),
             internal=quiet,
             env_setup=env_setup,
+            needs=needs,
+            node=self.pinned_node if needs else "",
         )
         emit = (lambda _event: None) if quiet else self.on_event
         job = await self.runner.submit(self.target, spec)
         self.current = job
         subscription = job.subscribe()
         emit(StepEvent(step, "started", record=job.record))
-        return await self.follow(step, job, subscription, StepOutput(record=job.record), emit)
+        out = await self.follow(step, job, subscription, StepOutput(record=job.record), emit)
+        if needs == NEEDS_NPU:
+            self.last_placement = out.record.placement
+            if self.same_node and not self.pinned_node:
+                self.pinned_node = out.record.node
+        return out
 
     async def follow(
         self,
@@ -251,7 +271,7 @@ class OperatorSite:
                 for line in await asyncio.to_thread(lambda: list(read_log(earlier))):
                     take_line(step, line, output, emit)
             async for line in subscription:
-                take_line(step, line, output, emit)
+                take_line(step, line, output, emit, job)
             output.record = await job.wait()
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):

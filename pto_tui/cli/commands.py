@@ -80,6 +80,8 @@ COMMANDS: tuple[Command, ...] = (
         "simulated cycles of PTO instructions (one query or a sweep)",
     ),
     Command("suggest", "pto_tui.cli.suggest_cmd", "rank the tile knobs' allowed values by the costmodel"),
+    Command("explore", "pto_tui.cli.explore_cmd",
+            "several values of one knob as rounds measured at once on free NPUs, closed in order"),
     Command("chart", _REPORT, "draw the summary chart (projects/<op>/summary_chart.png)"),
     Command(
         "export", _REPORT, "the round table with each round's reproducibility record, as csv, md or json"

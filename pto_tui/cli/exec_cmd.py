@@ -19,7 +19,7 @@ from pto_tui.core.project.run_claim import workspace_upload_lock
 from pto_tui.jobs.connect import scan_host_key
 from pto_tui.jobs.hostkeys import app_known_hosts, trust_host_key
 from pto_tui.jobs.job import Job
-from pto_tui.jobs.model import ENDED, JobRecord, JobSpec, JobState, list_records, shown_state
+from pto_tui.jobs.model import ENDED, JobRecord, JobSpec, JobState, job_id_for, list_records, shown_state
 from pto_tui.jobs.runner import JobRunner
 from pto_tui.jobs.targets import target_kind
 
@@ -71,9 +71,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "attach",
         help=HELP["attach"],
         description="Re-attach to a detached job: its log continues where it stopped. "
-        "Ctrl-C stops following and leaves the job running.",
+        "Ctrl-C stops following and leaves the job running. On a slurm target JOB_ID may be "
+        "the Slurm job id.",
     )
-    attach.add_argument("job_id", metavar="JOB_ID", help="a job id from `pto-tui jobs`")
+    attach.add_argument("job_id", metavar="JOB_ID",
+                        help="pto-tui's job id (`pto-tui jobs`), or a Slurm job id")
     attach.set_defaults(handler=attach_handler)
 
 
@@ -207,7 +209,8 @@ def _report_end(record: JobRecord) -> int:
 
 def attach_handler(args: argparse.Namespace) -> int:
     layout, project = load_project_file(args)
-    return asyncio.run(_attach(JobRunner(layout.jobs_dir), project.config.target, args.job_id))
+    job_id = job_id_for(layout.jobs_dir, args.job_id)  # a Slurm job id names its pto-tui job
+    return asyncio.run(_attach(JobRunner(layout.jobs_dir), project.config.target, job_id))
 
 
 async def _attach(runner: JobRunner, target: Target, job_id: str) -> int:
@@ -238,8 +241,9 @@ def jobs_handler(args: argparse.Namespace) -> int:
         )
         detached = " detached" if record.detached else ""
         step = f"{record.name}: " if record.name else ""
+        slurm = f" slurm job {record.scheduler_id}" if record.scheduler_id else ""
         print(f"{record.id}  {shown_state(record, record.id in ended):<13} {outcome:<8} "
-              f"{record.target}{detached}  {step}{record.command}")
+              f"{record.target}{detached}{slurm}  {step}{record.command}")
     if ended:
         print(f"{ENDED}: finished while no pto-tui followed it; opening the project (or "
               "`pto-tui attach ID`) collects its output and records its round's step")
@@ -266,8 +270,8 @@ def _ended_on_target(jobs_dir: Path, target: Target, records: list[JobRecord]) -
 def trust_handler(args: argparse.Namespace) -> int:
     _layout, project = load_project_file(args)
     target = project.config.target
-    if not target_kind(target.kind).host_key:
-        raise InputError(f"the project's target is {target.kind.value}: there is no host key to trust",
+    if not target_kind(target.kind).host_key or not target.host:  # a slurm target here: none
+        raise InputError(f"the project's target is {target.label}: there is no host key to trust",
                          key="target.kind")
     status = asyncio.run(scan_host_key(target))
     if status.trusted:

@@ -90,7 +90,9 @@ def _add_new_args(p: argparse.ArgumentParser) -> None:
 
 
 def add_target_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--target", default="local", help='"local" (default) or "ssh:ALIAS" (an SSH config alias)')
+    p.add_argument("--target", default="local",
+                   help='"local" (default), "ssh:ALIAS" (an SSH config alias), "slurm" (a Slurm cluster '
+                   'whose login node is this machine) or "slurm:ALIAS"; its job options: [target.slurm]')
     p.add_argument("--work-dir", default="", help="remote work directory (ssh targets)")
     p.add_argument(
         "--ssh-config", default="", metavar="FILE", help="an SSH config file to use instead of ~/.ssh/config"

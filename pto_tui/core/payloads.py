@@ -197,6 +197,19 @@ def report(result: ReportResult) -> dict[str, Any]:
     return {"report": str(result.path), "chart": str(result.chart), "chart_drawn": result.chart_drawn}
 
 
+def explore_payload(group: str, knob: str, base: int, slots: int, closed: list[Round],
+                    interrupted: dict[int, str]) -> dict[str, Any]:
+    """`pto-tui explore --json`: the group, its rounds as closed, and those left open."""
+    return {
+        "group": group,
+        "knob": knob,
+        "based_on": base,
+        "slots": slots,
+        "rounds": [round_json(r) for r in closed],
+        "interrupted": [{"round": n, "why": why} for n, why in sorted(interrupted.items())],
+    }
+
+
 def suggest_review(
     reviews: Sequence[KnobReview], predicted: Sequence[PredictedChange], problem: str = ""
 ) -> dict[str, Any]:

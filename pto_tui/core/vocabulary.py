@@ -23,6 +23,7 @@ class TargetKind(StrEnum):
 
     LOCAL = "local"
     SSH = "ssh"
+    SLURM = "slurm"  # a Slurm cluster, from its login node (over SSH, or this machine)
 
 
 class TargetMode(StrEnum):

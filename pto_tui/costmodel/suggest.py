@@ -226,3 +226,19 @@ async def form_suggestion(folder: Path, config: ProjectConfig, engine: Engine,
     except QueryError:
         return s.knob, s.evidence
     return s.knob, suggestion_text(s.knob, chosen, s.ranked, s.current, s.evidence, s.stamp)
+
+
+async def ranked_picks(folder: Path, config: ProjectConfig, engine: Engine,
+                       cache: CostmodelCache | None, knob: str, top: int) -> list[Pick]:
+    """The `top` best-ranked values of `knob` that fit on chip and are not its current
+    value, each with the ranking's evidence for it (what `explore --top N` drafts from)."""
+    found = await suggest(folder, config, engine, cache, knob)
+    if not found:
+        raise InputError(f"{knob} is not a tile knob the costmodel plan ranks",
+                         hint="`pto-tui suggest` lists the knobs it ranks")
+    s = found[0]
+    fitting = [c for c in s.ranked if c.per_unit is not None and c.value != s.current][:top]
+    if not fitting:
+        raise InputError(f"the costmodel ranks no value of {knob} besides its current {s.current}")
+    return [Pick(knob, s.current, c.value, suggestion_text(knob, c, s.ranked, s.current, s.evidence, s.stamp))
+            for c in fitting]

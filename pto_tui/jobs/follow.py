@@ -47,6 +47,7 @@ class Follower:
         output: JobOutput,
         events: JobEvents,
         remaining: Callable[[], float | None],
+        update: Callable[..., None] = lambda **_changes: None,
     ) -> None:
         self.executor = executor
         self.target = executor.target
@@ -57,6 +58,8 @@ class Follower:
         self.output = output
         self.events = events
         self.remaining = remaining  # seconds left before the job's timeout, if it has one
+        self.record = record  # as the job began (a re-attached one's: as it was recorded)
+        self.update = update  # changes the job's record (a scheduler's id, state, node)
 
     async def helper(self, script: str) -> str | None:
         """Run a small command on the target; None when it could not be run in time."""

@@ -52,7 +52,8 @@ class Job:
         self._events = JobEvents()
         # the job control of the target's kind (targets.py)
         follower = target_kind(target.kind).follower
-        self._follower = follower(executor, spec, record, self._output, self._events, self._remaining)
+        self._follower = follower(executor, spec, record, self._output, self._events, self._remaining,
+                                  self._update)
         self._task: asyncio.Task[None] | None = None
         self._done = asyncio.get_running_loop().create_future()
         save_record(self.job_dir, record)
@@ -94,16 +95,21 @@ class Job:
         self._request_stop(JobState.CANCELLED)
         return await self.wait()
 
+    @property
+    def detached(self) -> bool:
+        """Outlives its client: started detached, or handed to a scheduler (the record says)."""
+        return self.spec.detached or self._record.detached
+
     async def detach(self) -> JobRecord:
         """Stop following a detached job; it keeps running on the target."""
-        if not self.spec.detached:
+        if not self.detached:
             raise JobError("only a detached job can be left running; use cancel()")
         self._events.detach.set()
         return await self.wait()
 
     def let_go(self) -> None:
         """What closing the runner does: a detached job is left running, others stopped."""
-        if self.spec.detached:
+        if self.detached:
             self._events.detach.set()
         else:
             self._request_stop(JobState.CANCELLED)
@@ -221,7 +227,7 @@ class Job:
         else:
             self._update(state=JobState.FAILED, **changes)
             await meta(f"failed ({describe_exit(info)})")
-        if not self.spec.detached and not self.executor.on_this_machine:
+        if not self.detached and not self.executor.on_this_machine:
             self._upkeep.remove_later(self.target, self._record.remote_dir)
 
     async def _fetch(self, fetch_to: Path) -> None:
@@ -238,7 +244,7 @@ class Job:
     def _orphan_clean_up(self) -> None:
         """After a lost connection, kill what may survive of an attached job (a silent
         command outlives the connection, docs/remote.md §5), once the target answers again."""
-        if self.spec.detached or self.executor.on_this_machine:
+        if self.detached or self.executor.on_this_machine:
             return
         self._update(orphan=True)  # until the kill is done: the next runner retries it
         self._upkeep.background(self._reap)

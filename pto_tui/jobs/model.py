@@ -61,6 +61,28 @@ class JobSpec:
     # not a step a person ran: `jobs` lists it only with --all
     internal: bool = False
     env_setup: bool = True  # False: run without [target] env_setup (the first probe)
+    # what the step needs of a target with a scheduler (Slurm): NEEDS_NPU (correctness,
+    # benchmark runs, the torch_npu reference, the environment round's job probe),
+    # NEEDS_BUILD (a build), or nothing (probes and helpers, run where the commands are)
+    needs: str = ""
+    node: str = ""  # a scheduler's node the job must run on ("" any: [target.slurm] same_node)
+
+
+NEEDS_NPU = "npu"
+NEEDS_BUILD = "build"
+# starts a line of pto-tui's own about a job's place in a scheduler's queue (submitted,
+# pending and why, running where): shown live, where other such lines stay in the log
+QUEUE_NOTE = "queue: "
+
+
+def waited_text(seconds: float) -> str:
+    """"45s", "2m 10s", "1h 05m"."""
+    whole = max(0, int(seconds))
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60:02d}s"
+    return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
 
 
 def job_name(label: str, step: str) -> str:
@@ -107,6 +129,14 @@ class JobRecord:
     timeout: float | None = None  # the seconds it may run (JobSpec.timeout), None: no limit
     notes: Mapping[str, str] = field(default_factory=dict)  # JobSpec.notes
     internal: bool = False  # JobSpec.internal: bookkeeping, not a step a person ran
+    # a job a scheduler runs (Slurm): its id there, its state and reason as last seen
+    # ("PENDING", "Resources"), when it was queued there, and where it ran (node, NPU)
+    scheduler_id: str = ""
+    scheduler_state: str = ""
+    scheduler_reason: str = ""
+    queued_at: float | None = None
+    node: str = ""
+    npu: str = ""
 
     def __post_init__(self) -> None:
         # a frozen record must not share a dict someone else may mutate
@@ -115,6 +145,21 @@ class JobRecord:
 
     def evolve(self, **changes: Any) -> JobRecord:
         return replace(self, **changes)
+
+    @property
+    def pending(self) -> bool:
+        """Waiting in a scheduler's queue: submitted, not yet started."""
+        return self.scheduler_state == "PENDING" and not self.state.is_final
+
+    def pending_text(self, now: float) -> str:
+        """"pending (Resources) 2m 10s": why and how long it has waited in the queue."""
+        why = f" ({self.scheduler_reason})" if self.scheduler_reason else ""
+        return f"pending{why} {waited_text(now - (self.queued_at or now))}"
+
+    @property
+    def placement(self) -> str:
+        """Where it ran: "pto-node1 npu 0", "" when a scheduler did not say."""
+        return f"{self.node} npu {self.npu}" if self.node and self.npu else self.node
 
     @property
     def duration(self) -> float | None:
@@ -250,3 +295,12 @@ def list_records(log_dir: Path) -> list[JobRecord]:
     found = (load_record(path) for path in log_dir.iterdir() if path.is_dir())
     records = [record for record in found if record is not None]
     return sorted(records, key=lambda record: (record.submitted_at, record.id))
+
+
+def job_id_for(log_dir: Path, wanted: str) -> str:
+    """The pto-tui job id `wanted` names: itself, or the job a scheduler knows by that id
+    (a Slurm job id); itself when no record says."""
+    if (log_dir / wanted).is_dir():
+        return wanted
+    found = [r for r in list_records(log_dir) if r.scheduler_id and r.scheduler_id == wanted]
+    return found[-1].id if found else wanted

@@ -15,6 +15,7 @@ class Probe:
     version_of: str = ""  # record an output line as this tool's version
     # which line carries the version: the first, or the last for `command -v x && x --version`
     version_line: int = 0
+    needs: str = ""  # what the probe's job needs of a scheduler (JobSpec.needs): NEEDS_NPU submits it
     checks: str = ""  # what a pass means, in words ("" : the command says it)
     fix: str = ""  # what to do when it fails: install, set a key, another mode
     env_setup: bool = True  # run after [target] env_setup (the first probe runs before it)

@@ -74,7 +74,7 @@ def inner_script(target: Target, spec: JobSpec, cwd: str) -> str:
     return "\n".join(lines)
 
 
-def _bash(inner: str, line_buffered: bool) -> str:
+def bash_command(inner: str, line_buffered: bool) -> str:
     """`bash -c inner`, under stdbuf (line-buffered stdio for C/C++ programs) when present."""
     plain = f"bash -c {shlex.quote(inner)}"
     if not line_buffered:
@@ -88,7 +88,7 @@ def _bash(inner: str, line_buffered: bool) -> str:
 def attached_script(job_dir: str, inner: str, line_buffered: bool) -> str:
     """The command of an attached job: record the process group, then become the job."""
     j = quote_path(job_dir)
-    return f"mkdir -p {j} && echo $$ > {j}/pgid || exit 1\n{_bash(inner, line_buffered)}"
+    return f"mkdir -p {j} && echo $$ > {j}/pgid || exit 1\n{bash_command(inner, line_buffered)}"
 
 
 def detached_launch_script(job_dir: str, inner: str, line_buffered: bool) -> str:
@@ -101,7 +101,7 @@ def detached_launch_script(job_dir: str, inner: str, line_buffered: bool) -> str
     j = quote_path(job_dir)
     runner = (
         f"echo $$ > {j}/pgid.tmp && mv {j}/pgid.tmp {j}/pgid; trap : TERM HUP INT; "
-        f"( {_bash(inner, line_buffered)} ) > {j}/stdout 2> {j}/stderr < /dev/null; "
+        f"( {bash_command(inner, line_buffered)} ) > {j}/stdout 2> {j}/stderr < /dev/null; "
         f"echo $? > {j}/rc.tmp && mv {j}/rc.tmp {j}/rc"
     )
     return (

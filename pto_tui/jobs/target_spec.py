@@ -27,3 +27,5 @@ class TargetKindSpec:
     probes: tuple[Probe, ...] = (REACHABLE,)
     # reached over SSH: the host presents a key a person trusts once (`pto-tui trust-host`)
     host_key: bool = False
+    # then those that depend on the target's own settings (a Slurm partition and gres)
+    target_probes: Callable[[Target], tuple[Probe, ...]] = lambda _target: ()

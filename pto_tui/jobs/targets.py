@@ -8,6 +8,7 @@ from pto_tui.core.project.config import Target
 from pto_tui.core.vocabulary import TargetKind
 from pto_tui.jobs.executor import Executor
 from pto_tui.jobs.local import LOCAL_TARGET
+from pto_tui.jobs.slurm import SLURM_TARGET
 from pto_tui.jobs.ssh import SSH_TARGET
 from pto_tui.jobs.ssh_pool import SshPool
 from pto_tui.jobs.target_spec import TargetKindSpec
@@ -15,6 +16,7 @@ from pto_tui.jobs.target_spec import TargetKindSpec
 TARGET_KINDS: dict[TargetKind, TargetKindSpec] = {
     TargetKind.LOCAL: LOCAL_TARGET,
     TargetKind.SSH: SSH_TARGET,
+    TargetKind.SLURM: SLURM_TARGET,
 }
 
 

@@ -83,7 +83,7 @@ def _with_target(root: Path, key: str, value: str) -> str:
 @pytest.mark.parametrize(
     ("key", "value", "expected"),
     [
-        ("kind", "slurm", "unknown target kind 'slurm'; expected 'local' or 'ssh'"),
+        ("kind", "pbs", "unknown target kind 'pbs'; expected 'local' or 'ssh' or 'slurm'"),
         ("mode", "fpga-sim", "unknown target mode 'fpga-sim'; expected one of: npu, cpu-sim, perf-sim, demo"),
     ],
 )
@@ -100,8 +100,8 @@ def test_a_target_built_from_text_holds_the_enums() -> None:
     target = Target(kind="ssh", host="h", mode="cpu-sim")  # type: ignore[arg-type]
     assert target.kind is TargetKind.SSH and target.mode is TargetMode.CPU_SIM
     assert target.simulated and target.label == "ssh:h"
-    with pytest.raises(ValueError, match="slurm"):
-        Target(kind="slurm")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="pbs"):
+        Target(kind="pbs")  # type: ignore[arg-type]
 
 
 def test_a_kind_entry_registered_here_is_what_new_and_the_parser_use(

@@ -97,10 +97,16 @@ async def test_an_ssh_job_leaves_no_folder_on_the_target_and_a_local_one_keeps_i
 def test_only_a_kind_reached_over_ssh_has_a_host_key_to_trust(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert [kind for kind, spec in TARGET_KINDS.items() if spec.host_key] == [TargetKind.SSH]
+    # a slurm target's login node is reached over SSH when it names a host
+    assert [kind for kind, spec in TARGET_KINDS.items() if spec.host_key] == [TargetKind.SSH,
+                                                                             TargetKind.SLURM]
     root = make_project(tmp_path)  # `new`'s default target: this machine
     capsys.readouterr()
     assert cli("--project", root, "trust-host", "--yes") == 2
     err = capsys.readouterr().err
     assert "the project's target is local: there is no host key to trust" in err, err
+    here = make_project(tmp_path / "cluster", target="slurm")  # its login node is this machine
+    capsys.readouterr()
+    assert cli("--project", here, "trust-host", "--yes") == 2
+    assert "the project's target is slurm: there is no host key to trust" in capsys.readouterr().err
     assert "target.kind" in err, err

@@ -23,6 +23,7 @@ QUICK = {
     "verdict_bench.py": (["--quick"], "true 6% gain: kept"),
     "perf_sim_bench.py": (["--quick"], "goal: <= 2.0x"),
     "paint_bench.py": (["--quick"], "G right after the first paint"),
+    "slurm_bench.py": (["--quick"], "goal: <= 0.7x"),
 }
 # imported by the benchmarks, not run: the interleaved pairs they share
 HELPERS = ("paired.py",)

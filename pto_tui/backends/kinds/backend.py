@@ -12,6 +12,7 @@ from pto_tui.core.project.limits import BUILD, CORRECTNESS
 from pto_tui.core.reports.compiler import first_compiler_error
 from pto_tui.core.reports.perf_sim import PipeBusy
 from pto_tui.core.rules.rule import Finding
+from pto_tui.jobs.model import NEEDS_BUILD, NEEDS_NPU
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,8 @@ class Backend:
     async def build(self, parameters: Mapping[str, Scalar], step: str = "build") -> tuple[bool, str]:
         """(ok, problem). A build is ok when its command exits 0."""
         command = self.site.render(self.site.config.commands.build, parameters)
-        out = await self.site.run(step, command, parameters=parameters, timeout=await self.site.limit(BUILD))
+        out = await self.site.run(step, command, parameters=parameters, timeout=await self.site.limit(BUILD),
+                                  needs=NEEDS_BUILD)
         if out.ok:
             return True, ""
         return False, "build failed: " + build_failure(out)
@@ -91,7 +93,8 @@ class Backend:
             return None, ""
         command = self.site.render(template, parameters)
         limit = await self.site.limit(CORRECTNESS)
-        out = await self.site.run("correctness", command, parameters=parameters, timeout=limit)
+        out = await self.site.run("correctness", command, parameters=parameters, timeout=limit,
+                                  needs=NEEDS_NPU)
         passed = self._correct_from_output(out.text, out.ok)
         if passed:
             return True, ""

@@ -33,6 +33,7 @@ from pto_tui.core.project.limits import BENCHMARK, BUILD
 from pto_tui.core.reports.compiler import error_file, first_compiler_error
 from pto_tui.core.reports.perf_sim import parse_perf_sim_run
 from pto_tui.core.reports.result import ReportError
+from pto_tui.jobs.model import NEEDS_BUILD, NEEDS_NPU
 
 SUMMARY_SUFFIX = "_pipeline_summary.csv"
 PTO_HEADERS = "include/pto/"  # an error in a file here is pto-isa's, not the operator's
@@ -48,16 +49,18 @@ NO_CORRECTNESS = (
 
 @dataclass(frozen=True)
 class DriverRun:
-    """How the driver runs: its command (from the operator folder) and the folder it writes
-    its summary CSV in."""
+    """How the driver runs: its command (from the operator folder), the folder it writes
+    its summary CSV in, and what its step needs of a scheduler (JobSpec.needs)."""
 
     command: str
     output: str
+    needs: str = NEEDS_NPU  # a perf-sim project's benchmark: its NPU step, a Slurm job
 
 
 # the driver's run when it predicts a round's cycles ([target] predict): the perf-sim mode's
-# own benchmark command and results folder
-PREDICTION_RUN = DriverRun(PERF_SIM_RUN, PERF_SIM_OUTPUT)
+# own benchmark command and results folder; a CPU simulation beside the measurement, run where
+# the build left it (never a Slurm job of its own)
+PREDICTION_RUN = DriverRun(PERF_SIM_RUN, PERF_SIM_OUTPUT, needs="")
 PREDICTION_STEP = FIRST_PREDICTION  # its job's step, in the environment round as in a round
 
 
@@ -90,7 +93,8 @@ async def build_alongside(
     config = site.config
     build = site.render(config.commands.build, parameters)
     command = build_command(build, driver, config.operator.path, config.target.perf_sim_compiler)
-    out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BUILD))
+    out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BUILD),
+                         needs=NEEDS_BUILD)
     if build_failed(out) or out.ok:
         return out, ""
     own = out.stdout[out.stdout.index(DRIVER_MARKER) + 1:]  # the driver's build, after the marker
@@ -142,7 +146,8 @@ async def perf_sim_run(
     commands = site.config.commands
     run = run or DriverRun(commands.benchmark, commands.results or PERF_SIM_OUTPUT)
     command = site.render(run.command, parameters)
-    out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK))
+    out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK),
+                         needs=run.needs)
     if not out.ok:
         return BenchOutcome(problem="perf_sim run failed: " + ended(out))
     csv = await summary_csv(site, step, driver, run.output)

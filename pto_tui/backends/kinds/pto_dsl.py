@@ -19,6 +19,7 @@ from pto_tui.core.reports.fields import tflops_from
 from pto_tui.core.reports.parsers import ReportError, parse_report_json
 from pto_tui.core.rules.workload import case_timing, timing_findings
 from pto_tui.core.vocabulary import OperatorKind, TargetMode
+from pto_tui.jobs.model import NEEDS_NPU
 from pto_tui.jobs.probes import Probe
 
 
@@ -27,14 +28,16 @@ class DslBackend(Backend):
         site = self.site
         if site.config.result.printed:  # a standalone example's own script, read as it prints
             command = site.render(site.config.commands.benchmark, parameters)
-            out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK))
+            out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK),
+                                 needs=NEEDS_NPU)
             checked = bool(site.config.commands.correctness.strip())
             return run_outcome(out, site.config.result, self.flops, checked)
         results = site.config.commands.results or "bench/results"
         clock = await site.run(f"{step}: clock", "date +%s.%N", quiet=True)
         started = clock.text.strip() or "0"
         command = site.render(site.config.commands.benchmark, parameters)
-        out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK))
+        out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK),
+                             needs=NEEDS_NPU)
         listing = await site.run(
             f"{step}: find report",
             f"find {shlex.quote(results)} -name report.json -newermt @{shlex.quote(started)}"

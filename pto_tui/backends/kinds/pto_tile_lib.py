@@ -51,6 +51,7 @@ from pto_tui.core.reports.parsers import (
     sample_row,
 )
 from pto_tui.core.vocabulary import OperatorKind, TargetMode
+from pto_tui.jobs.model import NEEDS_NPU
 from pto_tui.jobs.probes import Probe
 
 REPORT_BEFORE = "report_before"  # the job record's note: report.csv's state before the run
@@ -151,7 +152,8 @@ class TileLibBackend(Backend):
             return None, ""
         command = self.site.render(template, parameters)
         limit = await self.site.limit(CORRECTNESS)
-        out = await self.site.run("correctness", command, parameters=parameters, timeout=limit)
+        out = await self.site.run("correctness", command, parameters=parameters, timeout=limit,
+                                  needs=NEEDS_NPU)
         result = self.site.config.result
         correct, problem = run_verdict(out, result) if result.printed else tilelib_verdict(out, None)
         return (True, "") if correct else (False, "correctness check failed: " + problem)
@@ -160,7 +162,8 @@ class TileLibBackend(Backend):
         site = self.site
         if site.config.result.printed:  # timed and judged by what the run prints ([result])
             command = site.render(site.config.commands.benchmark, parameters)
-            out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK))
+            out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK),
+                                 needs=NEEDS_NPU)
             checked = bool(site.config.commands.correctness.strip())
             return run_outcome(out, site.config.result, self.flops, checked)
         csv_rel = site.config.commands.results or "build/report.csv"
@@ -173,7 +176,7 @@ class TileLibBackend(Backend):
         # the file's state before the run goes into the job's record: a run resumed later
         # (this job adopted) tells the job's rows by it, not by the file as it is by then
         out = await site.run(step, command, parameters=parameters, timeout=await site.limit(BENCHMARK),
-                             notes={REPORT_BEFORE: before})
+                             notes={REPORT_BEFORE: before}, needs=NEEDS_NPU)
         before = out.record.notes.get(REPORT_BEFORE, before)
         correct, problem = tilelib_verdict(out, len(cases) if cases else None)
         if not correct:

@@ -46,6 +46,7 @@ from pto_tui.core.rules.sequence import start_findings
 if TYPE_CHECKING:
     from pto_tui.core.campaign.changes import ChangeRecorder
     from pto_tui.core.campaign.closing import RoundClosing
+    from pto_tui.core.campaign.explore import ExploreRequest, Prepared
     from pto_tui.core.campaign.opening import RoundOpening
     from pto_tui.core.rules.verdict import VerdictResult
 
@@ -293,6 +294,50 @@ class Campaign(CampaignContext):
         from pto_tui.core.campaign import rerun
 
         return rerun.rerun_round(self, request)
+
+    @_one_read
+    def explore_drafts(self, request: ExploreRequest) -> Prepared:
+        """An explore group's base, name, drafted answers and risks, every gate passed
+        (nothing written): what is shown for confirmation before `start_group`."""
+        from pto_tui.core.campaign import explore
+
+        return explore.prepared(self, request)
+
+    @_writes
+    def start_group(self, request: ExploreRequest) -> list[Round]:
+        """Open an explore group's rounds (core/campaign/explore.py): every check first,
+        then each round as `round start --restore` opens it on the base, its value set as
+        `round changes --set` records it, its workspace kept as its snapshot. The lock is
+        held throughout."""
+        from pto_tui.core.campaign import explore
+
+        with self.reads.operation(write=True):
+            ready = explore.prepared(self, request)
+        ready.check_justified(request.risk_justification)
+        started = []
+        for (title, pre), value in zip(ready.drafts, request.values, strict=True):
+            record = self.start_round(StartRequest(pre, phase=request.phase, based_on=ready.base.number,
+                                                   title=title, restore=True, group=ready.group))
+            self.record_changes(ChangesRequest(record.number, parameters={request.knob: value},
+                                               risk_justification=request.risk_justification))
+            started.append(self._keep_snapshot(record.number))
+        return started
+
+    @_one_write
+    def _keep_snapshot(self, number: int) -> Round:
+        """The workspace as it is now, kept as open round `number`'s measured state."""
+        record = self.open_record(number)
+        record.snapshot = self.snapshots.take()
+        self.publish(record)
+        return record
+
+    @_writes
+    @_one_write
+    def close_group_round(self, number: int, measurement: Measurement) -> Round:
+        """Record an explore group round's measurement and close it, on its own workspace."""
+        from pto_tui.core.campaign import explore
+
+        return explore.close_member(self, number, measurement)
 
     @_writes
     @_one_write

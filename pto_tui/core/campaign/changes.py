@@ -4,6 +4,7 @@ and patch.diff written. Refusals happen before anything is written."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from pto_tui.core.campaign.checks import (
@@ -85,6 +86,15 @@ class ChangeRecorder:
         for finding in risk_findings(changes.high_risk, changes.risk_justification):
             campaign.warnings.append(finding.render() + " before recording measurements")
         return record
+
+    def candidate_risks(self, knob: str, old: Scalar, values: Sequence[Scalar]) -> list[str]:
+        """Before an explore group starts: each value allowed (refused naming it), and what
+        makes setting the knob to one of them a high-risk change (a bigger tile)."""
+        for value in values:
+            self._check_requested({knob: value})
+        tiles = tile_knobs(self._kernel_sources(), [knob])
+        risks = [risk for value in values for risk in parameter_risks([(knob, old, value)], tiles)]
+        return list(dict.fromkeys(risks))
 
     def _kernel_sources(self) -> dict[str, str]:
         """The operator's source files (path -> text), for what its tiles use: its own

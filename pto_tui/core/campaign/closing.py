@@ -18,6 +18,7 @@ from pto_tui.core.campaign.requests import CloseRequest
 from pto_tui.core.campaign.status import frontier_of
 from pto_tui.core.project.limits import timed_out
 from pto_tui.core.rounds.interleaved import frontier_runs
+from pto_tui.core.rounds.placements import nodes_note
 from pto_tui.core.rounds.records import CLOSED, Measurement, Round
 from pto_tui.core.rules.measurement import verdict_input_findings
 from pto_tui.core.rules.review import claimed_verdict_findings
@@ -83,7 +84,11 @@ class RoundClosing:
         return self.decide(record)
 
     def decide(self, record: Round) -> VerdictResult:
-        """The verdict of an open round from its measurements against the frontier."""
+        """The verdict of an open round from its measurements against the frontier; a round
+        of an explore group against the round the group is based on (the frontier when it
+        started), whatever an earlier round of the group became."""
+        if record.group and record.changes.based_on is not None:
+            return self.judge(record, self.campaign.reads.round(record.changes.based_on))
         # the round being decided is open, so never the frontier: the model's own frontier
         return self.judge(record, self.campaign.reads.derived(frontier_of))
 
@@ -113,6 +118,9 @@ class RoundClosing:
             review_gain=d.review_gain,
             confidence=d.confidence,
         )
+        nodes = nodes_note(m, frontier)
+        if nodes and result.comparison is not None:  # nodes differ in clocks and cooling: say so
+            result = replace(result, reason=f"{result.reason}; {nodes}", flags=(*result.flags, nodes))
         if interleaved and result.comparison is not None:
             result = replace(result, reason=f"{result.reason}; {interleaved}")
         elif frontier is not None and frontier.is_baseline and frontier.stability == "noisy":

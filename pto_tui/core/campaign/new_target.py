@@ -1,6 +1,6 @@
-"""The target a new project gets: `new --target`'s text (`local`, `ssh:ALIAS`), and the
-target's mode (and its predictor, [target] predict) checked against the operator before
-anything is written."""
+"""The target a new project gets: `new --target`'s text (`local`, `ssh:ALIAS`, `slurm`,
+`slurm:ALIAS`), and the target's mode (and its predictor, [target] predict) checked against
+the operator before anything is written."""
 
 from __future__ import annotations
 
@@ -18,16 +18,15 @@ from pto_tui.core.vocabulary import OperatorKind, TargetKind
 
 
 def parse_target(choice: str, work_dir: str = "", env_setup: str = "", npu: int = 0) -> Target:
-    """"local", or "ssh:ALIAS" with the remote work directory."""
-    if choice in ("", "local"):
-        return Target(kind=TargetKind.LOCAL, env_setup=env_setup, npu_id=npu)
-    if choice.startswith("ssh:") and choice[4:]:
-        if not work_dir:
-            raise InputError("an ssh target needs the remote work directory (--work-dir)")
-        return Target(
-            kind=TargetKind.SSH, host=choice[4:], work_dir=work_dir, env_setup=env_setup, npu_id=npu
-        )
-    raise InputError(f"target must be 'local' or 'ssh:ALIAS', got {choice!r}")
+    """"local", "ssh:ALIAS" with the remote work directory, or "slurm" / "slurm:ALIAS" (a
+    cluster whose login node is this machine, or the SSH host ALIAS)."""
+    kind, _, host = choice.partition(":")
+    if choice in ("", "local", "slurm") or (kind in ("ssh", "slurm") and host):
+        if host and not work_dir:
+            raise InputError(f"a {kind} target on a host needs the remote work directory (--work-dir)")
+        return Target(kind=TargetKind(kind or "local"), host=host, work_dir=work_dir if host else "",
+                      env_setup=env_setup, npu_id=npu)
+    raise InputError(f"target must be 'local', 'ssh:ALIAS', 'slurm' or 'slurm:ALIAS', got {choice!r}")
 
 
 def answered_target(

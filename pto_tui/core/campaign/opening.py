@@ -113,7 +113,7 @@ class RoundOpening:
         campaign.check_owner(None, workspace=True, doing="starting a round")
         campaign.reads.need(request.based_on)  # among the rounds the rules look at
         rounds = campaign.current_rounds()
-        refuse(start_findings(request.pre, rounds))
+        refuse(start_findings(request.pre, rounds, request.group))
         if request.phase is not None:
             self._check_phase(request.phase)
         base = _base_round(rounds, request.based_on, campaign.reads.derived(frontier_of))
@@ -130,6 +130,7 @@ class RoundOpening:
             pre_edit=request.pre,
             base_snapshot=base.snapshot,
             rerun_of=request.rerun_of,
+            group=request.group,
         )
         record.changes.based_on = base.number
         record.changes.parameter_values = dict(base.changes.parameter_values) or campaign.parameter_values()

@@ -37,7 +37,7 @@ class ProjectArguments:
     dtype: str = ""  # blank: the listed case's, else float16
     causal: bool = False
     options: Mapping[str, Scalar] = field(default_factory=dict)  # other case options
-    target: str = "local"  # local | ssh:ALIAS
+    target: str = "local"  # local | ssh:ALIAS | slurm | slurm:ALIAS
     work_dir: str = ""  # the remote work directory (ssh targets)
     ssh_config: str = ""  # an SSH config file to use instead of ~/.ssh/config
     env_setup: str = ""  # a shell line run before every command
@@ -56,7 +56,7 @@ class ProjectArguments:
 
 def project_answers(arguments: ProjectArguments) -> ProjectAnswers:
     """The answers `plan_project` reads; an unknown command key or a target that is not
-    `local` or `ssh:ALIAS` (with its work directory) is refused."""
+    `local`, `ssh:ALIAS`, `slurm` or `slurm:ALIAS` (with its work directory) is refused."""
     a = arguments
     unknown = [key for key in a.commands if key not in COMMAND_KEYS]
     if unknown:

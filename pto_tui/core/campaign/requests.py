@@ -28,6 +28,7 @@ class StartRequest:
     title: str = ""
     restore: bool = False  # reset the workspace and tunables to the base round's first
     rerun_of: int | None = None  # the inconclusive round this one measures again
+    group: str = ""  # an explore group it starts in: its open rounds do not block it
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,26 @@ class Tunable:
     where: str = ""  # file:line it was found at
 
 
+# Where a Slurm target builds: on the login node, or in a job of its own (no NPU asked).
+SLURM_BUILD_PLACES = ("login", "job")
+
+
+@dataclass(frozen=True)
+class SlurmSettings:
+    """[target.slurm]: how a Slurm target's jobs are asked for (docs/remote.md §14)."""
+
+    partition: str = ""  # sbatch --partition; "" the cluster's default partition
+    gres: str = "npu:1"  # sbatch --gres of a step that needs an NPU
+    time_limit: str = ""  # sbatch --time, e.g. "30" (minutes) or "1:00:00"; "" the partition's
+    account: str = ""  # sbatch --account
+    options: tuple[str, ...] = ()  # further sbatch options, one argument each (e.g. "--qos=high")
+    build: str = "login"  # where builds run: the login node, or a job without an NPU
+    same_node: bool = False  # every NPU step on the node the baseline ran on
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", tuple(self.options))
+
+
 @dataclass(frozen=True)
 class Target:
     """Where jobs run: this machine, or an SSH host named by an alias of the SSH config."""
@@ -95,6 +115,8 @@ class Target:
     work_dir: str = ""  # remote work dir; for local, empty means the project's workspace/
     env_setup: str = ""  # prefixed to every command, e.g. "source .../set_env.sh"
     npu_id: int = 0
+    # the NPUs of this host that `explore` measures candidates on at once (empty: npu_id alone)
+    npu_ids: tuple[int, ...] = ()
     ssh_config: str = ""  # an SSH config file to use instead of ~/.ssh/config
     # What the target runs: the NPU, pto-isa's CPU simulation (timings are the host's
     # wall-clock time of the simulation, not NPU time) or the built-in CPU demo operators
@@ -109,22 +131,28 @@ class Target:
     # SSH agent forwarding for jobs (off: the NPU host never reaches the user's ssh-agent,
     # whatever ForwardAgent says in the SSH config); X11 forwarding is always off
     forward_agent: bool = False
+    # [target.slurm]: a Slurm target's job options (its login node is `host`, or this machine)
+    slurm: SlurmSettings = SlurmSettings()
 
     def __post_init__(self) -> None:
         # the enums also when built from text (a front end's answer, a job record's JSON);
         # an unknown value is a ValueError naming it
         object.__setattr__(self, "kind", TargetKind(self.kind))
         object.__setattr__(self, "mode", TargetMode(self.mode))
+        if isinstance(self.slurm, Mapping):  # the table as read from project.toml
+            object.__setattr__(self, "slurm", SlurmSettings(**self.slurm))
+        object.__setattr__(self, "npu_ids", tuple(self.npu_ids))
 
     @property
     def is_local(self) -> bool:
         """This machine, reached without a host (jobs/targets.py says how each kind runs jobs)."""
-        return self.kind is TargetKind.LOCAL
+        return self.kind is TargetKind.LOCAL or (self.kind is TargetKind.SLURM and not self.host)
 
     @property
     def label(self) -> str:
-        """How job records and screens name it: "local", or the kind and its host ("ssh:npu-box")."""
-        return self.kind.value if self.is_local or not self.host else f"{self.kind.value}:{self.host}"
+        """How job records and screens name it: "local", or the kind and its host ("ssh:npu-box",
+        "slurm:login-1"; "slurm" for a cluster whose login node is this machine)."""
+        return self.kind.value if not self.host else f"{self.kind.value}:{self.host}"
 
     @property
     def simulated(self) -> bool:

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, is_dataclass
 from typing import Any
 
 import tomlkit
@@ -56,6 +56,9 @@ def top_level_docs(keys: tuple[Key, ...]) -> list[KeyDoc]:
 def section_docs(section: Section) -> Iterator[KeyDoc]:
     for key in section.keys:
         yield _doc(section.name, key.name, key)
+        if key.table and section.name == "target":  # [target.slurm]: keys a person writes
+            for sub in key.table:
+                yield _doc(section.name, f"{key.name}.{sub.name}", sub)
     entries = section.entries
     if entries is None:
         return
@@ -95,8 +98,8 @@ def _defaults_by_kind(key: Key) -> dict[str, str]:
 def _toml(value: Any) -> str:
     if value is None:
         return "(none)"
-    if isinstance(value, dict):
-        return "{}"  # the only table default: an empty one
+    if isinstance(value, dict) or is_dataclass(value):
+        return "{}"  # a table's default: empty (a sub-table's keys have their own)
     if isinstance(value, tuple):
         value = list(value)
     return str(tomlkit.item(value).as_string())

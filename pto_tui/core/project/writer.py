@@ -7,7 +7,7 @@ the declared shape in `sections.py`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import fields, is_dataclass
 from enum import Enum
 from typing import Any
 
@@ -128,7 +128,7 @@ def _table(section: Section, values: Mapping[str, Any]) -> Table:
         table.add(tomlkit.comment(section.help))
     keys = [key for key in section.keys if _written(key, values[key.name])]
     # TOML needs a table's plain keys before its sub-tables (sorted() keeps the order)
-    for key in sorted(keys, key=lambda k: k.type.table_of_scalars):
+    for key in sorted(keys, key=lambda k: k.type.table_of_scalars or bool(k.table)):
         table.add(key.name, _toml_value(values[key.name]))
     return table
 
@@ -149,11 +149,15 @@ def _tunables(tunables: list[Tunable]) -> Table:
 def _toml_value(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
+    if is_dataclass(value) and not isinstance(value, type):  # a sub-table record: its set keys
+        defaults = type(value)()
+        value = {f.name: getattr(value, f.name) for f in fields(value)
+                 if getattr(value, f.name) != getattr(defaults, f.name)}
     if isinstance(value, tuple):
         return list(value)
     if isinstance(value, Mapping):
         table = tomlkit.table()
         for key, item in value.items():
-            table.add(key, item)
+            table.add(key, _toml_value(item))
         return table
     return value

@@ -83,6 +83,7 @@ def _measurement_to_dict(m: Measurement) -> dict[str, Any]:
         "frontier_round": m.frontier_round,
         "unit": m.unit,
         "pipes": [asdict(p) for p in m.pipes],
+        "placements": list(m.placements),
         "predicted_cycles": m.predicted_cycles,
         "prediction_problem": m.prediction_problem,
     }
@@ -128,6 +129,7 @@ def round_to_dict(record: Round, *, complete: bool = False) -> dict[str, Any]:
         "analysis": record.analysis,
         "next": record.next,
         "rerun_of": record.rerun_of,
+        "group": record.group,
         "pre_edit": _pre_edit_to_dict(record.pre_edit),
         "changes": _changes_to_dict(record.changes),
         "measurement": _measurement_to_dict(record.measurement),
@@ -243,6 +245,7 @@ def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
             PipeBusy(str(p["name"]), int(p["busy_cycles"]), _finite(p["share"], "measurement.pipes.share"))
             for p in m_data.get("pipes", [])
         ],
+        placements=[str(p) for p in m_data.get("placements", [])],
         predicted_cycles=_whole(m_data["predicted_cycles"], "measurement.predicted_cycles")
         if "predicted_cycles" in m_data else None,
         prediction_problem=str(m_data.get("prediction_problem", "")),
@@ -293,6 +296,7 @@ def round_from_dict(data: dict[str, Any]) -> Round:
         analysis=str(data.get("analysis", "")),
         next=str(data.get("next", "")),
         rerun_of=int(data["rerun_of"]) if data.get("rerun_of") is not None else None,
+        group=str(data.get("group", "")),
         base_snapshot=str(data.get("base_snapshot", "")),
         snapshot=str(data.get("snapshot", "")),
         environment=environment,

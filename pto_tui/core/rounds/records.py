@@ -97,6 +97,13 @@ class Measurement:
     # there is none; never a sample
     predicted_cycles: int | None = None
     prediction_problem: str = ""
+    # where each timed run ran, when a scheduler said ("node17 npu 3"; a Slurm target's)
+    placements: list[str] = field(default_factory=list)
+
+    @property
+    def nodes(self) -> list[str]:
+        """The nodes its runs ran on, each once, in order of first use."""
+        return list(dict.fromkeys(p.split(" ", 1)[0] for p in self.placements if p))
 
     @property
     def in_cycles(self) -> bool:
@@ -183,6 +190,9 @@ class Round:
     analysis: str = ""
     next: str = ""
     rerun_of: int | None = None  # the inconclusive round this one measures again
+    # an explore group's name: rounds started together, one knob value each, all judged
+    # against the round they are based on (core/campaign/explore.py)
+    group: str = ""
     base_snapshot: str = ""  # workspace snapshot the round's diff is taken against
     snapshot: str = ""  # workspace snapshot at close (what was measured)
     environment: EnvironmentNotes | None = None  # the latest environment round

@@ -9,6 +9,7 @@ from pto_tui.core.project.layout import round_name
 from pto_tui.core.project.modes import CYCLES, recorded_mode
 from pto_tui.core.rounds.durations import duration_in, format_duration
 from pto_tui.core.rounds.interleaved import interleaved_text
+from pto_tui.core.rounds.placements import placements_text
 from pto_tui.core.rounds.records import (
     Changes,
     EnvironmentNotes,
@@ -291,6 +292,7 @@ def _post_run_lines(record: Round) -> list[str]:
     lines.append(_bullet("Performance", _performance_text(record.measurement)))
     lines += [_bullet(label, text) for label, text in perf_sim_bullets(record.measurement)]
     lines += [_bullet("Interleaved frontier", text)] if (text := interleaved_text(record.measurement)) else []
+    lines += [_bullet("Ran on", text)] if (text := placements_text(record.measurement)) else []
     lines.append(_bullet("Stability", record.stability))
     result = verdict_label(record)
     if record.verdict_reason:
@@ -334,6 +336,10 @@ def render_notes(record: Round) -> str:
             "measured again)",
             "",
         ]
+    if record.group:
+        based = record.changes.based_on
+        against = f"; judged against {round_name(based)}, its base" if based is not None else ""
+        lines += [f"Explore group: {record.group} (rounds started together, one value each{against})", ""]
     lines += _pre_edit_lines(record.pre_edit)
     lines += ["", *_changes_lines(record.changes)]
     lines += ["", *_post_run_lines(record)]

@@ -102,11 +102,15 @@ def three_round_rule_applies(rounds: Sequence[Round]) -> bool:
     return rounds_without_gain(rounds) >= 3
 
 
-def three_round_findings(pre: PreEdit, rounds: Sequence[Round]) -> list[Finding]:
-    """When the rule applies, both answers are given, each a reason that says something."""
-    if not three_round_rule_applies(rounds):
+def three_round_findings(pre: PreEdit, rounds: Sequence[Round], ahead: int = 0) -> list[Finding]:
+    """When the rule applies, both answers are given, each a reason that says something.
+    `ahead`: rounds of the same explore group started before this one and not closed yet,
+    counted as rounds without gain (their verdicts are not known when it starts)."""
+    count = rounds_without_gain(rounds) + ahead
+    if count < 3:
         return []
-    streak = f"{rounds_without_gain(rounds)} rounds in a row without a kept verdict"
+    still = f", {ahead} of them of this explore group, still open" if ahead else ""
+    streak = f"{count} rounds in a row without a kept verdict{still}"
     if not (pre.bottleneck_recheck.strip() and pre.new_direction.strip()):
         return [
             THREE_ROUND_RULE.finding(f"{streak}: re-check the bottleneck class and state a new direction")
@@ -116,8 +120,10 @@ def three_round_findings(pre: PreEdit, rounds: Sequence[Round]) -> list[Finding]
     ) + reason_findings(THREE_ROUND_RULE, f"{streak}; the new direction", pre.new_direction)
 
 
-def start_findings(pre: PreEdit, rounds: Sequence[Round]) -> list[Finding]:
-    """Everything that must hold before a tuning round may start (and its edit begin)."""
+def start_findings(pre: PreEdit, rounds: Sequence[Round], group: str = "") -> list[Finding]:
+    """Everything that must hold before a tuning round may start (and its edit begin). A
+    round of an explore group (`group`) starts while the group's earlier rounds are open;
+    they count against the three-round rule as rounds without gain."""
     findings = pre_edit_findings(pre)
     baseline = next((r for r in rounds if r.is_baseline), None)
     env = baseline.environment if baseline else None
@@ -127,9 +133,10 @@ def start_findings(pre: PreEdit, rounds: Sequence[Round]) -> list[Finding]:
         )
     if baseline is None or not baseline.is_closed:
         findings.append(BASELINE_FIRST.finding("record the baseline (iter-000) before round 1"))
-    open_rounds = [r.number for r in rounds if r.status != CLOSED and r.number != 0]
-    if open_rounds:
+    still_open = [r for r in rounds if r.status != CLOSED and r.number != 0]
+    others = [r.number for r in still_open if not group or r.group != group]
+    if others:
         findings.append(
-            ONE_ROUND_AT_A_TIME.finding(f"round {open_rounds[0]} is still open: close it first")
+            ONE_ROUND_AT_A_TIME.finding(f"round {others[0]} is still open: close it first")
         )
-    return findings + three_round_findings(pre, rounds)
+    return findings + three_round_findings(pre, rounds, len(still_open) - len(others))

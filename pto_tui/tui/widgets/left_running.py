@@ -82,6 +82,22 @@ def unfinished_of_open_round(loaded: LoadedProject | None) -> dict[str, Any] | N
     return next((j for j in loaded.journals if j["file"].endswith(f"/{name}")), None)
 
 
+async def discard_unfinished(session: Session, loaded: LoadedProject | None,
+                             notify: Callable[..., None]) -> bool:
+    """The open round's unfinished samples set aside, so its run starts over; False (and
+    said) when there are none."""
+    from pto_tui.backends.sample_journal import discard  # backends are imported when first used
+
+    journal = unfinished_of_open_round(loaded)
+    if journal is None:
+        notify("no unfinished samples of the open round to discard", title="run")
+        return False
+    moved = await asyncio.to_thread(discard, session.layout, journal["round"])
+    notify(f"unfinished samples set aside in {moved}; r runs the round from its start",
+           title="discarded")
+    return True
+
+
 def left_over_text(loaded: LoadedProject | None, following: list[JobRecord],
                    running: bool) -> Text | None:
     """What pto-tui left when it last closed: jobs kept running (re-attached now) and a

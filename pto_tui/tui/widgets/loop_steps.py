@@ -22,6 +22,7 @@ LOOP_STEPS: dict[str, tuple[str, str]] = {
     "reference": ("T", "torch_npu baseline"),
     "baseline": ("B", "iter-000 baseline"),
     "round": ("r", "Run the open round"),
+    "explore": ("G", "Explore group"),
 }
 
 Service = Callable[..., Awaitable[Any]]
@@ -45,7 +46,16 @@ def step_blocker(step: str, loaded: LoadedProject | None, read_only: bool) -> st
             return "needs the iter-000 baseline (B)"
         if loaded.open_round is None:
             return "no open round: answer the Pre-Edit form in Round (3)"
+    if step == "explore" and not open_group_of(loaded):
+        return "no open explore group: ctrl+n in the Pre-Edit form explores the costmodel's ranking"
     return ""
+
+
+def open_group_of(loaded: LoadedProject) -> list[Round]:
+    """The open rounds of the newest explore group that has some, in order."""
+    open_rounds = [r for r in loaded.rounds if r.group and not r.is_closed]
+    newest = open_rounds[-1].group if open_rounds else ""
+    return [r for r in open_rounds if r.group == newest]
 
 
 def measured_already(step: str, loaded: LoadedProject | None) -> Round | None:
@@ -61,6 +71,8 @@ def step_title(step: str, loaded: LoadedProject | None) -> str:
     """The step as a run of it is titled: "iter-004 round" for the open round."""
     if step == "round" and loaded is not None and loaded.open_round is not None:
         return f"{iter_name(loaded.open_round.number)} round"
+    if step == "explore" and loaded is not None and (group := open_group_of(loaded)):
+        return f"{group[0].group} ({', '.join(iter_name(r.number) for r in group)})"
     return LOOP_STEPS[step][1]
 
 
@@ -70,6 +82,7 @@ def loop_service(step: str, loaded: LoadedProject | None,
     a round run goes on from an earlier one (a job of it kept running, or its sample
     journal) instead of starting over."""
     from pto_tui.backends.environment import run_environment
+    from pto_tui.backends.explore import run_group
     from pto_tui.backends.loop import run_baseline, run_round
     from pto_tui.backends.reference import run_reference
     from pto_tui.backends.resume import resume_round
@@ -80,7 +93,7 @@ def loop_service(step: str, loaded: LoadedProject | None,
     if step == "round":  # measured, then closed only once its Post-Run is written
         return functools.partial(run_round, close=False), False
     services: dict[str, Service] = {"environment": run_environment, "reference": run_reference,
-                                    "baseline": run_baseline}
+                                    "baseline": run_baseline, "explore": run_group}
     return services[step], False
 
 
@@ -105,6 +118,9 @@ def step_state(step: str, loaded: LoadedProject) -> Text:
             return Text("not recorded", style="yellow")
         return Text(f"{round_duration(baseline)}, "
                     f"{len(baseline.measurement.samples_us)} samples")
+    if step == "explore":
+        group = open_group_of(loaded)
+        return Text(f"{group[0].group}: {len(group)} open" if group else "", style="magenta")
     open_round = loaded.open_round
     if open_round is None:
         return Text("")

@@ -16,6 +16,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Button, ContentSwitcher, Input, Select, Static
 
@@ -24,7 +25,7 @@ from pto_tui.core.campaign.requests import ChangesRequest, CloseRequest
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.config import Scalar
 from pto_tui.core.project.kinds.registry import project_kind
-from pto_tui.core.rounds.records import Measurement, Round
+from pto_tui.core.rounds.records import Measurement, PreEdit, Round
 from pto_tui.core.rules.scope import is_protected
 from pto_tui.core.vocabulary import ChangeKind
 from pto_tui.tui.format import duration, error_text, iter_name, round_duration, verdict_text
@@ -41,6 +42,10 @@ MAX_DIFF_LINES = 400  # the whole diff is in patch.diff; the pane shows its head
 
 
 class RoundPane(Vertical, ProjectPane):
+    BINDINGS = [
+        Binding("ctrl+n", "explore", "Explore the ranking", show=False, id="round.explore"),
+    ]
+
     def __init__(self, session: Session, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.session = session
@@ -208,6 +213,16 @@ class RoundPane(Vertical, ProjectPane):
             pto_app(self).report_error(error, title="costmodel ranking")
             return
         self.query_one(PreEditForm).attach_suggestion(knob, text)
+
+    def action_explore(self) -> None:
+        """The costmodel's best values of the knob in scope as rounds measured at once."""
+        self.explore(self.query_one(PreEditForm).pre_edit())
+
+    @work(exclusive=True, group="explore", exit_on_error=False)
+    async def explore(self, pre: PreEdit) -> None:
+        from pto_tui.tui.widgets.explore_action import explore_ranking
+
+        await explore_ranking(self, self.session, pre)
 
     def attach_evidence(self, text: str) -> None:
         self.query_one(PreEditForm).attach_evidence(text)

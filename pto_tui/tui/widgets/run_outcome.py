@@ -103,3 +103,17 @@ def with_last_line(shown: Text, line: Text) -> Text:
     """The text with its last line replaced (the Post-Run hint, once the round is closed)."""
     lines = shown.split("\n")
     return Text("\n").join([*lines[:-1], line])
+
+
+def group_text(closed: list[Round], interrupted: dict[int, str]) -> Text:
+    """An explore group's end: each round closed with its verdict, each left open and why."""
+    text = Text()
+    for record in closed:
+        text.append(f"{iter_name(record.number)} ", style="bold")
+        text.append(f"{record.title}: ")
+        text.append_text(verdict_text(record))
+        text.append(f" — {record.verdict_reason}\n", style="dim")
+    for number, why in sorted(interrupted.items()):
+        text.append(f"{iter_name(number)} ", style="bold")
+        text.append(f"left open: {why}\n", style="yellow")
+    return text

@@ -39,9 +39,9 @@ from pto_tui.tui.typed_app import pto_app
 from pto_tui.tui.widgets.any_command import CommandBox, run_any_command
 from pto_tui.tui.widgets.left_running import (
     LeftRunningNotice,
+    discard_unfinished,
     follow_again,
     kept_step_of_round,
-    unfinished_of_open_round,
 )
 from pto_tui.tui.widgets.log_pane import LogPane
 from pto_tui.tui.widgets.loop_steps import (
@@ -57,6 +57,7 @@ from pto_tui.tui.widgets.pane import ProjectPane
 from pto_tui.tui.widgets.post_run import PostRunForm, VerdictBox
 from pto_tui.tui.widgets.run_outcome import (
     failure_text,
+    group_text,
     interrupted_text,
     recorded_text,
     round_verdict_text,
@@ -71,6 +72,7 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         Binding("E", "loop('environment')", "Environment round", show=False, id="run.environment"),
         Binding("T", "loop('reference')", "torch_npu baseline", show=False, id="run.reference"),
         Binding("B", "loop('baseline')", "Baseline iter-000", show=False, id="run.baseline"),
+        Binding("G", "loop('explore')", "Explore group", show=False, id="run.explore"),
         Binding("a", "analysis", "Analysis", show=False, id="run.analysis"),
         Binding("ctrl+s", "save_post_run", "Close the round", show=False, id="run.save"),
         Binding("exclamation_mark", "command", "Run a command", show=False, id="run.command"),
@@ -280,7 +282,11 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
         self.query_one(VerdictBox).show(text)
 
     async def _show_result(self, result: object, before: CampaignStatus | None) -> None:
-        if isinstance(result, Round) and not result.is_baseline:
+        from pto_tui.backends.explore import GroupOutcome  # backends are imported when first used
+
+        if isinstance(result, GroupOutcome):
+            self._show_verdict(group_text(result.closed, result.interrupted))
+        elif isinstance(result, Round) and not result.is_baseline:
             await self._show_round_result(result, before)
         elif isinstance(result, EnvironmentNotes | TorchBaseline | Round):
             self._show_verdict(recorded_text(result))
@@ -349,16 +355,9 @@ class RunPane(Vertical, ProjectPane, can_focus=True):
     @work(exclusive=True, group="discard", exit_on_error=False)
     async def action_discard_journal(self) -> None:
         """d: the open round's unfinished samples set aside, so r starts the run over."""
-        from pto_tui.backends.sample_journal import discard
-
-        journal = unfinished_of_open_round(self.loaded)
-        if self.running or journal is None:
-            self.app.notify("no unfinished samples of the open round to discard", title="run")
-            return
-        moved = await asyncio.to_thread(discard, self.session.layout, journal["round"])
-        self.app.notify(f"unfinished samples set aside in {moved}; r runs the round from its "
-                        "start", title="discarded")
-        self.post_message(ProjectChanged("discarded journal"))
+        loaded = None if self.running else self.loaded  # never the journal of a run going on
+        if await discard_unfinished(self.session, loaded, self.app.notify):
+            self.post_message(ProjectChanged("discarded journal"))
 
     # ------------------------------------------------------------ cancel, log, any command
 

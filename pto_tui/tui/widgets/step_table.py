@@ -30,19 +30,23 @@ class StepTable(DataTable[str | Text]):
             self.add_column(column, key=column)
         self.silence = Silence()  # the running step's silence, shown after silence_after s
         self._started: dict[str, float] = {}
+        self._queued: dict[str, Any] = {}  # steps waiting in a scheduler's queue: their JobRecord
         self.set_interval(1.0, self.tick)
 
     def begin(self) -> None:
         """A new run: no step, and none left running by a cancelled run."""
         self.clear()
         self._started.clear()
+        self._queued.clear()
         self.silence = Silence()
 
     def see(self, event: Any) -> str:  # StepEvent (backends are imported lazily)
         """The service's event on its step's row; the line to put in the log for it
         ("── build", "── build: succeeded in 3.1s"), "" for none."""
         self.silence.see(event)
-        if event.kind == "line" and self.silent_step:
+        if event.kind == "line" and event.record is not None:
+            self.queue(event.step, event.record)  # where its job is in a scheduler's queue
+        elif event.kind == "line" and self.silent_step:
             self.tick()  # it printed: the note goes at once
         now = time.monotonic()
         if event.kind == "started":
@@ -50,6 +54,7 @@ class StepTable(DataTable[str | Text]):
             self.started(event.step)
             return f"── {event.step}"
         if event.kind == "finished":
+            self._queued.pop(event.step, None)
             state = event.record.state.value if event.record is not None else "done"
             took = now - self._started.get(event.step, now)
             self.finished(event.step, state, took)
@@ -57,7 +62,24 @@ class StepTable(DataTable[str | Text]):
         return ""
 
     def tick(self) -> None:
-        self.show_silence(self.silence.silent(self.silence_after))
+        for step, record in self._queued.items():
+            self._show_pending(step, record)
+        quiet = self.silence.silent(self.silence_after)
+        self.show_silence(None if quiet is not None and quiet.step in self._queued else quiet)
+
+    def queue(self, step: str, record: Any) -> None:
+        """A step whose job waits in a scheduler's queue reads "pending (Resources) 2m 10s"
+        (updated each second); once it runs, "running" again."""
+        if record.pending:
+            self._queued[step] = record
+            self._show_pending(step, record)
+        elif self._queued.pop(step, None) is not None and step in self.rows:
+            self.update_cell(step, "state", state_text("running"), update_width=True)
+
+    def _show_pending(self, step: str, record: Any) -> None:
+        if step in self.rows:
+            text = Text(record.pending_text(time.time()), style="yellow")
+            self.update_cell(step, "state", text, update_width=True)
 
     def started(self, step: str) -> None:
         if step in self.rows:
@@ -93,10 +115,11 @@ class StepTable(DataTable[str | Text]):
             self.silent_step = quiet.step
 
     def _shown_running(self, key: RowKey | str) -> bool:
-        return str(self.get_cell(key, "state")).startswith("running")
+        return str(self.get_cell(key, "state")).startswith(("running", "pending"))
 
     def mark_running(self, state: str) -> None:
-        """Steps still shown running end in state (the run was cancelled or failed)."""
+        """Steps still shown running (or pending) end in state (the run was cancelled or failed)."""
+        self._queued.clear()
         for key in list(self.rows):
             if self._shown_running(key):
                 self.update_cell(key, "state", state_text(state))
