@@ -38,6 +38,7 @@ from pto_tui.core.campaign.status import (
 )
 from pto_tui.core.project.layout import round_name
 from pto_tui.core.rounds.markdown_torch import section_holds
+from pto_tui.core.rounds.numbering import chosen_rounds
 from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round, TorchBaseline
 from pto_tui.core.rounds.reruns import reruns_of
 from pto_tui.core.rules.rule import Finding
@@ -93,15 +94,6 @@ def _operation(*, write: bool) -> Callable[[_Call], _Call]:
 # round only what its rules can see change (read_model: sealed rounds).
 _one_read = _operation(write=False)
 _one_write = _operation(write=True)
-
-
-def choose(numbers: list[int], limit: int | None, since: int | None) -> list[int]:
-    """Of the round numbers (ascending): the newest `limit`, or those from `since` on (with
-    `limit`, the first `limit` of them: a page of the table from `since`)."""
-    if since is not None:
-        chosen = [n for n in numbers if n >= since]
-        return chosen[:limit] if limit is not None else chosen
-    return numbers[-limit:] if limit is not None else list(numbers)
 
 
 class Campaign(CampaignContext):
@@ -175,7 +167,7 @@ class Campaign(CampaignContext):
         taken = self.reads.snapshot_status(scanned=False)
         if taken is not None:
             numbers = self.reads.numbers()
-            chosen = self.reads.snapshot_records(choose(numbers, limit, since))
+            chosen = self.reads.snapshot_records(chosen_rounds(numbers, limit, since))
             if chosen is not None:
                 present = set(numbers)
                 wanted = sorted({r.changes.based_on for r in chosen
@@ -186,7 +178,7 @@ class Campaign(CampaignContext):
                     return chosen, based, self._status(None, taken)
             self.reads.forget_taken()
         rounds = self.current_rounds()
-        picked = set(choose([r.number for r in rounds], limit, since))
+        picked = set(chosen_rounds([r.number for r in rounds], limit, since))
         by_number = {r.number: r for r in rounds}
         return [r for r in rounds if r.number in picked], by_number, self._status(rounds, None)
 

@@ -42,3 +42,12 @@ def numbering_gaps(numbers: list[int]) -> list[int]:
         gaps.extend(range(previous + 1, number))
         previous = number
     return gaps
+
+
+def chosen_rounds(numbers: list[int], limit: int | None, since: int | None) -> list[int]:
+    """Of the round numbers (ascending): the newest `limit`, or those from `since` on (with
+    `limit`, the first `limit` of them: a page of the table from `since`)."""
+    if since is not None:
+        chosen = [n for n in numbers if n >= since]
+        return chosen[:limit] if limit is not None else chosen
+    return numbers[-limit:] if limit is not None else list(numbers)
