@@ -78,7 +78,7 @@ def shown_numbers(table: DataTable) -> list[int]:
     return [int(str(table.get_row_at(i)[2])) for i in range(table.row_count)]
 
 
-async def test_a_long_table_fills_after_its_first_rows_and_a_sort_restarts_it(
+async def test_a_long_table_fills_after_its_first_rows_and_g_brings_the_rest_at_once(
     tmp_path: Path,
 ) -> None:
     root = many_rounds(tmp_path, FIRST_ROWS + MORE_ROWS + 50)
@@ -86,8 +86,8 @@ async def test_a_long_table_fills_after_its_first_rows_and_a_sort_restarts_it(
     sizes: list[int] = []
     add_rows = RoundsPane._add_rows
 
-    def watched(pane: RoundsPane, *args: object) -> None:
-        add_rows(pane, *args)  # type: ignore[arg-type]
+    def watched(pane: RoundsPane, *args: object, **kwargs: object) -> None:
+        add_rows(pane, *args, **kwargs)  # type: ignore[arg-type]
         sizes.append(pane.table.row_count)
 
     app = PtoApp(root)
@@ -98,15 +98,26 @@ async def test_a_long_table_fills_after_its_first_rows_and_a_sort_restarts_it(
                 await asyncio.sleep(0.001)
             pane = app.screen.query_one(RoundsPane)
             assert pane.filling
+            at_g: list[tuple[bool, bool]] = []  # filling before G, and after it
+            cursor = pane.action_cursor
+
+            def seen(where: str) -> None:
+                before = pane.filling
+                cursor(where)
+                at_g.append((before, pane.filling))
+
+            pane.action_cursor = seen  # type: ignore[method-assign]
             pane.focus_default()
-            await pilot.press("G")  # while it fills: the last round once it is there
-            await wait_for(pilot, lambda: not pane.filling)
+            await pilot.press("G")  # while it fills: every row left at once, the last one
+            assert at_g == [(True, False)]
             assert pane.selected() == total - 1
-            assert sizes[:3] == [FIRST_ROWS, FIRST_ROWS + MORE_ROWS, total]
+            assert sizes[0] == FIRST_ROWS and sizes[-1] == total
             assert shown_numbers(pane.table) == list(range(total))
+            await wait_for(pilot, lambda: pane.drawn)
             sizes.clear()
-            await pilot.press("S")  # reverse: a new fill; the old one's chunks stop
-            await wait_for(pilot, lambda: not pane.filling)
+            await pilot.press("S")  # reverse: a new fill, in chunks after its first rows
+            await wait_for(pilot, lambda: pane.drawn)
+            assert sizes == [FIRST_ROWS, FIRST_ROWS + MORE_ROWS, total]
             assert shown_numbers(pane.table) == list(range(total))[::-1]
             assert pane.selected() == total - 1  # the cursor stays on its round
 

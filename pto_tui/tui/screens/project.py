@@ -22,7 +22,7 @@ from pto_tui.core.errors import PtoError
 from pto_tui.tui.compact import make_compact
 from pto_tui.tui.disk_watch import DiskChanged, reload_changed
 from pto_tui.tui.forms import goes_nowhere, in_form
-from pto_tui.tui.gc_pauses import settle_after_load
+from pto_tui.tui.gc_pauses import keep_loaded, settle_after_load
 from pto_tui.tui.keys import PANE_COUNT
 from pto_tui.tui.messages import AttachEvidence, OpenRound, ProjectChanged, RunLoopStep, ShowPane
 from pto_tui.tui.screens.project_summary import side_text, topbar_text
@@ -177,6 +177,7 @@ class ProjectScreen(Screen[None]):
     @work(exclusive=True, group="load", exit_on_error=False)
     async def reload(self) -> None:
         loaded = await asyncio.to_thread(self.session.load)
+        keep_loaded()
         self.apply(loaded)
 
     async def on_rounds_pane_filled(self, event: RoundsPane.Filled) -> None:

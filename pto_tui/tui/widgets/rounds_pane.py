@@ -12,7 +12,6 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.coordinate import Coordinate
 from textual.message import Message
-from textual.strip import Strip
 from textual.widgets import DataTable, Input, Static
 
 from pto_tui.core.rounds.prediction import predicts
@@ -33,31 +32,12 @@ from pto_tui.tui.widgets.rounds_rows import (
     matches,
     row_cells,
 )
+from pto_tui.tui.widgets.rounds_table import RoundsTable
 
 FIRST_ROWS = 100  # rows in the table's first frame (more than a tall terminal shows)
 MORE_ROWS = 1000  # rows added after each refresh (each chunk redraws the table once)
 MARK_COLUMN = "mark"  # the key of the marks' column: a mark redraws that cell alone
-
-
-class RoundsTable(DataTable[str | Text]):
-    """The iteration table; says once when a fill of it is first drawn."""
-
-    class Drawn(Message):
-        """The table's rows are on the screen (posted after the frame that drew them)."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._tell = False
-
-    def tell_when_drawn(self) -> None:
-        self._tell = True
-
-    def render_line(self, y: int) -> Strip:
-        # drawn once the rows are laid out (until then only the header is)
-        if self._tell and (self.row_count == 0 or self.virtual_size.height > 1):
-            self._tell = False
-            self.call_after_refresh(self.post_message, self.Drawn())
-        return super().render_line(y)
+NO_MARK = Text()  # the marks' cell of nearly every row: one for them all (never changed)
 
 
 class RoundsPane(Vertical, ProjectPane):
@@ -94,7 +74,7 @@ class RoundsPane(Vertical, ProjectPane):
         self.pinned: int | None = None  # the reference `c` compares the cursor round with
         self.query_text = ""
         self._generation = 0  # of the table's fill; a newer one stops an older one
-        self._bottom_asked = False
+        self._fill_size = 0  # rows in the last fill, when every one is in
         self._after_drawn: Callable[[], object] | None = None  # the fill's next step
         self.drawn = False  # every row of the last fill is in the table and on the screen
         self.predicting = False  # the table shows the prediction's column ([target] predict)
@@ -150,6 +130,7 @@ class RoundsPane(Vertical, ProjectPane):
         self.drawn = False
         self._generation += 1
         rows = self.visible_rounds()
+        self._fill_size = len(rows)
         cells = row_cells(loaded, self.predicting, self._mark_cell)
         self._add_rows(rows, 0, cells, current_key, self._generation)
         self._counts(len(rows))
@@ -169,27 +150,30 @@ class RoundsPane(Vertical, ProjectPane):
         self.predicting = predicting
 
     def _add_rows(self, rows: list[Round], first: int, cells: Callable[[Round], list[str | Text]],
-                  current_key: str | None, generation: int) -> None:
-        """Rows from `first` on: a chunk now, the next once the table has drawn this one;
-        a newer fill (sort, filter, reload) stops an older one."""
+                  current_key: str | None, generation: int, rest: bool = False) -> None:
+        """Rows from `first` on: a chunk now, the next once the table has drawn this one
+        (every one left with `rest`); a newer fill (sort, filter, reload) stops an older one."""
         if generation != self._generation:
             return
         table = self.table
-        chunk = FIRST_ROWS if first == 0 else MORE_ROWS
-        for r in rows[first:first + chunk]:
-            key = str(r.number)
-            table.add_row(*cells(r), key=key)
-            if key == current_key:
-                table.move_cursor(row=table.get_row_index(key), animate=False)
+        chunk = len(rows) if rest else FIRST_ROWS if first == 0 else MORE_ROWS
+        batch = rows[first:first + chunk]
+        table.append_rows((str(r.number), cells(r)) for r in batch)
+        if current_key is not None and any(r.number == int(current_key) for r in batch):
+            table.move_cursor(row=table.get_row_index(current_key), animate=False)
         if first + chunk < len(rows):
             self._after_drawn = partial(self._add_rows, rows, first + chunk, cells, current_key,
                                         generation)
         else:
-            if self._bottom_asked:  # G while the table filled: the last row, now it is there
-                self._bottom_asked = False
-                table.move_cursor(row=table.row_count - 1, animate=False)
             self._after_drawn = self._filled
         table.tell_when_drawn()
+
+    def _add_the_rest(self) -> None:
+        """Every row of the fill still to come, now (G while the table fills)."""
+        then = self._after_drawn
+        if isinstance(then, partial) and then.func == self._add_rows:
+            self._after_drawn = None
+            then(rest=True)
 
     def _filled(self) -> None:
         # DataTable keys its cell cache without the column width: a cell drawn before the
@@ -207,9 +191,11 @@ class RoundsPane(Vertical, ProjectPane):
     @property
     def filling(self) -> bool:
         """Rows of the last fill are still to come."""
-        return self.table.row_count < len(self.visible_rounds())
+        return self.table.row_count < self._fill_size
 
     def _mark_cell(self, number: int) -> Text:
+        if number != self.pinned and number not in self.marked:
+            return NO_MARK
         text = Text()
         if number == self.pinned:
             text.append(PIN_MARK, style="bold magenta")
@@ -244,8 +230,8 @@ class RoundsPane(Vertical, ProjectPane):
         elif where == "top":
             table.move_cursor(row=0, animate=False)
         else:
+            self._add_the_rest()  # the last round, not the last one added so far
             table.move_cursor(row=max(0, table.row_count - 1), animate=False)
-            self._bottom_asked = self.filling
 
     def action_filter(self) -> None:
         box = self.query_one("#rounds-filter", Input)
@@ -312,7 +298,7 @@ class RoundsPane(Vertical, ProjectPane):
             key = str(number)
             if key in table.rows:
                 table.update_cell(key, MARK_COLUMN, self._mark_cell(number), update_width=True)
-        self._counts(len(self.visible_rounds()))
+        self._counts(self._fill_size)
 
     def compare_pair(self) -> tuple[int, int, bool] | None:
         """(a, b, a is the pinned reference): two marked rounds, else the reference and

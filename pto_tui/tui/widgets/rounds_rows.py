@@ -44,6 +44,8 @@ PIN_MARK = "◆"
 FRONTIER_NOW = "★"
 FRONTIER_STEP = "↑"
 RERUN_MARK = "↻"
+# the frontier's cells, one of each for every row (a table cell is never changed in place)
+FRONT_CELLS = {mark: Text(mark, style="dark_orange") for mark in (FRONTIER_NOW, FRONTIER_STEP, "")}
 # one line under the table: every mark it shows (marks, not colours: NO_COLOR keeps them);
 # the tampered and simulated marks only when a round has them (80 columns hold the rest)
 LEGEND = (
@@ -177,12 +179,12 @@ def row_cells(
 
     def cells(r: Round) -> list[str | Text]:
         median = r.measurement.median_us
-        front = FRONTIER_NOW if r.number == st.frontier_round else (
-            FRONTIER_STEP if r.number in steps else "")
+        front = FRONT_CELLS[FRONTIER_NOW if r.number == st.frontier_round else (
+            FRONTIER_STEP if r.number in steps else "")]
         based = by_number.get(r.changes.based_on)
         predicted = [change_cell(predicted_change(r, based) if based else None)] if predicting else []
         return [
-            mark_cell(r.number), Text(front, style="dark_orange"), str(r.number),
+            mark_cell(r.number), front, str(r.number),
             verdict_cell(r, r.number in st.tampered),
             timing_text(median, r.simulated, unit, r.sample_unit), *predicted,
             format_tflops(r.measurement.tflops), speed(ratio(st.baseline_us, median)),
