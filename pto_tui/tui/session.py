@@ -24,7 +24,7 @@ from pto_tui.core.campaign.status import CampaignStatus
 from pto_tui.core.errors import PtoError
 from pto_tui.core.project.layout import ProjectLayout, round_name
 from pto_tui.core.rounds.drafts import Draft, list_drafts
-from pto_tui.core.rounds.records import Round
+from pto_tui.core.rounds.records import Round, copy_record
 from pto_tui.jobs.model import JobRecord, JobState, list_records
 from pto_tui.tui.disk_watch import DiskWatch
 
@@ -81,7 +81,9 @@ class Session:
     def load(self) -> LoadedProject:
         """Read rounds, status and jobs (blocking: call from a thread worker)."""
         self.campaign.refresh_project()  # another process may have changed project.toml
-        rounds = self.campaign.rounds()
+        # the closed rounds as the read model holds them (sealed: panes only read them),
+        # copies of the open ones, which forms fill in: no second copy of 10,000 records
+        rounds = [r if r.is_closed else copy_record(r) for r in self.campaign.current_rounds()]
         closed = {r.number for r in rounds if r.is_closed}  # a closed round's journal is spent
         return LoadedProject(status=self.campaign.status(rounds), rounds=rounds,
                              jobs=list_records(self.layout.jobs_dir),

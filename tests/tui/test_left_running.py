@@ -82,3 +82,22 @@ def test_an_unfinished_round_run_names_its_lost_job(fresh_root: Path) -> None:
     assert ("iter-001 lost: job iter-001 benchmark 2/3 (b) is gone; 1 of 3 samples recorded"
             in text.plain)
     assert left_over_text(loaded, [], running=True) is None  # a run going on says the rest
+
+
+def test_a_load_shares_the_closed_records_and_copies_the_open_round(fresh_root: Path) -> None:
+    """The app holds every closed round once (the read model's record, which nothing
+    changes), and its own copy of an open round, which forms fill in."""
+    run("--project", str(fresh_root), "round", "start", *pre_edit_flags("bigger tile"))
+    session = Session(fresh_root)
+    try:
+        project = session.load()
+        held = {r.number: r for r in session.campaign.current_rounds()}
+        open_round = project.open_round
+        assert open_round is not None and not open_round.is_closed
+        assert open_round is not held[open_round.number]
+        open_round.pre_edit.hypothesis = "changed in a form"
+        assert held[open_round.number].pre_edit.hypothesis == "bigger tile"
+        closed = [r for r in project.rounds if r.is_closed]
+        assert closed and all(r is held[r.number] for r in closed)
+    finally:
+        session.campaign.close()
