@@ -113,6 +113,10 @@ async def test_a_long_table_fills_after_its_first_rows_and_g_brings_the_rest_at_
             assert pane.selected() == total - 1
             assert sizes[0] == FIRST_ROWS and sizes[-1] == total
             assert shown_numbers(pane.table) == list(range(total))
+            # the cells were made in the loading thread: the fill only added them
+            prepared = pane._prepared
+            assert prepared is not None and prepared.loaded is pane.loaded
+            assert all(pane.table.get_row_at(n)[3] is prepared.cells[n][2] for n in range(total))
             await wait_for(pilot, lambda: pane.drawn)
             sizes.clear()
             await pilot.press("S")  # reverse: a new fill, in chunks after its first rows

@@ -176,9 +176,15 @@ class ProjectScreen(Screen[None]):
 
     @work(exclusive=True, group="load", exit_on_error=False)
     async def reload(self) -> None:
-        loaded = await asyncio.to_thread(self.session.load)
+        loaded = await asyncio.to_thread(self._load, self.query_one(RoundsPane))
         keep_loaded()
         self.apply(loaded)
+
+    def _load(self, rounds: RoundsPane) -> LoadedProject:
+        """The project read, and the round table's cells made (blocking: a thread's)."""
+        loaded = self.session.load()
+        rounds.prepare(loaded)
+        return loaded
 
     async def on_rounds_pane_filled(self, event: RoundsPane.Filled) -> None:
         """The round table is drawn with every row: now the other panes."""

@@ -26,10 +26,12 @@ from pto_tui.tui.widgets.rounds_rows import (
     COMPARE_MARK,
     PIN_MARK,
     SORTS,
+    PreparedCells,
     columns_for,
     counts_text,
     legend_text,
     matches,
+    prepare_cells,
     row_cells,
 )
 from pto_tui.tui.widgets.rounds_table import RoundsTable
@@ -78,6 +80,11 @@ class RoundsPane(Vertical, ProjectPane):
         self._after_drawn: Callable[[], object] | None = None  # the fill's next step
         self.drawn = False  # every row of the last fill is in the table and on the screen
         self.predicting = False  # the table shows the prediction's column ([target] predict)
+        self._prepared: PreparedCells | None = None  # the cells of a load, made off the loop
+
+    def prepare(self, loaded: LoadedProject) -> None:
+        """Make the table's cells for a load (blocking: call from the loading thread)."""
+        self._prepared = prepare_cells(loaded)
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: verdict:kept class:tile phase:fine or text  (esc clears)",
@@ -131,7 +138,7 @@ class RoundsPane(Vertical, ProjectPane):
         self._generation += 1
         rows = self.visible_rounds()
         self._fill_size = len(rows)
-        cells = row_cells(loaded, self.predicting, self._mark_cell)
+        cells = row_cells(loaded, self.predicting, self._mark_cell, self._prepared)
         self._add_rows(rows, 0, cells, current_key, self._generation)
         self._counts(len(rows))
         self.query_one("#rounds-legend", Static).update(legend_text(

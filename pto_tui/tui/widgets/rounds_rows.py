@@ -4,13 +4,14 @@ sorts (no widgets)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from rich.text import Text
 
 from pto_tui.core.project.modes import CYCLES
 from pto_tui.core.rounds.counts import UNVERIFIED
 from pto_tui.core.rounds.durations import duration_unit
-from pto_tui.core.rounds.prediction import PREDICTED_COLUMN, change_cell, predicted_change
+from pto_tui.core.rounds.prediction import PREDICTED_COLUMN, change_cell, predicted_change, predicts
 from pto_tui.core.rounds.records import Round
 from pto_tui.core.rounds.render import format_tflops, timing_text
 from pto_tui.core.vocabulary import BOTTLENECK_CLASSES, Verdict
@@ -163,11 +164,38 @@ def counts_text(counts: dict[str, int], shown: int, total: int, sort: str, query
     return text
 
 
+@dataclass(frozen=True)
+class PreparedCells:
+    """Every round's cells but the marks' (which change with a key), made off the event
+    loop as the project loads: a fill of 10,000 rows, or `G` during one, only adds them."""
+
+    loaded: LoadedProject
+    predicting: bool
+    cells: dict[int, list[str | Text]]
+
+
+def prepare_cells(loaded: LoadedProject) -> PreparedCells:
+    predicting = any(predicts(r.measurement) for r in loaded.rounds)
+    shown = shown_cells(loaded, predicting)
+    return PreparedCells(loaded, predicting, {r.number: shown(r) for r in loaded.rounds})
+
+
 def row_cells(
-    loaded: LoadedProject, predicting: bool, mark_cell: Callable[[int], Text]
+    loaded: LoadedProject, predicting: bool, mark_cell: Callable[[int], Text],
+    prepared: PreparedCells | None = None,
 ) -> Callable[[Round], list[str | Text]]:
     """A row's cells in the table's columns (`columns_for(predicting)`); `mark_cell` draws
-    the marks' cell of a round."""
+    the marks' cell of a round; the others are taken from `prepared` when made for this
+    load."""
+    if prepared is not None and prepared.loaded is loaded and prepared.predicting == predicting:
+        made = prepared.cells
+        return lambda r: [mark_cell(r.number), *made[r.number]]
+    shown = shown_cells(loaded, predicting)
+    return lambda r: [mark_cell(r.number), *shown(r)]
+
+
+def shown_cells(loaded: LoadedProject, predicting: bool) -> Callable[[Round], list[str | Text]]:
+    """A row's cells but the marks' one."""
     st = loaded.status
     cycles = st.sample_unit == CYCLES  # perf_sim cycles: no torch_npu comparison
     torch_us = st.torch.avg_us if st.torch and not cycles else None
@@ -184,7 +212,7 @@ def row_cells(
         based = by_number.get(r.changes.based_on)
         predicted = [change_cell(predicted_change(r, based) if based else None)] if predicting else []
         return [
-            mark_cell(r.number), front, str(r.number),
+            front, str(r.number),
             verdict_cell(r, r.number in st.tampered),
             timing_text(median, r.simulated, unit, r.sample_unit), *predicted,
             format_tflops(r.measurement.tflops), speed(ratio(st.baseline_us, median)),
