@@ -47,7 +47,9 @@ def append_rows(table: DataTable[Any], rows: Iterable[tuple[str, list[Any]]]) ->
     once idle: seconds for 10,000 rows, paid while a person waits on `G`. Writes
     `_row_locations`, `_data`, `rows`, `_new_rows` (the rows left for Rich to measure),
     `_require_update_dimensions`, `_update_count` and Column.content_width as add_row and
-    `_update_dimensions` do."""
+    `_update_dimensions` do; with no cell left for Rich, calls `_update_dimensions` with no
+    rows (the virtual size from the widths) at once: a cursor moved to a new row then
+    scrolls to it in the next frame, not the one after (DataTable waits a refresh)."""
     columns = table.ordered_columns
     keys = [column.key for column in columns]
     widths = [column.content_width for column in columns]
@@ -72,11 +74,15 @@ def append_rows(table: DataTable[Any], rows: Iterable[tuple[str, list[Any]]]) ->
         return
     for column, width in zip(columns, widths, strict=True):
         column.content_width = width
-    table._require_update_dimensions = True
+    table._update_count += 1  # before the size: the rows' offsets are cached by it
+    if table._new_rows:  # cells for Rich to measure: once idle, as after add_row
+        table._require_update_dimensions = True
+    else:  # the size now: a cursor moved next scrolls at once
+        table._update_dimensions(())
+        table.refresh()
     table.cursor_coordinate = table.cursor_coordinate
     if first == 0 and keys and table.show_cursor and table.cursor_type != "none":
         table._highlight_cursor()  # a cell to highlight where there was none
-    table._update_count += 1
     table.check_idle()
 
 

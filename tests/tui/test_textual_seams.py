@@ -129,6 +129,9 @@ async def test_append_rows_makes_the_table_add_row_makes() -> None:
         assert two.cursor_coordinate == one.cursor_coordinate
         assert [two.render_line(y).text for y in range(6)] == [
             one.render_line(y).text for y in range(6)]
+        height = two.virtual_size.height
+        append_rows(two, [("5", ["plain"]), ("6", ["rows"])])  # no cell for Rich: sized now
+        assert two.virtual_size.height == height + 2
         with pytest.raises(DuplicateKey):
             append_rows(two, [("1", ["again"])])
         with pytest.raises(ValueError, match="More values"):
