@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import shlex
-import shutil
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -27,6 +25,9 @@ def invoked_as() -> str:
     typed = sys.argv[0] if sys.argv else ""
     if Path(typed).name != "pto-tui":
         return "pto-tui"  # python -m, or called from a test
+    import shlex
+    import shutil
+
     found = shutil.which("pto-tui")
     if found and Path(found).resolve() == Path(typed).resolve():
         return "pto-tui"

@@ -8,7 +8,6 @@ handlers take the parsed arguments and return an exit code:
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import os
 import sys
@@ -75,6 +74,8 @@ def did_you_mean(message: str, words: Sequence[str]) -> str:
                  if w.startswith("-")][:1]
     else:
         return ""
+    import difflib  # only for a mistyped command
+
     close = difflib.get_close_matches(typed[0], words, n=1, cutoff=0.6) if typed else []
     return close[0] if close else ""
 

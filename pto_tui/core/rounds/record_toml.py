@@ -6,7 +6,7 @@ import math
 from dataclasses import asdict
 from typing import Any
 
-from pto_tui.core.operators.workload_reads import WorkloadRead
+from pto_tui.core.operators.workload_read import WorkloadRead
 from pto_tui.core.reports.perf_sim import PipeBusy
 from pto_tui.core.rounds.records import (
     OPEN,
