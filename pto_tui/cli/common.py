@@ -10,13 +10,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout, find_project_root
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from pto_tui.core.campaign.campaign import Campaign
 
 
 def invoked_as() -> str:
@@ -111,6 +112,9 @@ def load_project_file(args: argparse.Namespace) -> tuple[ProjectLayout, ProjectF
 
 
 def open_campaign(args: argparse.Namespace, write: bool, command: str = "") -> Campaign:
+    # imported here: `exec`, `jobs` and `attach` run without the campaign's modules
+    from pto_tui.core.campaign.campaign import Campaign
+
     return Campaign(project_layout(args).root, write=write, command=command or f"pto-tui {args.command}")
 
 

@@ -71,3 +71,12 @@ def test_a_read_command_loads_nothing_only_writes_need(tmp_path: Path, argv: tup
     loaded = _loaded("--project", str(root), *argv)
     assert "pto_tui.core.campaign.read_model" in loaded
     assert not {m for m in loaded if m.startswith(WRITE_ONLY)}
+
+
+@pytest.mark.parametrize("command", ["exec", "jobs", "attach"])
+def test_the_job_commands_load_no_campaign(command: str) -> None:
+    """`exec` streams a command's output: its start-up is part of every run's time, and it
+    reads project.toml only, never the rounds."""
+    loaded = _loaded(command, "--help")
+    assert "pto_tui.cli.exec_cmd" in loaded
+    assert not {m for m in loaded if m.startswith(("pto_tui.core.campaign.", "pto_tui.core.rounds."))}
