@@ -6,6 +6,10 @@ import pytest
 
 pytest_plugins = ["tests.plugins.sshd", "tests.plugins.slurm"]
 
+# sample operators and repositories: some carry their own tests (run by the operator's
+# commands in a round), which are not pto-tui's
+collect_ignore_glob = ["fixtures/*"]
+
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,7 +17,7 @@ from pto_tui.core.project.config import workload_fingerprint
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.parse import parse_config
 from pto_tui.core.project.sections import COMMANDS
-from tests.core.helpers import FIXTURES, cli, make_project
+from tests.core.helpers import FIXTURES, cli, make_project, pre_edit_args
 
 REPO = Path(__file__).resolve().parents[1] / "fixtures" / "tilelib_repo"
 OP = "kernels/manual/common/fa_like"
@@ -208,3 +208,25 @@ def test_the_environment_round_refuses_an_empty_case_string_before_any_probe(
     assert "[case.spec] no case string: the command passes one ({case})" in err
     assert 'spec = "128,128,1024"' in err
     assert not list(root.glob(".pto-tui/jobs/*"))  # no job ran, not even a probe
+
+
+def test_the_generators_tile_bounds_are_the_case_fields_allowed_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pto-isa's generator wants S1 divisible by TILE_S1 and TILE_S1 by the CUBE_S1 it fixes
+    (128; the stand-in's 64, read from it), and replaces a CUBE_S0 that does not divide S0
+    by S0 without a word: a round is refused such a tile."""
+    root = _new(tmp_path)  # case 64,128,512: S0 128, S1 512
+    tunables = tomllib.loads((root / "project.toml").read_text())["tunables"]
+    assert tunables["TILE_S1"]["allowed"] == [64, 128, 256, 512]
+    assert tunables["CUBE_S0"]["allowed"] == [16, 32, 64, 128]
+    assert "allowed" not in tunables["QK_PRELOAD"]  # the generator bounds it only below
+    assert cli("--project", root, "env", "--declare-environment", "probes given by hand in this test",
+               "--probe", "ssh=ok", "--probe", "build=ok") == 0
+    assert cli("--project", root, "baseline", "--build", "ok", "--correctness", "pass",
+               "--samples", "100,101,99") == 0
+    assert cli("--project", root, "round", "start", *pre_edit_args(scope=("TILE_S1",))) == 0
+    capsys.readouterr()
+    assert cli("--project", root, "round", "changes", "--set", "TILE_S1=384") == 2
+    assert "TILE_S1=384 is not allowed; allowed values: 64, 128, 256, 512" in capsys.readouterr().err
+    assert cli("--project", root, "round", "changes", "--set", "TILE_S1=128") == 0

@@ -174,7 +174,7 @@ def test_one_wild_run_does_not_decide_and_is_named() -> None:
     wild = [*same[:4], 10.0]  # one run ten times faster (a broken run, a clock glitch)
     result = verdict(wild, frontier=frontier)
     assert result.verdict is not Verdict.KEPT
-    assert "outliers seen (this round: 10 us)" in result.reason
+    assert "outliers seen (this round: 10.0 us)" in result.reason
     # and one wild slow run cannot make a clear gain neutral
     gain = [90.1, 89.9, 90.3, 89.7, 900.0]
     result = verdict(gain, frontier=frontier)

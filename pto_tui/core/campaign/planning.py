@@ -10,6 +10,7 @@ from pto_tui.core.campaign.new_target import answered_target, check_perf_sim
 from pto_tui.core.campaign.plan import NewProject
 from pto_tui.core.errors import InputError
 from pto_tui.core.operators.candidate import Candidate
+from pto_tui.core.operators.case_bounds import case_bounded
 from pto_tui.core.operators.kinds.registry import source_kind
 from pto_tui.core.operators.kinds.spec import ResultChoice
 from pto_tui.core.operators.knob_report import KnobReport
@@ -273,6 +274,7 @@ def plan_project(answers: ProjectAnswers) -> tuple[NewProject, Candidate | None]
         result_origin=result.origin,
         shared_kernel=repo.kernel_home if repo and repo.kernel_home not in answers.related else "",
     )
+    spec = replace(spec, tunables=case_bounded(spec.tunables, spec.case, spec.operator, source))
     check_perf_sim(spec)
     return spec, candidate
 

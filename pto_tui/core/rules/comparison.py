@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from pto_tui.core.rounds.durations import duration_in, duration_unit
+
 # Above this many pairs U's normal approximation is used (the exact count costs m*n*min(m, n)).
 EXACT_PAIRS = 2500
 # A run this far from its set's median (as a ratio) and this many robust deviations away
@@ -48,7 +50,7 @@ class Comparison:
     confidence: float
     runs: int  # candidate runs
     frontier_runs: int
-    outliers: tuple[str, ...] = ()  # per side: "this round: 412, 415" (durations in us)
+    outliers: tuple[str, ...] = ()  # per side: "this round: 412.0 us, 415.0 us"
 
     @property
     def bounded(self) -> bool:
@@ -69,8 +71,9 @@ def compare(samples: Sequence[float], frontier: Sequence[float], confidence: flo
     k = interval_rank(len(frontier), len(samples), confidence)
     low = ratios[k - 1] - 1.0 if k > 0 else None
     high = ratios[len(ratios) - k] - 1.0 if k > 0 else None
+    unit = duration_unit([*samples, *frontier])  # one unit for the sentence, as the round's
     seen = tuple(
-        f"{side}: {', '.join(f'{v:g}' for v in found)}"
+        f"{side}: {', '.join(duration_in(v, unit) for v in found)}"
         for side, found in (("this round", outliers(samples)), ("the frontier", outliers(frontier)))
         if found
     )

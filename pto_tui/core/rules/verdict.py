@@ -179,7 +179,7 @@ def decide(
         verdict, reason = judge_gain(comparison, noise_floor)
         pending = _pending(verdict, comparison, samples, frontier, noise_floor)
     if comparison.outliers:
-        reason += f"; outliers seen ({'; '.join(comparison.outliers)} us), they cannot decide alone"
+        reason += f"; outliers seen ({'; '.join(comparison.outliers)}), they cannot decide alone"
     if verdict is Verdict.KEPT and flags:
         reason = (
             f"held for review: {reason}, but {speedup:.1f}x is above {review_gain:g}x "
