@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import InputError, PtoError, bounded_json, read_text
 from pto_tui.core.project.layout import ProjectLayout, round_name
-from pto_tui.core.reports.perf_sim import PipeBusy
 from pto_tui.core.rounds.records import Measurement
 
 if TYPE_CHECKING:
@@ -95,7 +94,10 @@ def read_kept(path: Path, number: int) -> Kept:
             return Kept()
         known = {f.name for f in fields(Measurement)}
         values = {k: v for k, v in dict(data["measurement"]).items() if k in known}
-        values["pipes"] = [PipeBusy(**pipe) for pipe in values.get("pipes", [])]  # a perf-sim run's
+        if values.get("pipes"):  # a perf-sim run's
+            from pto_tui.core.reports.perf_sim import PipeBusy  # `status` reads journals without it
+
+            values["pipes"] = [PipeBusy(**pipe) for pipe in values["pipes"]]
         return Kept(Measurement(**values), float(data["written_at"]))
     except (OSError, InputError, ValueError, KeyError, TypeError):  # a FIFO, deep JSON: no journal
         return Kept()

@@ -5,20 +5,19 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import shlex
-import shutil
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.errors import InputError, PtoError
 from pto_tui.core.project.file import ProjectFile
 from pto_tui.core.project.layout import ProjectLayout, find_project_root
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from pto_tui.core.campaign.campaign import Campaign
 
 
 def invoked_as() -> str:
@@ -27,6 +26,9 @@ def invoked_as() -> str:
     typed = sys.argv[0] if sys.argv else ""
     if Path(typed).name != "pto-tui":
         return "pto-tui"  # python -m, or called from a test
+    import shlex
+    import shutil
+
     found = shutil.which("pto-tui")
     if found and Path(found).resolve() == Path(typed).resolve():
         return "pto-tui"
@@ -110,6 +112,9 @@ def load_project_file(args: argparse.Namespace) -> tuple[ProjectLayout, ProjectF
 
 
 def open_campaign(args: argparse.Namespace, write: bool, command: str = "") -> Campaign:
+    # imported here: `exec`, `jobs` and `attach` run without the campaign's modules
+    from pto_tui.core.campaign.campaign import Campaign
+
     return Campaign(project_layout(args).root, write=write, command=command or f"pto-tui {args.command}")
 
 

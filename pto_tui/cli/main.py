@@ -8,7 +8,6 @@ handlers take the parsed arguments and return an exit code:
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import os
 import sys
@@ -75,6 +74,8 @@ def did_you_mean(message: str, words: Sequence[str]) -> str:
                  if w.startswith("-")][:1]
     else:
         return ""
+    import difflib  # only for a mistyped command
+
     close = difflib.get_close_matches(typed[0], words, n=1, cutoff=0.6) if typed else []
     return close[0] if close else ""
 
@@ -109,12 +110,27 @@ def build_parser(
     return parser
 
 
+def _plainly_asked(argv: Sequence[str]) -> str | None:
+    """The sub-command of a line that names it after `--project DIR` at most, as argparse
+    reads it; None for any other line (the stand-ins' parser finds it then)."""
+    at = 0
+    while at < len(argv) and argv[at] != "--" and argv[at].startswith("--project"):
+        at += 2 if argv[at] == "--project" else 1 if argv[at].startswith("--project=") else len(argv)
+    word = argv[at] if at < len(argv) else ""
+    return word if word in _NAMES else None
+
+
+_NAMES = frozenset(c.name for c in COMMANDS)
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """Which sub-command, from the stand-ins; then the full parse with its module only."""
-    asked = build_parser(()).parse_known_args(argv)[0].command  # its options come in stage two
+    """Which sub-command, plainly named or from the stand-ins; then the full parse with its
+    module only (the stand-ins' parser costs as much as a read command's own work)."""
+    words = sys.argv[1:] if argv is None else list(argv)
+    asked = _plainly_asked(words) or build_parser(()).parse_known_args(words)[0].command
     if not asked:
-        return build_parser(()).parse_args(argv)
-    return build_parser((asked,), stand_ins=False).parse_args(argv)
+        return build_parser(()).parse_args(words)
+    return build_parser((asked,), stand_ins=False).parse_args(words)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from typing import Any
 
 from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import load_project_file, open_campaign, print_json
@@ -18,6 +19,7 @@ from pto_tui.core.rounds.prediction import review_text as prediction_text
 from pto_tui.core.rounds.records import PreEdit
 from pto_tui.costmodel import CostmodelCache, make_engine
 from pto_tui.costmodel.engine import Engine
+from pto_tui.costmodel.ranking_cache import RANKING_FILE, ranked, ranking_key
 from pto_tui.costmodel.review import review_rounds
 from pto_tui.costmodel.service import resolve_settings
 from pto_tui.costmodel.suggest import pick_suggestion, suggest
@@ -90,18 +92,35 @@ def _review(args: argparse.Namespace, layout: ProjectLayout, config: ProjectConf
     return 0
 
 
+async def _suggestions(args: argparse.Namespace, layout: ProjectLayout, config: ProjectConfig,
+                       engine: Engine, cache: CostmodelCache | None) -> list[dict[str, Any]]:
+    """The suggestions as printed: the ranking kept for these sources and this costmodel
+    version (costmodel/ranking_cache.py), else ranked now (and kept)."""
+    path = None if args.no_cache else layout.cache_dir / RANKING_FILE
+
+    async def key_of() -> str:
+        return ranking_key(layout.workspace, config, await engine.stamp(), args.knob)
+
+    async def compute() -> tuple[list[dict[str, Any]], bool]:
+        found = await suggest(layout.workspace, config, engine, cache, args.knob)
+        complete = all(r.ok or r.oversized for s in found for c in s.ranked for r in c.queries)
+        return [s.to_dict() for s in found], complete
+
+    return (await ranked(path, key_of, compute))[0]
+
+
 def run_suggest(args: argparse.Namespace) -> int:
     layout, project = load_project_file(args)
     config = project.config
     if args.review:
         return _review(args, layout, config)
     engine, cache = _engine(args, layout, config, args.no_cache)
-    found = asyncio.run(suggest(layout.workspace, config, engine, cache, args.knob))
+    found = asyncio.run(_suggestions(args, layout, config, engine, cache))
     if args.json:
-        print_json({"suggestions": [s.to_dict() for s in found]}, schema="suggest")
+        print_json({"suggestions": found}, schema="suggest")
     else:
         for s in found:
-            sys.stdout.write(s.evidence + "\n")
+            sys.stdout.write(f"{s['evidence']}\n")
         if not found:
             print("no tile knob with allowed values is used by the costmodel plan")
     return 0

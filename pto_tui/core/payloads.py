@@ -8,8 +8,6 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pto_tui.core.cycles.results import CycleResult, best_result
-from pto_tui.core.cycles.review import KnobReview
 from pto_tui.core.project.config import Tunable
 from pto_tui.core.project.layout import ProjectLayout
 from pto_tui.core.project.lock import last_writer
@@ -23,6 +21,8 @@ if TYPE_CHECKING:  # types only: a read command loads neither project creation n
     from pto_tui.core.campaign.campaign import Campaign
     from pto_tui.core.campaign.plan import NewProject
     from pto_tui.core.campaign.status import CampaignStatus
+    from pto_tui.core.cycles.results import CycleResult
+    from pto_tui.core.cycles.review import KnobReview
     from pto_tui.core.operators.candidate import Candidate
     from pto_tui.core.operators.scan import ScanResult
     from pto_tui.core.summary.campaign_report import ReportResult
@@ -162,6 +162,8 @@ def new(root: object, spec: NewProject, candidate: Candidate | None) -> dict[str
 
 
 def costmodel(results: list[CycleResult]) -> dict[str, Any]:
+    from pto_tui.core.cycles.results import best_result  # the cycle payloads only
+
     best = best_result(results)
     return {
         "results": [r.to_dict() for r in results],

@@ -71,3 +71,30 @@ def test_a_read_command_loads_nothing_only_writes_need(tmp_path: Path, argv: tup
     loaded = _loaded("--project", str(root), *argv)
     assert "pto_tui.core.campaign.read_model" in loaded
     assert not {m for m in loaded if m.startswith(WRITE_ONLY)}
+
+
+@pytest.mark.parametrize("command", ["exec", "jobs", "attach"])
+def test_the_job_commands_load_no_campaign(command: str) -> None:
+    """`exec` streams a command's output: its start-up is part of every run's time, and it
+    reads project.toml only, never the rounds."""
+    loaded = _loaded(command, "--help")
+    assert "pto_tui.cli.exec_cmd" in loaded
+    assert not {m for m in loaded if m.startswith(("pto_tui.core.campaign.", "pto_tui.core.rounds."))}
+
+
+@pytest.mark.parametrize("argv", [
+    ["status"], ["--project", "p", "status", "--json"], ["--project=p", "rounds", "--limit", "3"],
+    ["--project", "status", "show", "1"], ["--project", "p", "--project", "q", "exec", "--", "ls"],
+    ["--proj", "p", "status"], ["--projectx", "status"], ["--", "status"], ["--help"], [],
+    ["--project", "p", "nonsense"], ["show", "--project", "p", "1"],
+])
+def test_a_plainly_named_sub_command_is_the_one_the_stand_ins_find(argv: list[str]) -> None:
+    """The stand-ins' parser is skipped for a line that names its sub-command after
+    `--project DIR` at most: the name read is the one the stand-ins' parser reads."""
+    from pto_tui.cli.main import _plainly_asked
+
+    plain = _plainly_asked(argv)
+    if plain is not None:
+        assert plain == build_parser(()).parse_known_args(argv)[0].command
+    assert (plain is None) == (argv[:1] in (["--proj"], ["--projectx"], ["--"], ["--help"], [])
+                               or "nonsense" in argv)

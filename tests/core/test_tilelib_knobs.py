@@ -14,6 +14,7 @@ import pytest
 from pto_tui.core.operators.tilelib_build import generator_arguments, knob_reached_build
 from pto_tui.core.operators.tilelib_generator import read_generator
 from pto_tui.core.operators.tilelib_knobs import resolve_knobs
+from pto_tui.core.operators.tilelib_trace import entry_sites
 from pto_tui.core.operators.tunables import apply_parameter, discover, discover_report
 from pto_tui.core.project.commands import render_command
 from pto_tui.core.project.config import Tunable
@@ -195,3 +196,32 @@ def test_new_project_build_passes_the_live_knobs_to_the_generator(tmp_path: Path
     assert config.commands.benchmark.endswith("--cases {case}")
     text = (projects / "fa_like" / "project.toml").read_text()
     assert "# build: from operator: generate_cases.py arguments of its live knobs" in text
+
+
+def test_new_traces_the_knobs_once_and_an_edit_is_traced_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`new` wants the knobs for the tunables and again for the build commands: the entry
+    template's arguments are traced once; a source edited since is traced again."""
+    import pto_tui.core.operators.tilelib_knobs as knobs_module
+
+    traced: list[str] = []
+    real = entry_sites
+
+    def counted(*args: object, **kwargs: object) -> object:
+        traced.append("traced")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(knobs_module, "entry_sites", counted)
+    monkeypatch.setattr(knobs_module, "_last", [])  # another test's same fixture: not reused here
+    shutil.copytree(REPO, tmp_path / "repo")
+    source = tmp_path / "repo" / "kernels" / "manual" / "common" / "fa_like"
+    projects = tmp_path / "projects"
+    assert cli("new", source, "--case-spec", "64,128,512", "--projects-root", projects) == 0
+    assert len(traced) == 1
+    before = {k.name: k.value for k in resolve_knobs(source)}
+    assert len(traced) == 1 and before["kFaLikeFifoSize"] == 4
+    header = source / "fa_like_kernel.h"
+    header.write_text(header.read_text().replace("kFaLikeFifoSize = 4", "kFaLikeFifoSize = 8"))
+    after = {k.name: k.value for k in resolve_knobs(source)}
+    assert len(traced) == 2 and after["kFaLikeFifoSize"] == 8

@@ -9,7 +9,7 @@ from typing import Any
 
 import tomlkit
 
-from pto_tui.core.operators.workload_reads import WorkloadRead
+from pto_tui.core.operators.workload_read import WorkloadRead
 from pto_tui.core.rounds import toml_text
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import (

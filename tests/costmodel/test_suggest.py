@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,3 +90,41 @@ def test_without_allowed_values_powers_of_two_around_the_current_tile() -> None:
     assert around(128) == [32, 64, 128, 256, 512]
     assert around(16) == [16, 32, 64]
     assert around(96) == [] and around(None) == []
+
+
+def test_a_second_suggest_reuses_the_ranking_and_an_edited_source_ranks_again(
+    tmp_path: Path, stub_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ranking is kept per the sources read and the costmodel's version: unchanged,
+    a second run prints it without ranking; an edited source or marker ranks again."""
+    import pto_tui.cli.suggest_cmd as suggest_cmd
+    from pto_tui.costmodel.ranking_cache import RANKING_FILE
+
+    root = _project(tmp_path, capsys)
+    ranked: list[str] = []
+    real = suggest_cmd.suggest
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        ranked.append("ranked")
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(suggest_cmd, "suggest", counted)
+
+    def run(*extra: str) -> dict[str, Any]:
+        argv = ["--project", str(root), "suggest", "--pto-isa", str(stub_root), "--json", *extra]
+        assert main(argv) == 0
+        out: dict[str, Any] = json.loads(capsys.readouterr().out)
+        return out
+
+    first = run()
+    assert len(ranked) == 1 and (root / ".pto-tui" / "cache" / RANKING_FILE).is_file()
+    assert run() == first and len(ranked) == 1  # kept: not ranked again
+    assert run("--no-cache") == first and len(ranked) == 2  # --no-cache ranks
+    kernel = root / "workspace" / "kernel" / "fa_kernel.h"
+    kernel.write_text(kernel.read_text() + "\n// edited by a round\n")
+    assert run() == first and len(ranked) == 3  # an edited source: ranked again
+    assert run() == first and len(ranked) == 3
+    marker = root / "workspace" / "kernel" / "pto-operator.toml"
+    marker.write_text(marker.read_text().replace('"{CUBE_S0}*{TILE_S1}"', '"{CUBE_S0}*{TILE_S1}*2"'))
+    again = run()
+    assert len(ranked) == 4 and again != first  # the work per step doubled: other numbers

@@ -70,7 +70,10 @@ def _bad_values(key: Key) -> list[str]:
     if key.choices:
         values.append('"no-such-choice"')
     if key.condition is not None and key.type is STRING:
-        values += ['""', '"   "'] if key.name in ("build", "benchmark") else ['"../x"']
+        if key.condition.describe == "a regular expression":
+            values += ['"(unclosed"', '"[a-"']  # "../x" is a valid pattern
+        else:
+            values += ['""', '"   "'] if key.name in ("build", "benchmark") else ['"../x"']
     if key.condition is not None and key.condition.describe == "path patterns":
         values += ['["ok.h", "!"]', '["kernel\\\\"]']  # not path patterns: a lone '!', a trailing '\\'
     if key.name == "shape":

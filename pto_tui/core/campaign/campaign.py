@@ -20,13 +20,6 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
 from pto_tui.core.campaign import rows_cache
 from pto_tui.core.campaign.context import CampaignContext, now_text
-from pto_tui.core.campaign.requests import (
-    AmendRequest,
-    ChangesRequest,
-    CloseRequest,
-    RerunRequest,
-    StartRequest,
-)
 from pto_tui.core.campaign.snapshot_model import StatusParts
 from pto_tui.core.campaign.status import (
     CampaignStatus,
@@ -37,7 +30,6 @@ from pto_tui.core.campaign.status import (
     with_missing,
 )
 from pto_tui.core.project.layout import round_name
-from pto_tui.core.rounds.markdown_torch import section_holds
 from pto_tui.core.rounds.numbering import chosen_rounds
 from pto_tui.core.rounds.records import EnvironmentNotes, Measurement, PreEdit, Round, TorchBaseline
 from pto_tui.core.rounds.reruns import reruns_of
@@ -49,6 +41,13 @@ if TYPE_CHECKING:
     from pto_tui.core.campaign.closing import RoundClosing
     from pto_tui.core.campaign.explore import ExploreRequest, Prepared
     from pto_tui.core.campaign.opening import RoundOpening
+    from pto_tui.core.campaign.requests import (
+        AmendRequest,
+        ChangesRequest,
+        CloseRequest,
+        RerunRequest,
+        StartRequest,
+    )
     from pto_tui.core.rules.verdict import VerdictResult
 
 # The steps that write (opening, changes, measuring, closing, amendments, and what they
@@ -245,6 +244,8 @@ class Campaign(CampaignContext):
                            "the record stands")
             tampered.setdefault(n, []).append("its ITERATIONS.md row was removed by hand")
         torch = self.torch_baseline()
+        from pto_tui.core.rounds.markdown_torch import section_holds  # the torch record only
+
         if torch is not None and not section_holds(text, torch):
             notices.append("ITERATIONS.md's torch_npu baseline section is not the one recorded "
                            "(edited or removed by hand); the recorded one stands")
@@ -302,6 +303,7 @@ class Campaign(CampaignContext):
         `round changes --set` records it, its workspace kept as its snapshot. The lock is
         held throughout."""
         from pto_tui.core.campaign import explore
+        from pto_tui.core.campaign.requests import ChangesRequest, StartRequest
 
         with self.reads.operation(write=True):
             ready = explore.prepared(self, request)

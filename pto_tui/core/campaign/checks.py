@@ -12,9 +12,9 @@ from pathlib import Path
 from pto_tui.core.campaign.context import CampaignContext
 from pto_tui.core.errors import PtoError, read_utf8
 from pto_tui.core.operators.kinds.registry import source_kind
+from pto_tui.core.operators.workload_read import WorkloadRead
 from pto_tui.core.operators.workload_reads import (
     CPP_SUFFIXES,
-    WorkloadRead,
     file_reads,
     workload_reads,
 )

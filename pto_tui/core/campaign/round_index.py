@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
-import secrets
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,7 +123,7 @@ class RoundIndex:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
         self._changed = True  # missing or unreadable: a new generation, every shard rebuilt
-        return secrets.token_hex(8)
+        return os.urandom(8).hex()  # as secrets.token_hex, without importing random
 
     @functools.cached_property
     def _log_read(self) -> Any:

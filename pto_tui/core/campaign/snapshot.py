@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -210,7 +209,7 @@ class Snapshot:
     iterations: dict[str, Any]  # ITERATIONS.md as checked: owned, differing, missing
     reruns: dict[int, list[int]] = field(default_factory=dict)
     # names this snapshot among those made: what a cache kept beside it is in step with
-    token: str = field(default_factory=lambda: secrets.token_hex(8))
+    token: str = field(default_factory=lambda: os.urandom(8).hex())
 
     def to_json(self) -> dict[str, Any]:
         return {

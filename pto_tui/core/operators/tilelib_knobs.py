@@ -88,12 +88,28 @@ def read_operator(root: Path) -> Operator | None:
     return Operator(generator, generator.row, sources)
 
 
+# The last operator resolved and its knobs: `new` asks for the knobs (the tunables) and
+# again for the build commands, and tracing every entry-template argument is the costly
+# part (about a second on pto-isa's flash_atten). The key is the sources read, not their
+# folder, so an edit is traced again.
+_last: list[tuple[Operator, tuple[Knob, ...]]] = []
+
+
 def resolve_knobs(root: Path) -> list[Knob]:
     """Every candidate knob of a generated-cases tile-lib operator, live and dead; [] when
     the operator's cases are not generated."""
     op = read_operator(root)
     if op is None:
         return []
+    if _last and _last[0][0] == op:
+        return list(_last[0][1])
+    knobs = _traced_knobs(op)
+    _last[:] = [(op, tuple(knobs))]
+    return knobs
+
+
+def _traced_knobs(op: Operator) -> list[Knob]:
+    """Each argument of the entry template traced to where its value is decided."""
     consts = cpp.constants(op.sources)
     knobs: list[Knob] = []
     for entry in cpp.entry_templates(op.sources).values():

@@ -13,25 +13,10 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
 from pathlib import Path
 
+from pto_tui.core.operators.workload_read import WorkloadRead
 from pto_tui.core.workspace.files import iter_workspace_files
-
-
-@dataclass(frozen=True)
-class WorkloadRead:
-    """One read of the workload in the operator's source."""
-
-    name: str  # the shape knob (PTO_ATTENTION_SEQ_LEN) or the case field (s1)
-    file: str  # relative to the operator folder
-    line: int
-    text: str = ""  # the source line, stripped
-
-    @property
-    def where(self) -> str:
-        return f"{self.file}:{self.line}"
-
 
 # an X-macro case row definition, its parameters and its body (continued lines included)
 _CASE_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)", re.M)

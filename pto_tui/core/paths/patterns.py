@@ -17,8 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from pathspec import GitIgnoreSpec
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 from pto_tui.core.errors import InputError
 
@@ -58,7 +60,7 @@ class PathPatterns:
             problem = pattern_problem(pattern)
             if problem:
                 raise InputError(problem)
-        self._spec = GitIgnoreSpec.from_lines(self.patterns)
+        self._spec = _spec(self.patterns)
         # only a negation can leave a path unnamed inside a named folder
         self._negates = any(p.startswith("!") for p in self.patterns)
 
@@ -96,6 +98,13 @@ class PathPatterns:
         return tuple(p for p in self.patterns if p.strip() and "/" not in p and not p.startswith("#"))
 
 
+def _spec(patterns: Iterable[str]) -> GitIgnoreSpec:
+    # imported on first use: a read command that matches no path does not pay for it
+    from pathspec import GitIgnoreSpec
+
+    return GitIgnoreSpec.from_lines(patterns)
+
+
 @lru_cache(maxsize=256)
 def path_patterns(patterns: tuple[str, ...]) -> PathPatterns:
     """PathPatterns, cached: the same lists are matched for every file of every walk."""
@@ -110,7 +119,7 @@ def matches(path: str, patterns: Iterable[str]) -> bool:
 def pattern_problem(pattern: str) -> str | None:
     """Why a pattern cannot be read (None when it can)."""
     try:
-        GitIgnoreSpec.from_lines([pattern])
+        _spec([pattern])
     except ValueError as error:
         return f"not a path pattern: {pattern!r} ({error})"
     return None

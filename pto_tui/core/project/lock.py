@@ -22,7 +22,6 @@ import errno
 import json
 import os
 import time
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,7 +97,7 @@ def create_whole(path: Path, data: Mapping[str, object]) -> bool:
     """Create `path` holding `data`, complete or not at all (written aside, then linked
     into place: a reader never sees it empty or half-written, a full disk leaves nothing);
     False when it exists already."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.urandom(16).hex()}.tmp")
     try:
         try:
             with tmp.open("x", encoding="utf-8") as handle:
@@ -147,7 +146,7 @@ def take_over(path: Path, seen: LockHolder) -> None:
 
 def new_owner() -> str:
     """A fresh owner token."""
-    return uuid.uuid4().hex
+    return os.urandom(16).hex()  # as random as uuid4, without importing uuid
 
 
 def is_stale(holder: LockHolder) -> bool:

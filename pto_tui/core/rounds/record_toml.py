@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pto_tui.core.operators.workload_reads import WorkloadRead
-from pto_tui.core.reports.perf_sim import PipeBusy
+from pto_tui.core.operators.workload_read import WorkloadRead
 from pto_tui.core.rounds.records import (
     OPEN,
     Amendment,
@@ -20,6 +19,9 @@ from pto_tui.core.rounds.records import (
     Round,
 )
 from pto_tui.core.vocabulary import PRE_EDIT_FIELDS, ChangeKind, Verdict
+
+if TYPE_CHECKING:
+    from pto_tui.core.reports.perf_sim import PipeBusy
 
 
 def _drop_empty(data: dict[str, Any]) -> dict[str, Any]:
@@ -221,6 +223,16 @@ def _whole(value: Any, key: str) -> int:
     return value
 
 
+def _pipes(items: list[dict[str, Any]]) -> list[PipeBusy]:
+    if not items:
+        return []
+    # imported here: only rounds measured by perf_sim have pipes
+    from pto_tui.core.reports.perf_sim import PipeBusy
+
+    return [PipeBusy(str(p["name"]), int(p["busy_cycles"]), _finite(p["share"], "measurement.pipes.share"))
+            for p in items]
+
+
 def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
     return Measurement(
         build=str(m_data.get("build", "")),
@@ -241,10 +253,7 @@ def _measurement_from_dict(m_data: dict[str, Any]) -> Measurement:
         ],
         frontier_round=int(m_data["frontier_round"]) if "frontier_round" in m_data else None,
         unit=str(m_data.get("unit", "")),
-        pipes=[
-            PipeBusy(str(p["name"]), int(p["busy_cycles"]), _finite(p["share"], "measurement.pipes.share"))
-            for p in m_data.get("pipes", [])
-        ],
+        pipes=_pipes(m_data.get("pipes", [])),
         placements=[str(p) for p in m_data.get("placements", [])],
         predicted_cycles=_whole(m_data["predicted_cycles"], "measurement.predicted_cycles")
         if "predicted_cycles" in m_data else None,

@@ -10,13 +10,15 @@ import copy
 import math
 from dataclasses import dataclass, field, is_dataclass
 from enum import Enum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pto_tui.core.operators.workload_reads import WorkloadRead
-from pto_tui.core.project.config import Scalar
+from pto_tui.core.operators.workload_read import WorkloadRead
 from pto_tui.core.project.modes import CYCLES, simulated_mode
-from pto_tui.core.reports.perf_sim import PipeBusy
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, ChangeKind, Verdict
+
+if TYPE_CHECKING:  # types only: reading rounds loads neither the configuration nor perf_sim
+    from pto_tui.core.project.config import Scalar
+    from pto_tui.core.reports.perf_sim import PipeBusy
 
 OPEN = "open"
 CLOSED = "closed"

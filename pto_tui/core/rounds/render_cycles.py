@@ -6,7 +6,6 @@ predicted cycles and their pipes."""
 from __future__ import annotations
 
 from pto_tui.core.project.modes import CYCLES, recorded_mode
-from pto_tui.core.reports.perf_sim import PerfSimResult
 from pto_tui.core.rounds.durations import format_duration
 from pto_tui.core.rounds.records import Measurement
 
@@ -46,6 +45,8 @@ def perf_sim_evidence(m: Measurement) -> str:
     cycles = perf_sim_cycles(m)
     if not m.pipes or cycles is None:
         return ""
+    from pto_tui.core.reports.perf_sim import PerfSimResult  # a round with pipes only
+
     return PerfSimResult(cycles, tuple(m.pipes)).evidence
 
 

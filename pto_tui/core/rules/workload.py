@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from pto_tui.core.operators.workload_reads import WorkloadRead
+from pto_tui.core.operators.workload_read import WorkloadRead
 from pto_tui.core.reports.result import BenchResult, VariantReport
 from pto_tui.core.rules.rule import Finding, Rule
 
