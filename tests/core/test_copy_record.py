@@ -4,7 +4,7 @@ sharing nothing a caller could change, with a tampered mark too."""
 from __future__ import annotations
 
 import copy
-from dataclasses import is_dataclass
+from dataclasses import fields, is_dataclass
 from typing import Any
 
 from pto_tui.core.rounds.records import Round, copy_record
@@ -19,8 +19,8 @@ def mutable_parts(value: Any) -> list[Any]:
         item = stack.pop()
         if isinstance(item, list | dict) or (is_dataclass(item) and not isinstance(item, type)):
             found.append(item)
-            children = (item.values() if isinstance(item, dict)
-                        else item if isinstance(item, list) else vars(item).values())
+            children = (item.values() if isinstance(item, dict) else item if isinstance(item, list)
+                        else [getattr(item, spec.name) for spec in fields(item)])
             stack.extend(children)
     return found
 

@@ -12,23 +12,30 @@ import pytest
 
 from pto_tui.core.campaign.campaign import Campaign
 from pto_tui.core.campaign.round_index import INDEX_FILE, LOG_FILE, SHARDS_DIR
-from pto_tui.core.rounds import closed_log
+from pto_tui.core.rounds import log_lines
 from pto_tui.core.rounds.records import Round
 from tests.core.test_read_model import project_with_rounds
 
 
 class LogReads:
-    """Counts the whole reads of runs/closed.log."""
+    """Counts the whole reads of runs/closed.log, and the reads of one entry's record."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.count = 0
-        real = closed_log._read
+        self.records = 0
+        real, real_record = log_lines.read_lines, log_lines.line_record
 
-        def counting(path: Path, distrusted: frozenset[int] = frozenset()) -> closed_log.LogRead:
+        def counting(path: Path, distrusted: frozenset[int] = frozenset(),
+                     **options: bool) -> log_lines.LogRead:
             self.count += 1
-            return real(path, distrusted)
+            return real(path, distrusted, **options)
 
-        monkeypatch.setattr(closed_log, "_read", counting)
+        def counting_record(path: Path, entry: log_lines.LogEntry) -> log_lines.LogEntry | None:
+            self.records += 1
+            return real_record(path, entry)
+
+        monkeypatch.setattr(log_lines, "read_lines", counting)
+        monkeypatch.setattr(log_lines, "line_record", counting_record)
 
 
 def _read(root: Path) -> tuple[list[Round], dict[int, list[str]]]:
@@ -61,7 +68,8 @@ def test_a_tampered_round_reads_its_record_as_closed_from_the_log(
     path.write_text(path.read_text().replace('verdict = "kept"', 'verdict = "neutral"'))
     reads = LogReads(monkeypatch)
     rounds, tampered = _read(root)
-    assert reads.count == 1  # the record as closed is only in the log
+    # the record as closed is only in the log: its line is read, not the whole log
+    assert (reads.count, reads.records) == (0, 1)
     assert tampered[2] == ["verdict: 'kept' as closed, now 'neutral'"]
     assert rounds[2].verdict is not None and rounds[2].verdict.value == "kept"
     monkeypatch.undo()

@@ -14,7 +14,7 @@ from pto_tui.core.rounds.numbering import Stamp
 from pto_tui.core.rounds.records import Round
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One round folder as last read: its record, or why it could not be read."""
 

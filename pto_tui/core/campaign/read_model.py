@@ -45,13 +45,14 @@ from pto_tui.core.campaign.snapshot_model import SnapshotSide
 from pto_tui.core.campaign.tamper import Found, check_history, checked, side_changes
 from pto_tui.core.errors import InputError
 from pto_tui.core.project.layout import round_name
-from pto_tui.core.rounds.closed_log import LogEntry
 from pto_tui.core.rounds.counts import verdict_counts
 from pto_tui.core.rounds.hashes import SIDE_FILES, sha256_text
 from pto_tui.core.rounds.history import History
 from pto_tui.core.rounds.ledger import Ledger, LedgerProblems
+from pto_tui.core.rounds.log_lines import LogEntry
 from pto_tui.core.rounds.numbering import Stamp, numbering_gaps
 from pto_tui.core.rounds.records import CLOSED, Round, copy_record
+from pto_tui.core.rounds.sealed import seal
 
 T = TypeVar("T")
 
@@ -63,6 +64,11 @@ def _stamp(path: str) -> list[int] | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     return [info.st_mtime_ns, info.st_size, info.st_ino]
+
+
+def _sealed(record: Round) -> Round:
+    """A closed round as the model keeps it (read only: its empty fields shared)."""
+    return seal(record) if record.status == CLOSED else record
 
 
 def _same_closed(before: Round | None, after: Round | None) -> bool:
@@ -93,6 +99,7 @@ class LedgerReadModel(SnapshotSide):
         self._sides: dict[int, tuple[list[Any], list[str]]] = {}
         self._snapshot: Snapshot | None = None  # as this process last made, took or kept it
         self._snapshot_read_once = False
+        self._log_seeded = -1  # the log's version when seeded from the index's summary
 
     # -------------------------------------------------------------- reading
 
@@ -144,8 +151,15 @@ class LedgerReadModel(SnapshotSide):
         """Keep the index of what this campaign wrote (and the log it read) for the next
         command."""
         with self._lock:
-            self._index.set_log(self._ledger.closed_log.summary())
+            self._keep_log_summary()
             self._index.save()
+
+    def _keep_log_summary(self) -> None:
+        """The log's summary for the next command, saved with the index: unless it is the
+        one the log was seeded from (10,000 rounds' summary is not made again to compare)."""
+        log = self._ledger.closed_log
+        if log.version != self._log_seeded:
+            self._index.set_log(log.summary())
 
     def seed_log(self) -> None:
         """runs/closed.log as read, from the index's summary while the log is unchanged."""
@@ -155,10 +169,14 @@ class LedgerReadModel(SnapshotSide):
     def _logged(self) -> tuple[dict[int, LogEntry], list[str]]:
         """runs/closed.log's newest entries: from the index's summary while the log has
         the stamp it kept (their records read only when asked for), else from the log."""
+        self._seed_log()  # a snapshot's subset, or a read, is never replaced by the summary
+        return self._ledger.closed_log.latest()
+
+    def _seed_log(self) -> None:
         log = self._ledger.closed_log
-        if not log.known:  # a snapshot's subset, or a read, is never replaced by the summary
+        if not log.known:
             log.seed(self._index.log_summary())
-        return log.latest()
+            self._log_seeded = log.version if log.known else -1
 
     def _read_disk(self, *, light: bool = False) -> Read:
         with self._lock:
@@ -186,7 +204,8 @@ class LedgerReadModel(SnapshotSide):
                 del self._entries[gone]
             for gone in set(self._checks) - set(numbers):
                 del self._checks[gone]
-            entries = {number: self._fresh(number, stamps[number]) for number in numbers}
+            entries = {number: self._fresh(number, stamps[number])
+                       for number in self._index.in_order(numbers)}
             if not light:
                 self._index.keep_only(set(numbers))
             problems = LedgerProblems(missing=numbering_gaps(numbers))
@@ -203,6 +222,8 @@ class LedgerReadModel(SnapshotSide):
                                counts=verdict_counts(rounds.values()))
             if base is not None:
                 self._make_snapshot(self._last, base)
+            if not light:
+                self._index.release()  # for the next command now, not at close; then let go
             return self._last
 
     def _unchanged_read(self) -> Read | None:
@@ -258,15 +279,14 @@ class LedgerReadModel(SnapshotSide):
         """runs/closed.log's newest entries (the log begun here for a project from before
         the log, chained for one from before the chain), and whether the log is gone; the
         chain's breaks against its anchor are notices."""
-        log = self._ledger.closed_log
-        log.seed(self._index.log_summary())
+        self._seed_log()
         history, log_lost, notices = check_history(
             self._ledger, [e.record for e in entries.values() if e.record]
         )
         self.history = history
         problems.notices += notices
         logged, log_problems = self._logged()
-        self._index.set_log(log.summary())  # for the next command, saved with the index
+        self._keep_log_summary()
         problems.notices += log_problems
         problems.notices += history.problems
         if log_lost:
@@ -374,7 +394,7 @@ class LedgerReadModel(SnapshotSide):
         text, data = self._ledger.save_data(record, staged=staged)
         own = log.version - before  # 1: this write's own line appended to the log read
         stamp = self._ledger.stamp(record.number)
-        as_read = self._ledger.from_tables(data)
+        as_read = _sealed(self._ledger.from_tables(data))
         with self._lock:
             if runs_known:  # a new round folder is this write's own: no full scan for it
                 self._runs_stamp = self._ledger.runs_stamp()
@@ -444,10 +464,10 @@ class LedgerReadModel(SnapshotSide):
             return known
         indexed = self._index.get(number, stamp)
         if indexed is not None:
-            self._entries[number] = Entry(stamp, indexed[0], None, indexed[1])
+            self._entries[number] = Entry(stamp, _sealed(indexed[0]), None, indexed[1])
             return self._entries[number]
         try:
-            entry = Entry(stamp, self._ledger.load(number), None)
+            entry = Entry(stamp, _sealed(self._ledger.load(number)), None)
         except InputError as error:
             entry = Entry(stamp, None, error)
         if stamp is not None:

@@ -29,6 +29,7 @@ from typing import Any
 
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import DiskFullError, read_text, strict_json
+from pto_tui.core.rounds.hashes import sha256_text
 from pto_tui.core.rounds.numbering import Stamp
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round
@@ -40,7 +41,7 @@ SHARD = 256  # rounds a shard holds: one write rewrites at most this many entrie
 LOG_FILE = "log.json"  # beside the shards: runs/closed.log's summary
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Indexed:
     stamp: Stamp
     sha: str
@@ -61,7 +62,8 @@ class _Shard:
         self.generation = generation
         self.changed = False
         self._entries: dict[int, Indexed] | None = None
-        self._sides: dict[str, Any] = {}  # per round: its side files' stamps when they hashed as logged
+        # per round: its side files' stamps when they hashed as logged
+        self._sides: dict[str, Any] | None = None
 
     @property
     def entries(self) -> dict[int, Indexed]:
@@ -72,14 +74,25 @@ class _Shard:
 
     @property
     def sides(self) -> dict[str, Any]:
-        if self._entries is None:
+        if self._sides is None:
             self._load()
+        assert self._sides is not None
         return self._sides
+
+    @property
+    def entries_held(self) -> bool:
+        return self._entries is not None
+
+    def let_go(self) -> None:
+        """Forget the entries unless written since (read again when asked for); the
+        sides, a read's next step, are kept."""
+        if not self.changed:
+            self._entries = None
 
     def _load(self) -> None:
         """Both parts from one read of the file (missing, unreadable or another
         generation's: empty, rebuilt from the records)."""
-        self._entries = {}
+        self._entries, self._sides = {}, {}
         try:
             data = strict_json(read_text(self.path))
             if data.get("version") == VERSION and data.get("generation") == self.generation:
@@ -104,8 +117,11 @@ class RoundIndex:
         self.path = state_dir / INDEX_FILE
         self.shards_dir = state_dir / SHARDS_DIR
         self._changed = False
-        self._log: Any = None  # the closed log's summary (ClosedLog.summary)
-        self._log_changed = False
+        # the closed log's summary (ClosedLog.summary) as the file is to hold it, until
+        # saved; and the digest of the file's text (None: not read yet). A summary of
+        # 10,000 rounds is 6 MiB decoded: it is compared by digest, never kept decoded
+        self._log_text: str | None = None
+        self._log_digest: str | None = None
         self._shards: dict[int, _Shard] = {}
 
     @property
@@ -125,15 +141,23 @@ class RoundIndex:
         self._changed = True  # missing or unreadable: a new generation, every shard rebuilt
         return os.urandom(8).hex()  # as secrets.token_hex, without importing random
 
-    @functools.cached_property
-    def _log_read(self) -> Any:
-        """The log's summary as kept, read at first use (its generation's only)."""
+    def _log_read(self, *, decode: bool = True) -> Any:
+        """The log's summary as kept (its generation's only), read again at every call: a
+        campaign asks for it once, to seed the log."""
+        try:
+            text = self._log_text if self._log_text is not None else read_text(self.log_path)
+        except OSError:
+            text = ""
+        if self._log_text is None:
+            self._log_digest = sha256_text(text)
+        if not decode:
+            return None
         try:
             # pto-tui's own cache, the largest state file: decoded without the nesting walk
             # (a hostile nesting fails the decoder: read from the log instead)
-            data = strict_json(read_text(self.log_path))
+            data = strict_json(text)
             return data.get("log") if data.get("generation") == self._generation else None
-        except (OSError, ValueError, AttributeError):
+        except (ValueError, AttributeError):
             return None
 
     def _shard(self, number: int) -> _Shard:
@@ -156,12 +180,17 @@ class RoundIndex:
 
     def log_summary(self) -> Any:
         """The closed log's summary as the index keeps it (None when it keeps none)."""
-        return self._log if self._log_changed else self._log_read
+        return self._log_read()
 
     def set_log(self, summary: dict[str, Any] | None) -> None:
-        if summary is not None and summary != self.log_summary():
-            self._log = summary
-            self._log_changed = True
+        if summary is None:
+            return
+        text = json.dumps({"generation": self._generation, "log": summary})
+        if self._log_text is None and self._log_digest is None:
+            self._log_read(decode=False)
+        if sha256_text(text) != (sha256_text(self._log_text) if self._log_text is not None
+                                 else self._log_digest):
+            self._log_text = text
 
     def get(self, number: int, stamp: Stamp | None) -> tuple[Round, str] | None:
         """The record and sha of round `number` if its file still has `stamp`."""
@@ -194,10 +223,28 @@ class RoundIndex:
         shard.entries[number] = Indexed(stamp, sha, data if data is not None else round_to_dict(record))
         shard.changed = True
 
+    def in_order(self, numbers: list[int]) -> Iterator[int]:
+        """`numbers` (ascending), each shard's entries let go once its rounds are passed: a
+        whole read holds one shard's at a time."""
+        for index, number in enumerate(numbers):
+            yield number
+            following = numbers[index + 1] if index + 1 < len(numbers) else None
+            shard = self._shards.get(number // SHARD)
+            if shard is not None and (following is None or following // SHARD != number // SHARD):
+                shard.let_go()
+
+    def release(self) -> None:
+        """Write what changed and let go of every shard read (read again when asked for):
+        what a whole read took from them is in the records now."""
+        self.save()
+        self._shards = {key: shard for key, shard in self._shards.items() if shard.changed}
+
     def keep_only(self, numbers: set[int]) -> None:
         """Forget the rounds not in `numbers` (in the shards read: a round folder removed
         leaves at most a stale entry, never used, since no file has its stamp)."""
         for shard in self._shards.values():
+            if not shard.entries_held:  # a stale entry is never used: no file has its stamp
+                continue
             for gone in set(shard.entries) - numbers:
                 del shard.entries[gone]
                 shard.sides.pop(str(gone), None)
@@ -209,14 +256,13 @@ class RoundIndex:
             return
         try:
             changed = [s for s in self._shards.values() if s.changed]
-            if changed or self._log_changed:
+            if changed or self._log_text is not None:
                 self.shards_dir.mkdir(exist_ok=True)
             for shard in changed:
                 shard.save()
-            if self._log_changed:
-                document = {"generation": self._generation, "log": self._log}
-                atomic_write_text(self.log_path, json.dumps(document))
-                self._log_changed = False
+            if self._log_text is not None:
+                atomic_write_text(self.log_path, self._log_text)
+                self._log_digest, self._log_text = sha256_text(self._log_text), None
             if self._changed:
                 document = {"version": VERSION, "generation": self._generation}
                 atomic_write_text(self.path, json.dumps(document))

@@ -17,9 +17,9 @@ from pto_tui.core.rounds.records import Round
 
 if TYPE_CHECKING:
     from pto_tui.core.campaign.round_index import RoundIndex
-    from pto_tui.core.rounds.closed_log import LogEntry
     from pto_tui.core.rounds.history import History
     from pto_tui.core.rounds.ledger import Ledger
+    from pto_tui.core.rounds.log_lines import LogEntry
 
 # what `status` takes from a snapshot: the working set, the problems, the counts, and
 # ITERATIONS.md's rows as checked (rows_check)

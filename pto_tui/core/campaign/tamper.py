@@ -16,10 +16,10 @@ from typing import Any
 
 from pto_tui.core.errors import DiskFullError, InputError
 from pto_tui.core.project.layout import round_name
-from pto_tui.core.rounds.closed_log import LogEntry
 from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, torch_hash
 from pto_tui.core.rounds.history import Anchor, History, compare, read_anchor, settled, write_anchor
 from pto_tui.core.rounds.ledger import Ledger
+from pto_tui.core.rounds.log_lines import LogEntry
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round, TorchBaseline
 from pto_tui.core.rounds.render import iterations_row
@@ -243,7 +243,7 @@ def chain_log(ledger: Ledger) -> str:
     again as found (event `chained`, its record as logged, its files as they are now) and
     the torch baseline as project.toml has it; returns the notice to show once."""
     log = ledger.closed_log
-    log.reread()  # with the records
+    log.reread(records=True)
     latest, _problems = log.latest()
     for number in sorted(latest):
         entry = log.full_entry(number) or latest[number]

@@ -29,36 +29,20 @@ decoded again while the file is unchanged (`full_entry` reads a record when aske
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pto_tui.core.atomic import flush_to_disk
-from pto_tui.core.errors import bounded_json, disk_full, read_text
+from pto_tui.core.errors import disk_full
+from pto_tui.core.rounds import log_lines
 from pto_tui.core.rounds.log_chain import Chain
+from pto_tui.core.rounds.log_lines import TORCH_EVENT, LogEntry, LogRead, line_hash, median_of
 
 LOG_NAME = "closed.log"
-TORCH_EVENT = "torch"  # a line recording the torch baseline, not a round
 HASHED = ("notes.md", "patch.diff", "files.txt", "row", "torch")  # what `hashes` covers
-
-
-@dataclass(frozen=True)
-class LogEntry:
-    number: int
-    event: str  # closed | amended | started | chained (the log begun or chained as found)
-    sha256: str  # of the round.toml text
-    verdict: str
-    median_us: float | None
-    record: dict[str, Any]  # the record as written (round_to_dict)
-    # the SHA-256 of notes.md, patch.diff, files.txt, the ITERATIONS.md row ("row") and
-    # the torch baseline ("torch"), "" for one that is absent; {} on a line from before
-    hashes: dict[str, str] = field(default_factory=dict)
-    seq: int = -1  # its place in the chain (-1: a line from before the chain)
-    line: int = 0  # its line in the file (1-based)
-    suspect: str = ""  # why the chain does not vouch for this line ("" when it does)
 
 
 @dataclass(frozen=True)
@@ -72,26 +56,15 @@ class Prepared:
     digest: str
 
 
-@dataclass
-class LogRead:
-    latest: dict[int, LogEntry]
-    problems: list[str]
-    chain: Chain
-    last_line: str = ""  # the SHA-256 of the file's last line (what the next line names)
-
-
-def line_hash(line: str) -> str:
-    return hashlib.sha256(line.encode("utf-8")).hexdigest()
-
-
 class ClosedLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._stamp: tuple[int, int, int] | None = None
+        # each round's newest entry, kept without its record (a read keeps none: 10,000
+        # records are 30 MiB); full_entry reads one from its line when asked for
         self._latest: dict[int, LogEntry] = {}
         self._problems: list[str] = []
         self._chain = Chain()
-        self._partial = False  # the entries came from a summary: their records are not read
         # the entries are a summary's of some rounds only (a snapshot's working set): a
         # round outside them is read from the file when asked for
         self.subset = False
@@ -199,26 +172,31 @@ class ClosedLog:
             self._chain, self._last_line_hash = Chain(), ""
             return {}, []
         if stamp != self._stamp:
-            self._take(_read(self.path, self.distrusted))
-            self._stamp, self._partial, self.subset = stamp, False, False
+            self._take(log_lines.read_lines(self.path, self.distrusted, records=False))
+            self._stamp, self.subset = stamp, False
             self.version += 1
         return dict(self._latest), list(self._problems)
 
-    def reread(self) -> None:
+    def reread(self, *, records: bool = False) -> None:
         """Read the whole file again (the anchor changed what is trusted, or the seqs of
-        the chain are needed: a summary does not keep them)."""
+        the chain are needed: a summary does not keep them); `records`: every entry with
+        its record (the log chained again, line by line)."""
         if self._stat() is not None:
-            self._take(_read(self.path, self.distrusted))
-            self._stamp, self._partial, self.subset = self._stat(), False, False
+            self._take(log_lines.read_lines(self.path, self.distrusted, records=records))
+            self._stamp, self.subset = self._stat(), False
             self.version += 1
 
     def full_entry(self, number: int) -> LogEntry | None:
-        """Round `number`'s newest entry with its record (read from the file when the
-        entries came from a summary)."""
-        if self._partial and self._stamp == self._stat():
-            self._take(_read(self.path, self.distrusted))
-            self._partial = self.subset = False
-        return self._latest.get(number)
+        """Round `number`'s newest entry with its record, read from its line when the entry
+        was kept without it (as it is when the file changed since: latest() reads again)."""
+        unchanged = self._stamp is not None and self._stamp == self._stat()
+        if unchanged and self.subset and number not in self._latest:
+            self._take(log_lines.read_lines(self.path, self.distrusted, records=False))  # a round outside it
+            self.subset = False
+        entry = self._latest.get(number)
+        if entry is None or entry.record or entry.event == "suspect" or not unchanged:
+            return entry
+        return log_lines.line_record(self.path, entry) or entry
 
     def summary(self, numbers: set[int] | None = None) -> dict[str, Any] | None:
         """What latest() found, without the records, and the file's stamp (None before a
@@ -247,7 +225,7 @@ class ClosedLog:
         try:
             stamp = tuple(int(v) for v in summary["stamp"])
             latest = {
-                int(n): LogEntry(int(n), str(e[0]), str(e[1]), str(e[2]), _median(e[3]), {},
+                int(n): LogEntry(int(n), str(e[0]), str(e[1]), str(e[2]), median_of(e[3]), {},
                                  {str(k): str(v) for k, v in dict(e[4]).items()}, int(e[5]),
                                  int(e[6]), str(e[7]))
                 for n, e in summary["latest"].items()
@@ -261,131 +239,10 @@ class ClosedLog:
         if len(stamp) == 3 and stamp == self._stat() and distrusted == self.distrusted:
             self._stamp, self._latest, self._problems = (stamp[0], stamp[1], stamp[2]), latest, problems
             self._chain, self._last_line_hash = chain, last_line
-            self._partial, self.subset = True, subset
+            self.subset = subset
             self.version += 1
-
-
-def _median(value: Any) -> float | None:
-    """A summary's median as the log line holds it (a number, or none)."""
-    if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
-        return value
-    raise ValueError(f"not a median: {value!r}")
 
 
 def read_log(path: Path, distrusted: frozenset[int] = frozenset()) -> LogRead:
     """The whole log read and its links checked, trusting no summary (`pto-tui verify`)."""
-    return _read(path, distrusted)
-
-
-def _read(path: Path, distrusted: frozenset[int] = frozenset()) -> LogRead:
-    """Long on purpose: one pass; the chain's state (the last hash and seq, the lines
-    before the chain, the entry to undo at a break) changes at every line. A line whose
-    seq or prev does not follow the line before it is a break, and the two lines at the
-    break are suspect. `distrusted`: seqs the anchor says are not pto-tui's."""
-    latest: dict[int, LogEntry] = {}
-    problems: list[str] = []
-    chain = Chain()
-    prefix = hashlib.sha256()
-    last_hash, last_seq = "", -1
-    # the previous line's round and the entry it replaced, to undo when a break follows it
-    undo: tuple[int, LogEntry | None] | None = None
-    where = f"runs/{path.name}"
-    for index, line in enumerate(read_text(path, errors="replace").splitlines()):
-        if not line.strip():
-            continue
-        digest = line_hash(line)
-        number = index + 1
-        try:
-            data = bounded_json(line)
-            if not isinstance(data, dict):
-                raise TypeError("not an object")
-            chained = "seq" in data
-            seq = int(data["seq"]) if chained else -1
-            prev = str(data.get("prev", ""))
-            event = str(data["event"])
-            entry = LogEntry(
-                number=int(data["round"]),
-                event=event,
-                sha256=str(data.get("sha256", "")),
-                verdict=str(data.get("verdict") or ""),
-                median_us=_median(data.get("median_us")),
-                record=dict(data["record"]) if event != TORCH_EVENT else {},
-                hashes={str(k): str(v) for k, v in dict(data.get("hashes") or {}).items()},
-                seq=seq,
-                line=number,
-            )
-            torch = data.get("torch_baseline")
-            if torch is not None and not isinstance(torch, dict):
-                raise TypeError("torch_baseline is not a table")
-            if event != TORCH_EVENT and entry.record.get("number") != entry.number:
-                raise ValueError(f"the record is not round {entry.number}'s")  # `record: {}`
-        except (ValueError, KeyError, TypeError) as error:
-            problems.append(f"{path}:{number}: unreadable log line ({error})")
-            if chain.entries:
-                chain.breaks.append(f"{where}:{number}: unreadable line inside the chain")
-            else:  # before the chain: covered by the first chained line's prev
-                chain.unchained += 1
-                prefix.update((line + "\n").encode("utf-8"))
-            last_hash = digest
-            continue
-        suspect = ""
-        if not chained:
-            if chain.entries:  # a line without a place in the chain, after it began
-                suspect = f"{where}:{number} is not in the chain (written by hand)"
-                chain.breaks.append(suspect)
-            else:
-                chain.unchained += 1
-                prefix.update((line + "\n").encode("utf-8"))
-        else:
-            expected_prev = last_hash if chain.entries else (prefix.hexdigest() if chain.unchained else "")
-            if seq != last_seq + 1:  # this line is out of its place
-                suspect = (f"{where}:{number}: the chain is broken (entry {seq} follows entry "
-                           f"{last_seq}: a line removed, inserted or moved)")
-                chain.breaks.append(suspect)
-            elif prev != expected_prev:  # the line before it changed (or this one)
-                suspect = (f"{where}:{number}: the chain is broken (entry {seq} does not name "
-                           "the hash of the line before it: a line rewritten)")
-                chain.breaks.append(suspect)
-                if undo is not None:
-                    before, replaced = undo
-                    if replaced is None:
-                        latest.pop(before, None)
-                    else:
-                        latest[before] = replaced
-                    _note_suspect(latest, before, suspect)
-            elif seq in distrusted:
-                suspect = (f"{where}:{number}: entry {seq} was not written by pto-tui "
-                           "(after the anchored head)")
-            chain.entries += 1
-            chain.seqs.setdefault(seq, digest)
-            if seq > chain.head_seq:  # the head: the highest entry (pto-tui appends after it)
-                chain.head_seq, chain.head = seq, digest
-            last_seq = max(last_seq, seq)
-        last_hash = digest
-        undo = None
-        if event == TORCH_EVENT:
-            if not suspect:
-                chain.torch, chain.torch_logged = torch, True
-            continue
-        if chained and not suspect:
-            chain.torch_logged = True
-        if suspect:
-            _note_suspect(latest, entry.number, suspect)
-            continue
-        undo = (entry.number, latest.get(entry.number))
-        latest[entry.number] = entry
-    chain.prefix = prefix.hexdigest() if chain.unchained else ""
-    # a first chained line after unchained ones names the hash of all of them
-    return LogRead(latest, problems, chain, last_hash if chain.entries else chain.prefix)
-
-
-def _note_suspect(latest: dict[int, LogEntry], number: int, why: str) -> None:
-    """Round `number` keeps its newest trusted entry (a placeholder when it has none),
-    marked with why a later line of it is not trusted."""
-    known = latest.get(number)
-    if known is None:
-        latest[number] = LogEntry(number, "suspect", "", "", None, {}, {}, -1, 0, why)
-    elif not known.suspect:
-        latest[number] = LogEntry(known.number, known.event, known.sha256, known.verdict,
-                                  known.median_us, known.record, known.hashes, known.seq,
-                                  known.line, why)
+    return log_lines.read_lines(path, distrusted)

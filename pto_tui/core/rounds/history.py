@@ -35,8 +35,9 @@ from typing import Any
 from pto_tui.core.atomic import atomic_write_text
 from pto_tui.core.errors import DiskFullError
 from pto_tui.core.paths import app_home
-from pto_tui.core.rounds.closed_log import ClosedLog, LogEntry, Prepared
+from pto_tui.core.rounds.closed_log import ClosedLog, Prepared
 from pto_tui.core.rounds.log_chain import Chain
+from pto_tui.core.rounds.log_lines import LogEntry
 
 
 @dataclass(frozen=True)

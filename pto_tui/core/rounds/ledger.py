@@ -24,10 +24,11 @@ from pto_tui.core.atomic import atomic_write_text, staged_write_text
 from pto_tui.core.errors import InputError, read_regular_bytes, read_utf8
 from pto_tui.core.project.layout import MAX_ROUND, MAX_ROUND_GAP, ProjectLayout, round_name
 from pto_tui.core.rounds import toml_text
-from pto_tui.core.rounds.closed_log import LOG_NAME, TORCH_EVENT, ClosedLog, LogEntry
+from pto_tui.core.rounds.closed_log import LOG_NAME, ClosedLog
 from pto_tui.core.rounds.hashes import SIDE_FILES, file_hash, row_hash, sha256_text, torch_hash
 from pto_tui.core.rounds.history import commit, stage
 from pto_tui.core.rounds.ledger_markdown import MarkdownFiles
+from pto_tui.core.rounds.log_lines import TORCH_EVENT, LogEntry
 from pto_tui.core.rounds.numbering import Stamp, folder_number, stray_numbers
 from pto_tui.core.rounds.record_toml import round_from_dict, round_to_dict
 from pto_tui.core.rounds.records import Round

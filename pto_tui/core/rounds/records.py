@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass, field, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pto_tui.core.operators.workload_read import WorkloadRead
 from pto_tui.core.project.modes import CYCLES, simulated_mode
+from pto_tui.core.rounds.sealed import SharedEmptyDict, SharedEmptyList
 from pto_tui.core.vocabulary import HARDWARE_CHECKLIST, ChangeKind, Verdict
 
 if TYPE_CHECKING:  # types only: reading rounds loads neither the configuration nor perf_sim
@@ -24,14 +25,22 @@ OPEN = "open"
 CLOSED = "closed"
 
 
-@dataclass
+def _deepcopy(record: Any, _memo: dict[int, Any]) -> Any:
+    """copy.deepcopy of a record is copy_record: each of a sealed record's shared empty
+    fields becomes a list or table of its own (deepcopy's memo would make them one)."""
+    return _copy(record)
+
+
+@dataclass(slots=True)
 class ChecklistItem:
     ticked: bool = False
     note: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class PreEdit:
+    __deepcopy__ = _deepcopy
+
     kernel: str = ""
     bottleneck: str = ""  # one of BOTTLENECK_CLASSES
     evidence: str = ""
@@ -49,15 +58,17 @@ class PreEdit:
         return str(getattr(self, key))
 
 
-@dataclass
+@dataclass(slots=True)
 class ParamChange:
     name: str
     old: Scalar | None
     new: Scalar
 
 
-@dataclass
+@dataclass(slots=True)
 class Changes:
+    __deepcopy__ = _deepcopy
+
     kind: ChangeKind | None = None
     files: list[str] = field(default_factory=list)  # relative to the project root
     description: str = ""
@@ -72,8 +83,10 @@ class Changes:
     discipline_approval: str = ""  # the reason the verdict rules ([discipline]) changed
 
 
-@dataclass
+@dataclass(slots=True)
 class Measurement:
+    __deepcopy__ = _deepcopy
+
     build: str = ""  # ok | failed | "" (not run)
     correctness: str = ""  # pass | fail | "" (not run)
     samples_us: list[float] = field(default_factory=list)  # PTO duration per repeat
@@ -153,6 +166,8 @@ class TorchBaseline:
 class EnvironmentNotes:
     """The environment round's extra record (docs/workflow.md §6), kept on iter-000."""
 
+    __deepcopy__ = _deepcopy
+
     versions: dict[str, str] = field(default_factory=dict)
     build_outcome: str = ""
     first_valid_result: str = ""
@@ -171,8 +186,10 @@ class EnvironmentNotes:
 RANGE_RULE = "range 0"
 
 
-@dataclass
+@dataclass(slots=True)
 class Round:
+    __deepcopy__ = _deepcopy
+
     number: int
     status: str = OPEN
     phase: str = ""
@@ -307,6 +324,7 @@ def checklist_complete(pre: PreEdit) -> list[str]:
 
 
 T = TypeVar("T")
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 _ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
@@ -326,11 +344,24 @@ def _copy(value: Any) -> Any:
         return [_copy(item) for item in value]
     if kind is dict:
         return {key: _copy(item) for key, item in value.items()}
+    if kind is SharedEmptyList:
+        return []
+    if kind is SharedEmptyDict:
+        return {}
     if isinstance(value, Enum):
         return value
     if is_dataclass(value) and hasattr(value, "__dict__"):
         new = object.__new__(kind)
         new.__dict__.update({name: _copy(item) for name, item in value.__dict__.items()})
+        return new
+    if is_dataclass(value) and not isinstance(value, type):
+        # the records' own classes keep their fields in __slots__ (10,000 rounds in memory)
+        new = object.__new__(kind)
+        names = _FIELD_NAMES.get(kind)
+        if names is None:
+            names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))
+        for name in names:
+            object.__setattr__(new, name, _copy(getattr(value, name)))
         return new
     return copy.deepcopy(value)
 

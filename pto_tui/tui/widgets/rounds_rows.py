@@ -126,16 +126,31 @@ def filter_problem(query: str) -> str:
     return ""
 
 
+# one cell per look of a verdict, shared by the rows that show it (as FRONT_CELLS): a
+# table cell is never changed in place, and 10,000 rows need not hold 10,000 of them
+_VERDICT_CELLS: dict[tuple[object, ...], Text] = {}
+
+
 def verdict_cell(record: Round, tampered: bool | None = None) -> Text:
     """The verdict, with a visible mark when the closed record was changed by hand (the
     round is shown and counted as it was closed), and the word when nothing vouches for
     its verdict (counted apart). `tampered`: the campaign's word for it (status names an
     ITERATIONS.md row edited or removed too), else the record's own marks."""
+    marked = record.tampered if tampered is None else tampered
+    word = verdict_word(record)
+    # everything verdict_text and the marks below look at
+    look = (word, bool(record.amendments), word == "kept" and record.simulated,
+            not record.is_closed and record.verdict is not None,
+            record.unverified and record.is_closed, bool(marked))
+    known = _VERDICT_CELLS.get(look)
+    if known is not None:
+        return known
     text = verdict_text(record)
     if record.unverified and record.is_closed:
         text.append(f" {UNVERIFIED}", style=VERDICT_STYLES[UNVERIFIED])
-    if record.tampered if tampered is None else tampered:
+    if marked:
         text.append(" !tampered", style=f"bold {FAILURE_COLOUR}")
+    _VERDICT_CELLS[look] = text
     return text
 
 
