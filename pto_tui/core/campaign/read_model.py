@@ -31,11 +31,12 @@ writes made on it keep it up to date.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pto_tui.core.campaign import snapshot_reads
 from pto_tui.core.campaign.ledger_reads import Entry, Read
@@ -96,7 +97,8 @@ class LedgerReadModel(SnapshotSide):
         self._last: Read | None = None  # the newest read, for a write's next read
         self.history: History | None = None  # the chain against its anchor, at the last full read
         # the last check of each closed round's notes.md, patch.diff, files.txt: by their stamps
-        self._sides: dict[int, tuple[list[Any], list[str]]] = {}
+        # (by a digest of the stamps and hashes: 10,000 rounds' lists would be MiBs)
+        self._sides: dict[int, tuple[bytes, tuple[str, ...]]] = {}
         self._snapshot: Snapshot | None = None  # as this process last made, took or kept it
         self._snapshot_read_once = False
         self._log_seeded = -1  # the log's version when seeded from the index's summary
@@ -302,16 +304,17 @@ class LedgerReadModel(SnapshotSide):
         folder = f"{self._ledger.layout.runs}/{round_name(number)}"
         key = [[logged.hashes.get(n, "-") for n in SIDE_FILES],
                [_stamp(f"{folder}/{n}") for n in SIDE_FILES]]
+        digest = hashlib.blake2b(repr(key).encode(), digest_size=16).digest()
         known = self._sides.get(number)
-        if known is not None and known[0] == key:
+        if known is not None and known[0] == digest:
             why = known[1]
         elif self._index.sides_ok(number) == key:
-            why = []
+            why = ()
         else:
-            why = side_changes(self._ledger, number, logged)
+            why = tuple(side_changes(self._ledger, number, logged))
             if not why:
                 self._index.set_sides_ok(number, key)
-        self._sides[number] = (key, why)
+        self._sides[number] = (digest, why)
         if not why:
             return record
         marked = copy_record(record)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ from pto_tui.core.atomic import flush_to_disk
 from pto_tui.core.errors import disk_full
 from pto_tui.core.rounds import log_lines
 from pto_tui.core.rounds.log_chain import Chain
-from pto_tui.core.rounds.log_lines import TORCH_EVENT, LogEntry, LogRead, line_hash, median_of
+from pto_tui.core.rounds.log_lines import TORCH_EVENT, LogEntry, LogRead, hashes_of, line_hash, median_of
 
 LOG_NAME = "closed.log"
 HASHED = ("notes.md", "patch.diff", "files.txt", "row", "torch")  # what `hashes` covers
@@ -225,9 +226,9 @@ class ClosedLog:
         try:
             stamp = tuple(int(v) for v in summary["stamp"])
             latest = {
-                int(n): LogEntry(int(n), str(e[0]), str(e[1]), str(e[2]), median_of(e[3]), {},
-                                 {str(k): str(v) for k, v in dict(e[4]).items()}, int(e[5]),
-                                 int(e[6]), str(e[7]))
+                int(n): LogEntry(int(n), sys.intern(str(e[0])), str(e[1]), sys.intern(str(e[2])),
+                                 median_of(e[3]), {}, hashes_of(e[4]), int(e[5]), int(e[6]),
+                                 str(e[7]))
                 for n, e in summary["latest"].items()
             }
             problems = [str(p) for p in summary["problems"]]

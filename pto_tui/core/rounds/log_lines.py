@@ -4,6 +4,7 @@ reads them and checks the chain's links (closed_log.py keeps what it found)."""
 from __future__ import annotations
 
 import hashlib
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,11 @@ class LogRead:
 
 def line_hash(line: str) -> str:
     return hashlib.sha256(line.encode("utf-8")).hexdigest()
+
+
+def hashes_of(value: Any) -> dict[str, str]:
+    """A line's `hashes` (its names interned: every line of 10,000 names the same five)."""
+    return {sys.intern(str(k)): str(v) for k, v in dict(value or {}).items()}
 
 
 def median_of(value: Any) -> float | None:
@@ -94,15 +100,15 @@ def read_lines(path: Path, distrusted: frozenset[int] = frozenset(), *, records:
             chained = "seq" in data
             seq = int(data["seq"]) if chained else -1
             prev = str(data.get("prev", ""))
-            event = str(data["event"])
+            event = sys.intern(str(data["event"]))
             entry = LogEntry(
                 number=int(data["round"]),
                 event=event,
                 sha256=str(data.get("sha256", "")),
-                verdict=str(data.get("verdict") or ""),
+                verdict=sys.intern(str(data.get("verdict") or "")),
                 median_us=median_of(data.get("median_us")),
                 record=dict(data["record"]) if event != TORCH_EVENT and records else {},
-                hashes={str(k): str(v) for k, v in dict(data.get("hashes") or {}).items()},
+                hashes=hashes_of(data.get("hashes")),
                 seq=seq,
                 line=number,
             )

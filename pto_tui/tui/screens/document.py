@@ -12,19 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Markdown, Static
 
-MAX_BYTES = 2_000_000  # beyond this only the head is shown (logs belong in the log pane)
-
-
-def read_text(path: Path) -> str:
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
-    except OSError as error:
-        return f"(cannot read {path.name}: {error.strerror})"
-    text = data[:MAX_BYTES].decode("utf-8", errors="replace")
-    if len(data) > MAX_BYTES:
-        text += f"\n… (only the first {MAX_BYTES // 1_000_000} MB shown)"
-    return text
+from pto_tui.tui.file_text import read_text
 
 
 def file_view(path: Path, text: str | None = None) -> Static | Markdown:

@@ -28,9 +28,9 @@ from pto_tui.core.project.kinds.registry import project_kind
 from pto_tui.core.rounds.records import Measurement, PreEdit, Round
 from pto_tui.core.rules.scope import is_protected
 from pto_tui.core.vocabulary import ChangeKind
+from pto_tui.tui.file_text import read_text
 from pto_tui.tui.format import duration, error_text, iter_name, round_duration, verdict_text
 from pto_tui.tui.messages import ProjectChanged, StartRequested
-from pto_tui.tui.screens.document import read_text
 from pto_tui.tui.session import LoadedProject, Session
 from pto_tui.tui.typed_app import pto_app
 from pto_tui.tui.widgets.open_round import OpenRoundView, parse_samples
