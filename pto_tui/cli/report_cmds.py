@@ -10,8 +10,10 @@ from pto_tui.cli.commands import HELP
 from pto_tui.cli.common import add_json_flag, open_campaign, path_arg, print_json
 from pto_tui.core import payloads
 from pto_tui.core.atomic import atomic_write_text
+from pto_tui.core.campaign.campaign import Campaign
+from pto_tui.core.campaign.rows_cache import export_rows_of, row_text
 from pto_tui.core.operators.case_strings import case_text
-from pto_tui.core.rounds.export import FORMATS, export_rows, render_export
+from pto_tui.core.rounds.export import FORMATS, export_rows, json_text, render_export
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,17 +66,7 @@ def cmd_chart(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     with open_campaign(args, write=False) as campaign:
-        rounds = campaign.current_rounds()  # only read here: no copies of a thousand records
-        torch = campaign.torch_baseline()
-        config = campaign.config
-    text = render_export(
-        args.fmt,
-        export_rows(rounds, torch),
-        operator=config.operator.name,
-        case=case_text(config.case, config.operator),
-        torch=torch,
-        records=rounds,
-    )
+        text = _export_text(campaign, args.fmt)
     output: Path | None = args.output
     if output is None or str(output) == "-":
         sys.stdout.write(text)
@@ -82,6 +74,25 @@ def cmd_export(args: argparse.Namespace) -> int:
         atomic_write_text(output, text)
         print(f"{args.fmt} export written: {output}", file=sys.stderr)
     return 0
+
+
+def _export_text(campaign: Campaign, fmt: str) -> str:
+    """CSV and JSON from the rows kept beside the snapshot when it stands (the JSON rows'
+    texts as they are kept), else from the records (the Markdown export's details need
+    them). The kept rows are asked for first, before anything reads the log."""
+    streamed = campaign.table_lines() if fmt != "md" else None
+    torch = campaign.torch_baseline()
+    config = campaign.config
+    operator, case = config.operator.name, case_text(config.case, config.operator)
+    if streamed is None:
+        rounds = campaign.current_rounds()  # only read here: no copies of a thousand records
+        return render_export(fmt, export_rows(rounds, torch), operator=operator, case=case,
+                             torch=torch, records=rounds)
+    lines, status = streamed
+    if fmt == "json":
+        texts = [row_text(line, status.baseline_us, status.torch, None) for line in lines]
+        return json_text(texts, operator, case, torch)
+    return render_export(fmt, export_rows_of(lines, status.baseline_us, status.torch))
 
 
 def cmd_report(args: argparse.Namespace) -> int:

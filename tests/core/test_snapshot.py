@@ -219,6 +219,28 @@ def test_the_whole_table_is_written_from_the_kept_rows_as_a_whole_read_writes_it
         assert kept == rounds_text(capsys, root)
 
 
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_a_csv_or_json_export_is_written_from_the_kept_rows_as_from_the_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    root = project_with_rounds(tmp_path, 6)
+    assert a_round(root, "50,50.1,49.9") == 0
+
+    def export() -> str:
+        capsys.readouterr()
+        assert cli("--project", root, "export", "--format", fmt) == 0
+        return capsys.readouterr().out
+
+    (root / ".pto-tui" / SNAPSHOT_FILE).unlink()
+    from_records = export()  # no snapshot: every round read
+    assert "idea" in from_records or "round" in from_records
+    assert export() == from_records  # the rows kept, made now
+    with pytest.MonkeyPatch.context() as patch:
+        reads = Reads(patch)
+        assert export() == from_records
+    assert reads.listings == reads.files == 0 and len(reads.decoded) < 6
+
+
 def test_a_predicting_campaign_names_each_rounds_change_against_the_round_it_was_based_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

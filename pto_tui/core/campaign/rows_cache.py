@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import fields
@@ -54,14 +55,33 @@ def row_line(record: Round) -> str:
 
 
 def row_text(line: str, baseline_us: float | None, torch: TorchBaseline | None,
-             tampered: dict[int, list[str]]) -> str:
-    """The row's JSON text from its line, with the campaign's speedups and marks."""
+             tampered: dict[int, list[str]] | None) -> str:
+    """The row's JSON text from its line, with the campaign's speedups and marks (without
+    the marks when `tampered` is None: the export's row, which has no such column)."""
     number, median_text, cycles, prefix, middle = line.rstrip("\n").split("\t")
     median = float(median_text) if median_text else None
     initial = baseline_us / median if baseline_us and median else None
     against = torch.avg_us / median if torch and median and not cycles else None
-    return (f"{prefix}, \"speedup_vs_initial\": {_ENCODE(initial)}, \"speedup_vs_torch\": "
-            f"{_ENCODE(against)}, {middle}, \"tampered\": {_ENCODE(tampered.get(int(number), []))}}}")
+    text = (f"{prefix}, \"speedup_vs_initial\": {_number(initial)}, \"speedup_vs_torch\": "
+            f"{_number(against)}, {middle}")
+    if tampered is None:
+        return text + "}"
+    marks = tampered.get(int(number))
+    return text + f", \"tampered\": {_ENCODE(marks) if marks else '[]'}}}"
+
+
+def export_rows_of(lines: Iterable[str], baseline_us: float | None,
+                   torch: TorchBaseline | None) -> list[ExportRow]:
+    """The export's rows from the lines (as export_rows gives them from the records): a
+    CSV or JSON export of ten thousand rounds decodes no record."""
+    return [ExportRow(**json.loads(row_text(line, baseline_us, torch, None))) for line in lines]
+
+
+def _number(value: float | None) -> str:
+    """As _ENCODE writes a speedup (10,000 rows: the encoder's call is most of the time)."""
+    if value is None:
+        return "null"
+    return repr(value) if math.isfinite(value) else _ENCODE(value)  # refuses NaN and infinity
 
 
 def _last_line(path: Path) -> str:

@@ -169,6 +169,15 @@ def to_json(
     """The export as JSON: its fields one to a line, the rounds one to a line (each written
     by the C encoder: an indented 1,000-round table takes several times as long)."""
     encode = _CELL_JSON.encode
+    # the fields' values are plain values, lists and tables: no copies needed to encode them
+    texts = [encode(dict(zip(COLUMNS, _ROW_VALUES(r), strict=True))) for r in rows]
+    return json_text(texts, operator, case, torch)
+
+
+def json_text(row_texts: Sequence[str], operator: str = "", case: str = "",
+              torch: TorchBaseline | None = None) -> str:
+    """The JSON export around its rows' texts (each a row as the C encoder writes it)."""
+    encode = _CELL_JSON.encode
     head = {
         "schema_version": 1,  # docs/json/export.schema.json's
         "schema": JSON_SCHEMA,
@@ -177,9 +186,8 @@ def to_json(
         "torch_baseline": asdict(torch) if torch else None,
     }
     parts = [f"  {encode(key)}: {encode(value)}" for key, value in head.items()]
-    # the fields' values are plain values, lists and tables: no copies needed to encode them
-    lines = ",\n    ".join(encode(dict(zip(COLUMNS, _ROW_VALUES(r), strict=True))) for r in rows)
-    parts.append(f'  "rounds": [\n    {lines}\n  ]' if rows else '  "rounds": []')
+    lines = ",\n    ".join(row_texts)
+    parts.append(f'  "rounds": [\n    {lines}\n  ]' if row_texts else '  "rounds": []')
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
