@@ -136,6 +136,9 @@ def refresh(
         return None
     folders.update(zip(fresh, zip(marks, hashes, strict=True), strict=True))
     numbers = sorted(folders)
+    # the snapshot's working set and the rounds written stand for every round (what a
+    # command on the snapshot reads): a campaign holding all its rounds need not ask all
+    ordered = [r for r in ordered if r.number in snapshot.rounds or r.number in written]
     keep = working_set(ordered)
     summary = log.summary(numbers=keep)
     if summary is None or not keep <= {r.number for r in ordered}:
