@@ -156,8 +156,11 @@ class LocalSlurm:
     def _idle(self) -> bool:
         # scontrol, not sinfo: after a preemption sinfo went on saying "mixed" for a node
         # scontrol (and the scheduler) had as IDLE, with nothing allocated
+        # IDLE+PLANNED: the backfill scheduler's plan for a job since cancelled, cleared
+        # only at its next pass (30 s); nothing runs or completes on the node
         node = self.command("scontrol", "-o", "show", "node", NODE)
-        return node.returncode == 0 and " State=IDLE " in f" {node.stdout} "
+        return node.returncode == 0 and any(
+            f" State={state} " in f" {node.stdout} " for state in ("IDLE", "IDLE+PLANNED"))
 
     def _wait(self, ready: object, timeout: float, what: str) -> None:
         deadline = time.monotonic() + timeout

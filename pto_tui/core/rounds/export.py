@@ -160,12 +160,8 @@ def export_rows(rounds: Sequence[Round], torch: TorchBaseline | None) -> list[Ex
 # ---------------------------------------------------------------- JSON
 
 
-def to_json(
-    rows: Sequence[ExportRow],
-    operator: str = "",
-    case: str = "",
-    torch: TorchBaseline | None = None,
-) -> str:
+def to_json(rows: Sequence[ExportRow], operator: str = "", case: str = "",
+            torch: TorchBaseline | None = None) -> str:
     """The export as JSON: its fields one to a line, the rounds one to a line (each written
     by the C encoder: an indented 1,000-round table takes several times as long)."""
     encode = _CELL_JSON.encode
@@ -178,13 +174,8 @@ def json_text(row_texts: Sequence[str], operator: str = "", case: str = "",
               torch: TorchBaseline | None = None) -> str:
     """The JSON export around its rows' texts (each a row as the C encoder writes it)."""
     encode = _CELL_JSON.encode
-    head = {
-        "schema_version": 1,  # docs/json/export.schema.json's
-        "schema": JSON_SCHEMA,
-        "operator": operator,
-        "case": case,
-        "torch_baseline": asdict(torch) if torch else None,
-    }
+    head = {"schema_version": 1, "schema": JSON_SCHEMA,  # docs/json/export.schema.json's
+            "operator": operator, "case": case, "torch_baseline": asdict(torch) if torch else None}
     parts = [f"  {encode(key)}: {encode(value)}" for key, value in head.items()]
     lines = ",\n    ".join(row_texts)
     parts.append(f'  "rounds": [\n    {lines}\n  ]' if row_texts else '  "rounds": []')
